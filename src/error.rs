@@ -1,0 +1,203 @@
+//! The error type of the library: one or more located diagnostics.
+//!
+//! A [`Diagnostic`] is plain data (code, message, byte spans, help) that any
+//! renderer can draw; [`Error`] carries the diagnostics of one failed call and
+//! implements [`miette::Diagnostic`] so library users get rich reports for
+//! free. The CLI renders the same data with `ariadne`.
+
+use std::fmt;
+use std::ops::Range;
+
+/// A byte range in the input text.
+pub type Span = Range<usize>;
+
+/// A secondary location that helps explain a diagnostic, such as where an
+/// unclosed bracket was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// Where, in bytes.
+    pub span: Span,
+    /// What is there.
+    pub message: String,
+}
+
+/// One problem found in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// A stable identifier such as `onnxtxt::parse::syntax`.
+    pub code: &'static str,
+    /// What is wrong, in terms of the grammar.
+    pub message: String,
+    /// The offending text, in bytes. For binary input it is empty and
+    /// [`Diagnostic::path`] says where the problem is.
+    pub span: Span,
+    /// Where in the IR the problem is (e.g. `graph.node[3]`), when known.
+    pub path: Option<String>,
+    /// Other places worth showing.
+    pub labels: Vec<Label>,
+    /// How to fix it, when that is clear.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with only a code, a message and a span.
+    pub fn new(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+        Diagnostic { code, message: message.into(), span, path: None, labels: Vec::new(), help: None }
+    }
+
+    /// Adds a help line.
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds a secondary label.
+    #[must_use]
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label { span, message: message.into() });
+        self
+    }
+}
+
+/// The error of every fallible function in this crate: at least one
+/// [`Diagnostic`], the first being the primary one.
+///
+/// It is one pointer wide, so `Result<T, Error>` stays small.
+pub struct Error(Box<Inner>);
+
+struct Inner {
+    diagnostics: Vec<Diagnostic>,
+    source: Option<miette::NamedSource<String>>,
+}
+
+impl Error {
+    /// An error made of `diagnostics`, which must not be empty.
+    pub(crate) fn from_diagnostics(diagnostics: Vec<Diagnostic>) -> Self {
+        debug_assert!(!diagnostics.is_empty());
+        Error(Box::new(Inner { diagnostics, source: None }))
+    }
+
+    /// An error with a single diagnostic.
+    pub(crate) fn single(code: &'static str, message: impl Into<String>, span: Span) -> Self {
+        Self::from_diagnostics(vec![Diagnostic::new(code, message, span)])
+    }
+
+    /// Every diagnostic, primary first.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.0.diagnostics
+    }
+
+    /// The primary diagnostic.
+    pub fn primary(&self) -> &Diagnostic {
+        &self.0.diagnostics[0]
+    }
+
+    /// The primary diagnostic's span.
+    pub fn span(&self) -> Span {
+        self.primary().span.clone()
+    }
+
+    /// Attaches the input text and its name so `miette` can draw the source
+    /// lines under the message.
+    #[must_use]
+    pub fn with_source(mut self, name: impl AsRef<str>, text: impl Into<String>) -> Self {
+        self.0.source = Some(miette::NamedSource::new(name, text.into()));
+        self
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.diagnostics()).finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let primary = self.primary();
+        write!(f, "{}", primary.message)?;
+        if let Some(path) = &primary.path {
+            write!(f, " (at {path})")?;
+        } else if primary.span.start != primary.span.end || primary.span.start != 0 {
+            write!(f, " (at bytes {}..{})", primary.span.start, primary.span.end)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// One secondary diagnostic, shown by miette as a related report.
+struct Related(Diagnostic);
+
+impl fmt::Debug for Related {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Display for Related {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl std::error::Error for Related {}
+
+fn labels_of(d: &Diagnostic) -> impl Iterator<Item = miette::LabeledSpan> + '_ {
+    let primary = miette::LabeledSpan::new_primary_with_span(Some("here".into()), d.span.clone());
+    std::iter::once(primary).chain(
+        d.labels.iter().map(|l| miette::LabeledSpan::new_with_span(Some(l.message.clone()), l.span.clone())),
+    )
+}
+
+impl miette::Diagnostic for Related {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.0.code))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.0.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        Some(Box::new(labels_of(&self.0)))
+    }
+}
+
+impl miette::Diagnostic for Error {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.primary().code))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.primary().help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        Some(Box::new(labels_of(self.primary())))
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.0.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_is_one_pointer_wide() {
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn miette_sees_code_help_and_labels() {
+        use miette::Diagnostic as _;
+        let error = Error::from_diagnostics(vec![Diagnostic::new("onnxtxt::parse::syntax", "expected `=>`", 3..5)
+            .with_help("write `=>` between the lists")
+            .with_label(0..1, "list opened here")]);
+        assert_eq!(error.code().unwrap().to_string(), "onnxtxt::parse::syntax");
+        assert_eq!(error.help().unwrap().to_string(), "write `=>` between the lists");
+        let spans: Vec<_> = error.labels().unwrap().map(|l| (l.offset(), l.len())).collect();
+        assert_eq!(spans, vec![(3, 2), (0, 1)]);
+        assert_eq!(error.to_string(), "expected `=>` (at bytes 3..5)");
+    }
+}

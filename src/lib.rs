@@ -1,0 +1,7 @@
+//! onnxtxt: the ONNX textual syntax, parsed and printed losslessly.
+
+pub mod error;
+pub mod names;
+pub mod proto;
+
+pub use error::{Diagnostic, Error};

@@ -1,0 +1,120 @@
+//! The keyword tables shared by the parser and the printer: element type
+//! names, attribute type names and header keys.
+//!
+//! Keeping them in one place guarantees that whatever the printer writes, the
+//! parser reads back as the same enum value.
+
+use crate::proto::attribute_proto::AttributeType;
+use crate::proto::tensor_proto::DataType;
+
+/// Element type names as the reference syntax spells them, with their
+/// `TensorProto.DataType`. `UNDEFINED` has no name.
+pub const ELEMENT_TYPES: &[(&str, DataType)] = &[
+    ("float", DataType::Float),
+    ("uint8", DataType::Uint8),
+    ("int8", DataType::Int8),
+    ("uint16", DataType::Uint16),
+    ("int16", DataType::Int16),
+    ("int32", DataType::Int32),
+    ("int64", DataType::Int64),
+    ("string", DataType::String),
+    ("bool", DataType::Bool),
+    ("float16", DataType::Float16),
+    ("double", DataType::Double),
+    ("uint32", DataType::Uint32),
+    ("uint64", DataType::Uint64),
+    ("complex64", DataType::Complex64),
+    ("complex128", DataType::Complex128),
+    ("bfloat16", DataType::Bfloat16),
+    ("float8e4m3fn", DataType::Float8e4m3fn),
+    ("float8e4m3fnuz", DataType::Float8e4m3fnuz),
+    ("float8e5m2", DataType::Float8e5m2),
+    ("float8e5m2fnuz", DataType::Float8e5m2fnuz),
+    ("uint4", DataType::Uint4),
+    ("int4", DataType::Int4),
+    ("float4e2m1", DataType::Float4e2m1),
+    ("float8e8m0", DataType::Float8e8m0),
+    ("uint2", DataType::Uint2),
+    ("int2", DataType::Int2),
+    ("float6e2m3", DataType::Float6e2m3),
+    ("float6e3m2", DataType::Float6e3m2),
+];
+
+/// Attribute type names used in `name: type = value` annotations.
+pub const ATTRIBUTE_TYPES: &[(&str, AttributeType)] = &[
+    ("float", AttributeType::Float),
+    ("int", AttributeType::Int),
+    ("string", AttributeType::String),
+    ("tensor", AttributeType::Tensor),
+    ("graph", AttributeType::Graph),
+    ("sparse_tensor", AttributeType::SparseTensor),
+    ("type_proto", AttributeType::TypeProto),
+    ("floats", AttributeType::Floats),
+    ("ints", AttributeType::Ints),
+    ("strings", AttributeType::Strings),
+    ("tensors", AttributeType::Tensors),
+    ("graphs", AttributeType::Graphs),
+    ("sparse_tensors", AttributeType::SparseTensors),
+    ("type_protos", AttributeType::TypeProtos),
+];
+
+/// The keywords that start a type other than a tensor type.
+pub const TYPE_KEYWORDS: &[&str] = &["seq", "map", "optional", "sparse_tensor", "opaque"];
+
+/// The `TensorProto.DataType` value named `name`, if it is an element type.
+pub fn element_type_by_name(name: &str) -> Option<DataType> {
+    ELEMENT_TYPES.iter().find(|(n, _)| *n == name).map(|&(_, t)| t)
+}
+
+/// The name of element type `code`, if the syntax has one.
+pub fn element_type_name(code: i32) -> Option<&'static str> {
+    ELEMENT_TYPES.iter().find(|(_, t)| *t as i32 == code).map(|&(n, _)| n)
+}
+
+/// The `AttributeProto.AttributeType` value named `name`.
+pub fn attribute_type_by_name(name: &str) -> Option<AttributeType> {
+    ATTRIBUTE_TYPES.iter().find(|(n, _)| *n == name).map(|&(_, t)| t)
+}
+
+/// The name of attribute type `code`, if the syntax has one.
+pub fn attribute_type_name(code: i32) -> Option<&'static str> {
+    ATTRIBUTE_TYPES.iter().find(|(_, t)| *t as i32 == code).map(|&(n, _)| n)
+}
+
+/// Whether `name` starts a type: an element type name or a type keyword.
+pub fn starts_type(name: &str) -> bool {
+    element_type_by_name(name).is_some() || TYPE_KEYWORDS.contains(&name)
+}
+
+/// Whether `text` can be written as a bare identifier (`[A-Za-z_][A-Za-z0-9_]*`);
+/// anything else has to be quoted.
+pub fn is_identifier(text: &str) -> bool {
+    let mut bytes = text.bytes();
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_element_type_but_undefined_has_a_unique_name() {
+        for code in 1..=28 {
+            assert!(element_type_name(code).is_some(), "no name for data type {code}");
+        }
+        for (name, ty) in ELEMENT_TYPES {
+            assert_eq!(element_type_by_name(name), Some(*ty));
+        }
+        assert_eq!(element_type_name(0), None);
+    }
+
+    #[test]
+    fn identifiers_follow_the_reference_rule() {
+        assert!(is_identifier("_x9"));
+        assert!(!is_identifier("9x"));
+        assert!(!is_identifier(""));
+        assert!(!is_identifier("/layer1/Conv_output_0"));
+        assert!(!is_identifier("a.b"));
+    }
+}
