@@ -3,5 +3,6 @@
 pub mod error;
 pub mod names;
 pub mod proto;
+pub mod tensor_data;
 
 pub use error::{Diagnostic, Error};
