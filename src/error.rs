@@ -42,7 +42,14 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic with only a code, a message and a span.
     pub fn new(code: &'static str, message: impl Into<String>, span: Span) -> Self {
-        Diagnostic { code, message: message.into(), span, path: None, labels: Vec::new(), help: None }
+        Diagnostic {
+            code,
+            message: message.into(),
+            span,
+            path: None,
+            labels: Vec::new(),
+            help: None,
+        }
     }
 
     /// Adds a help line.
@@ -55,7 +62,10 @@ impl Diagnostic {
     /// Adds a secondary label.
     #[must_use]
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: message.into() });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
 }
@@ -75,7 +85,10 @@ impl Error {
     /// An error made of `diagnostics`, which must not be empty.
     pub(crate) fn from_diagnostics(diagnostics: Vec<Diagnostic>) -> Self {
         debug_assert!(!diagnostics.is_empty());
-        Error(Box::new(Inner { diagnostics, source: None }))
+        Error(Box::new(Inner {
+            diagnostics,
+            source: None,
+        }))
     }
 
     /// An error with a single diagnostic.
@@ -120,7 +133,11 @@ impl fmt::Display for Error {
         if let Some(path) = &primary.path {
             write!(f, " (at {path})")?;
         } else if primary.span.start != primary.span.end || primary.span.start != 0 {
-            write!(f, " (at bytes {}..{})", primary.span.start, primary.span.end)?;
+            write!(
+                f,
+                " (at bytes {}..{})",
+                primary.span.start, primary.span.end
+            )?;
         }
         Ok(())
     }
@@ -128,39 +145,34 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// One secondary diagnostic, shown by miette as a related report.
-struct Related(Diagnostic);
-
-impl fmt::Debug for Related {
+impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        f.write_str(&self.message)
     }
 }
 
-impl fmt::Display for Related {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.message)
-    }
-}
-
-impl std::error::Error for Related {}
+impl std::error::Error for Diagnostic {}
 
 fn labels_of(d: &Diagnostic) -> impl Iterator<Item = miette::LabeledSpan> + '_ {
     let primary = miette::LabeledSpan::new_primary_with_span(Some("here".into()), d.span.clone());
     std::iter::once(primary).chain(
-        d.labels.iter().map(|l| miette::LabeledSpan::new_with_span(Some(l.message.clone()), l.span.clone())),
+        d.labels
+            .iter()
+            .map(|l| miette::LabeledSpan::new_with_span(Some(l.message.clone()), l.span.clone())),
     )
 }
 
-impl miette::Diagnostic for Related {
+impl miette::Diagnostic for Diagnostic {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.0.code))
+        Some(Box::new(self.code))
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.0.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        Some(Box::new(labels_of(&self.0)))
+        Some(Box::new(labels_of(self)))
     }
 }
 
@@ -169,13 +181,21 @@ impl miette::Diagnostic for Error {
         Some(Box::new(self.primary().code))
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.primary().help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.primary()
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
         Some(Box::new(labels_of(self.primary())))
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.0.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        let rest = &self.0.diagnostics[1..];
+        (!rest.is_empty())
+            .then(|| Box::new(rest.iter().map(|d| d as &dyn miette::Diagnostic)) as Box<_>)
     }
 }
 
@@ -191,12 +211,23 @@ mod tests {
     #[test]
     fn miette_sees_code_help_and_labels() {
         use miette::Diagnostic as _;
-        let error = Error::from_diagnostics(vec![Diagnostic::new("onnxtxt::parse::syntax", "expected `=>`", 3..5)
-            .with_help("write `=>` between the lists")
-            .with_label(0..1, "list opened here")]);
+        let error = Error::from_diagnostics(vec![Diagnostic::new(
+            "onnxtxt::parse::syntax",
+            "expected `=>`",
+            3..5,
+        )
+        .with_help("write `=>` between the lists")
+        .with_label(0..1, "list opened here")]);
         assert_eq!(error.code().unwrap().to_string(), "onnxtxt::parse::syntax");
-        assert_eq!(error.help().unwrap().to_string(), "write `=>` between the lists");
-        let spans: Vec<_> = error.labels().unwrap().map(|l| (l.offset(), l.len())).collect();
+        assert_eq!(
+            error.help().unwrap().to_string(),
+            "write `=>` between the lists"
+        );
+        let spans: Vec<_> = error
+            .labels()
+            .unwrap()
+            .map(|l| (l.offset(), l.len()))
+            .collect();
         assert_eq!(spans, vec![(3, 2), (0, 1)]);
         assert_eq!(error.to_string(), "expected `=>` (at bytes 3..5)");
     }

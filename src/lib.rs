@@ -1,8 +1,16 @@
 //! onnxtxt: the ONNX textual syntax, parsed and printed losslessly.
 
 pub mod error;
+pub mod lexer;
 pub mod names;
+mod parser;
+pub mod printer;
 pub mod proto;
 pub mod tensor_data;
 
 pub use error::{Diagnostic, Error};
+pub use parser::{
+    parse_attribute, parse_function, parse_graph, parse_model, parse_node, parse_nodes,
+    parse_tensor, parse_type, parse_value_info, MAX_NESTING,
+};
+pub use printer::{to_text, Print, Printer};

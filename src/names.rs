@@ -63,22 +63,34 @@ pub const TYPE_KEYWORDS: &[&str] = &["seq", "map", "optional", "sparse_tensor", 
 
 /// The `TensorProto.DataType` value named `name`, if it is an element type.
 pub fn element_type_by_name(name: &str) -> Option<DataType> {
-    ELEMENT_TYPES.iter().find(|(n, _)| *n == name).map(|&(_, t)| t)
+    ELEMENT_TYPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, t)| t)
 }
 
 /// The name of element type `code`, if the syntax has one.
 pub fn element_type_name(code: i32) -> Option<&'static str> {
-    ELEMENT_TYPES.iter().find(|(_, t)| *t as i32 == code).map(|&(n, _)| n)
+    ELEMENT_TYPES
+        .iter()
+        .find(|(_, t)| *t as i32 == code)
+        .map(|&(n, _)| n)
 }
 
 /// The `AttributeProto.AttributeType` value named `name`.
 pub fn attribute_type_by_name(name: &str) -> Option<AttributeType> {
-    ATTRIBUTE_TYPES.iter().find(|(n, _)| *n == name).map(|&(_, t)| t)
+    ATTRIBUTE_TYPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, t)| t)
 }
 
 /// The name of attribute type `code`, if the syntax has one.
 pub fn attribute_type_name(code: i32) -> Option<&'static str> {
-    ATTRIBUTE_TYPES.iter().find(|(_, t)| *t as i32 == code).map(|&(n, _)| n)
+    ATTRIBUTE_TYPES
+        .iter()
+        .find(|(_, t)| *t as i32 == code)
+        .map(|&(n, _)| n)
 }
 
 /// Whether `name` starts a type: an element type name or a type keyword.
@@ -101,7 +113,10 @@ mod tests {
     #[test]
     fn every_element_type_but_undefined_has_a_unique_name() {
         for code in 1..=28 {
-            assert!(element_type_name(code).is_some(), "no name for data type {code}");
+            assert!(
+                element_type_name(code).is_some(),
+                "no name for data type {code}"
+            );
         }
         for (name, ty) in ELEMENT_TYPES {
             assert_eq!(element_type_by_name(name), Some(*ty));

@@ -1,0 +1,343 @@
+//! The lexer: source text to a vector of `(Token, Span)` pairs.
+//!
+//! Tokens borrow their text from the source and carry byte spans. The lexer
+//! never fails: bytes it cannot read become [`Token::Error`] (or
+//! [`Token::UnclosedString`]) and the parser reports them in context.
+//!
+//! Tensor constants are the heavy case (millions of numbers), so a `{` that
+//! opens a list made only of numbers is lexed as one [`Token::Numbers`]
+//! holding the text between the braces; the parser converts it straight into
+//! typed values, with no token per element.
+
+use logos::Logos;
+
+/// A token of the ONNX textual syntax.
+#[derive(Logos, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[logos(skip r"[ \t\n\r\x0B\x0C]+")]
+#[logos(skip(r"#[^\n]*", allow_greedy = true))]
+pub enum Token<'s> {
+    /// An identifier or keyword: `[A-Za-z_][A-Za-z0-9_]*`.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    Ident(&'s str),
+    /// A quoted string, quotes included; `\c` stands for `c`.
+    #[regex(r#""([^"\\]|\\[\s\S])*""#)]
+    Str(&'s str),
+    /// [ext] A byte string `b"..."`, where `\xHH` is a byte.
+    #[regex(r#"b"([^"\\]|\\[\s\S])*""#)]
+    Bytes(&'s str),
+    /// A quoted string that runs to the end of the input.
+    #[regex(r#"b?"([^"\\]|\\[\s\S])*\\?"#)]
+    UnclosedString(&'s str),
+    /// An integer literal, with its sign.
+    #[regex(r"-?[0-9]+")]
+    Int(&'s str),
+    /// A float literal, with its sign: digits with a point or an exponent,
+    /// or a negated `inf`, `infinity` or `nan` (any case).
+    #[regex(r"-?[0-9]+\.[0-9]*([eE][+-]?[0-9]*)?")]
+    #[regex(r"-?[0-9]+[eE][+-]?[0-9]*")]
+    #[regex(r"-(?i:inf|infinity|nan)")]
+    Float(&'s str),
+    /// The text between `{` and `}` when it is a non-empty list of numbers
+    /// (made by [`lex`], never by logos itself).
+    Numbers(&'s str),
+    /// `{` (when it does not open a list of numbers).
+    #[token("{")]
+    LBrace,
+    /// `}`
+    #[token("}")]
+    RBrace,
+    /// `(`
+    #[token("(")]
+    LParen,
+    /// `)`
+    #[token(")")]
+    RParen,
+    /// `[`
+    #[token("[")]
+    LBracket,
+    /// `]`
+    #[token("]")]
+    RBracket,
+    /// `<`
+    #[token("<")]
+    LAngle,
+    /// `>`
+    #[token(">")]
+    RAngle,
+    /// [ext] `@<`, which opens an annotation.
+    #[token("@<")]
+    AnnotationOpen,
+    /// `@`, which starts an attribute reference.
+    #[token("@")]
+    At,
+    /// `=>`
+    #[token("=>")]
+    Arrow,
+    /// `=`
+    #[token("=")]
+    Eq,
+    /// `,`
+    #[token(",")]
+    Comma,
+    /// `:`
+    #[token(":")]
+    Colon,
+    /// `.`
+    #[token(".")]
+    Dot,
+    /// `?`
+    #[token("?")]
+    Question,
+    /// `-` not followed by a number.
+    #[token("-")]
+    Minus,
+    /// Text that is not a token.
+    Error,
+}
+
+/// The length of the number list at the start of `text`, up to but not
+/// including its closing `}`: `number (',' number)*` with whitespace and
+/// comments around the items. `None` if the text is anything else.
+fn number_list_len(text: &[u8]) -> Option<usize> {
+    let mut pos = skip_blank(text, 0);
+    loop {
+        pos = skip_number(text, pos)?;
+        pos = skip_blank(text, pos);
+        match text.get(pos)? {
+            b',' => pos = skip_blank(text, pos + 1),
+            b'}' => return Some(pos),
+            _ => return None,
+        }
+    }
+}
+
+/// Skips whitespace and `#` comments.
+pub fn skip_blank(text: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = text.get(pos) {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => pos += 1,
+            b'#' => {
+                pos += text[pos..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .unwrap_or(text.len() - pos);
+            }
+            _ => break,
+        }
+    }
+    pos
+}
+
+/// Skips one number literal as the lexer would read it (an `Int`, a `Float`,
+/// or `inf`/`infinity`/`nan` with an optional `-`), returning the position
+/// after it, or `None` if there is none at `pos`.
+pub(crate) fn skip_number(text: &[u8], pos: usize) -> Option<usize> {
+    let start = if text.get(pos) == Some(&b'-') {
+        pos + 1
+    } else {
+        pos
+    };
+    let digits_end = skip_digits(text, start);
+    if digits_end == start {
+        let word_end = start
+            + text[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+        let word = &text[start..word_end];
+        let special = [&b"inf"[..], b"infinity", b"nan"]
+            .iter()
+            .any(|w| word.eq_ignore_ascii_case(w));
+        return special.then_some(word_end);
+    }
+    let mut end = digits_end;
+    if text.get(end) == Some(&b'.') {
+        end = skip_digits(text, end + 1);
+    }
+    if matches!(text.get(end), Some(b'e' | b'E')) {
+        end += 1;
+        if matches!(text.get(end), Some(b'+' | b'-')) {
+            end += 1;
+        }
+        end = skip_digits(text, end);
+    }
+    // A number glued to a letter (`1x`) is not a plain number list.
+    match text.get(end) {
+        Some(b) if b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' => None,
+        _ => Some(end),
+    }
+}
+
+fn skip_digits(text: &[u8], pos: usize) -> usize {
+    pos + text[pos..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count()
+}
+
+/// Lexes `source` completely. A `{` that opens a list of numbers is read,
+/// with the list and its `}`, as one [`Token::Numbers`].
+pub fn lex(source: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
+    let mut lexer = Token::lexer(source);
+    let mut tokens = Vec::new();
+    while let Some(token) = lexer.next() {
+        let mut span = lexer.span();
+        let token = match token {
+            Ok(Token::LBrace) => match number_list_len(lexer.remainder().as_bytes()) {
+                Some(len) => {
+                    lexer.bump(len + 1);
+                    span.end += len + 1;
+                    Token::Numbers(&source[span.start + 1..span.end - 1])
+                }
+                None => Token::LBrace,
+            },
+            Ok(token) => token,
+            Err(()) => Token::Error,
+        };
+        tokens.push((token, span));
+    }
+    tokens
+}
+
+impl std::fmt::Display for Token<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Token::Ident(s) | Token::Int(s) | Token::Float(s) => write!(f, "`{s}`"),
+            Token::Str(_) | Token::Bytes(_) => f.write_str("a string"),
+            Token::UnclosedString(_) => f.write_str("an unclosed string"),
+            Token::Numbers(_) => f.write_str("a list of numbers"),
+            Token::LBrace => f.write_str("`{`"),
+            Token::RBrace => f.write_str("`}`"),
+            Token::LParen => f.write_str("`(`"),
+            Token::RParen => f.write_str("`)`"),
+            Token::LBracket => f.write_str("`[`"),
+            Token::RBracket => f.write_str("`]`"),
+            Token::LAngle => f.write_str("`<`"),
+            Token::RAngle => f.write_str("`>`"),
+            Token::AnnotationOpen => f.write_str("`@<`"),
+            Token::At => f.write_str("`@`"),
+            Token::Arrow => f.write_str("`=>`"),
+            Token::Eq => f.write_str("`=`"),
+            Token::Comma => f.write_str("`,`"),
+            Token::Colon => f.write_str("`:`"),
+            Token::Dot => f.write_str("`.`"),
+            Token::Question => f.write_str("`?`"),
+            Token::Minus => f.write_str("`-`"),
+            Token::Error => f.write_str("an unexpected character"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(source: &str) -> Vec<Token<'_>> {
+        lex(source).into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn token_is_small() {
+        assert!(std::mem::size_of::<Token<'_>>() <= 24);
+    }
+
+    #[test]
+    fn identifiers_numbers_and_punctuation() {
+        use Token::*;
+        assert_eq!(
+            kinds("y = com.ms.Foo <a: ints = [-1, 2.5e3]> (x, \"q z\") => ?"),
+            vec![
+                Ident("y"),
+                Eq,
+                Ident("com"),
+                Dot,
+                Ident("ms"),
+                Dot,
+                Ident("Foo"),
+                LAngle,
+                Ident("a"),
+                Colon,
+                Ident("ints"),
+                Eq,
+                LBracket,
+                Int("-1"),
+                Comma,
+                Float("2.5e3"),
+                RBracket,
+                RAngle,
+                LParen,
+                Ident("x"),
+                Comma,
+                Str("\"q z\""),
+                RParen,
+                Arrow,
+                Question
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_and_whitespace_are_skipped_with_correct_spans() {
+        let tokens = lex("a # comment\n\t\x0Bb");
+        assert_eq!(
+            tokens,
+            vec![(Token::Ident("a"), 0..1), (Token::Ident("b"), 14..15)]
+        );
+    }
+
+    #[test]
+    fn float_forms() {
+        use Token::*;
+        assert_eq!(
+            kinds("1. 1.5 1e5 1E-3 -inf -NaN -Infinity 7"),
+            vec![
+                Float("1."),
+                Float("1.5"),
+                Float("1e5"),
+                Float("1E-3"),
+                Float("-inf"),
+                Float("-NaN"),
+                Float("-Infinity"),
+                Int("7")
+            ]
+        );
+        // `inf` alone is an identifier; the parser decides what it means.
+        assert_eq!(kinds("inf"), vec![Ident("inf")]);
+    }
+
+    #[test]
+    fn strings_keep_escapes_and_newlines() {
+        assert_eq!(kinds("\"a\\\"b\nc\""), vec![Token::Str("\"a\\\"b\nc\"")]);
+        assert_eq!(kinds("b\"\\xff\""), vec![Token::Bytes("b\"\\xff\"")]);
+        assert_eq!(kinds("\"abc"), vec![Token::UnclosedString("\"abc")]);
+    }
+
+    #[test]
+    fn number_lists_become_one_token() {
+        assert_eq!(
+            kinds("{1, -2.5, # c\n inf }"),
+            vec![Token::Numbers("1, -2.5, # c\n inf ")]
+        );
+        // Not a pure number list: ordinary tokens.
+        assert_eq!(kinds("{1, x}")[0], Token::LBrace);
+        assert_eq!(kinds("{}")[0], Token::LBrace);
+        assert_eq!(kinds("{1,,2}")[0], Token::LBrace);
+        assert_eq!(kinds("{1x}")[0], Token::LBrace);
+        assert_eq!(kinds("{\"a\"}")[0], Token::LBrace);
+    }
+
+    #[test]
+    fn arrow_needs_adjacent_characters() {
+        assert_eq!(kinds("= >"), vec![Token::Eq, Token::RAngle]);
+        assert_eq!(kinds("=>"), vec![Token::Arrow]);
+    }
+
+    #[test]
+    fn unknown_characters_are_error_tokens() {
+        assert_eq!(
+            kinds("a $ b"),
+            vec![Token::Ident("a"), Token::Error, Token::Ident("b")]
+        );
+        assert_eq!(kinds("é"), vec![Token::Error]);
+    }
+}

@@ -1,0 +1,456 @@
+//! Attributes: `name (: type)? = value`, where a value is a literal, a
+//! tensor constant, a type, a graph, an `@reference`, or a list of these.
+//!
+//! The value's kind decides the attribute type unless a type is written;
+//! the rules follow the reference, including its implicit int-to-float
+//! conversion, except that lists of tensors, graphs, types and sparse
+//! tensors are kept rather than silently emptied.
+
+use chumsky::prelude::*;
+
+use super::annotation::{self, Entry};
+use super::common::{ident, quotable_id, string_literal, text_literal};
+use super::tensor::{build_tensor, is_special_float, parse_float, tensor_tail};
+use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use crate::lexer::Token;
+use crate::names::{attribute_type_by_name, attribute_type_name};
+use crate::proto::attribute_proto::AttributeType;
+use crate::proto::{AttributeProto, GraphProto, SparseTensorProto, TensorProto, TypeProto};
+
+/// One attribute value before the attribute's type is known.
+#[derive(Debug, Clone)]
+pub(crate) enum Single<'s> {
+    Int(&'s str),
+    Float(&'s str),
+    Bytes(Vec<u8>),
+    Tensor(Box<TensorProto>),
+    Type(Box<TypeProto>),
+    Graph(Box<GraphProto>),
+    Sparse(Box<SparseTensorProto>),
+    Reference(String),
+}
+
+/// A value as written: one item or a bracketed list.
+#[derive(Debug, Clone)]
+pub(crate) enum Written<'s> {
+    One(Single<'s>, SimpleSpan),
+    List(Vec<(Single<'s>, SimpleSpan)>),
+}
+
+/// A graph, when what follows a name shows that it is one: a graph name is
+/// followed by its input list or by `=>`.
+pub(crate) fn graph_value<'t, 's: 't, I: Tokens<'t, 's>>(
+    graph: Parsed<'t, 's, I, GraphProto>,
+) -> impl Parser<'t, I, GraphProto, Extra<'t, 's>> + Clone {
+    let name = select! { Token::Ident(_) => (), Token::Str(_) => (), Token::Bytes(_) => () };
+    let follows = choice((just(Token::LParen), just(Token::Arrow)));
+    let annotated = just(Token::AnnotationOpen).ignored();
+    annotated
+        .or(name.then(follows).ignored())
+        .rewind()
+        .ignore_then(graph)
+}
+
+/// A single attribute value.
+pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    graph: Parsed<'t, 's, I, GraphProto>,
+    sparse: Parsed<'t, 's, I, SparseTensorProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> impl Parser<'t, I, Single<'s>, Extra<'t, 's>> + Clone {
+    let tensor_or_type = annotation
+        .or_not()
+        .then(ty.map_with(|t, e| (t, e.span())))
+        .then(tensor_tail().or_not())
+        .validate(|((entries, ty), tail), e, emitter| match (tail, entries) {
+            (Some((name, data)), entries) => {
+                let mut tensor = build_tensor(ty, name, data, emitter);
+                super::tensor::annotate_tensor(&mut tensor, entries, emitter);
+                Single::Tensor(Box::new(tensor))
+            }
+            (None, Some(_)) => {
+                emitter.emit(Rich::custom(
+                    e.span(),
+                    "an annotation here must be followed by a tensor constant",
+                ));
+                Single::Type(Box::new(ty.0))
+            }
+            (None, None) => Single::Type(Box::new(ty.0)),
+        });
+    let literal = select! {
+        Token::Int(text) => Single::Int(text),
+        Token::Float(text) => Single::Float(text),
+        Token::Ident(text) if is_special_float(text) => Single::Float(text),
+    };
+    let reference = just(Token::At)
+        .ignore_then(quotable_id())
+        .map(Single::Reference);
+    choice((
+        sparse.map(|s| Single::Sparse(Box::new(s))),
+        tensor_or_type,
+        literal,
+        graph_value(graph).map(|g| Single::Graph(Box::new(g))),
+        reference,
+        string_literal().map(Single::Bytes),
+    ))
+    .labelled("an attribute value")
+}
+
+/// A value or a list of values.
+pub(crate) fn written_value<'t, 's: 't, I: Tokens<'t, 's>>(
+    single: impl Parser<'t, I, Single<'s>, Extra<'t, 's>> + Clone + 't,
+) -> impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone {
+    let spanned = single.map_with(|v, e| (v, e.span()));
+    let list = spanned
+        .clone()
+        .separated_by(just(Token::Comma))
+        .collect()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket))
+        .map(Written::List);
+    list.or(spanned.map(|(v, s)| Written::One(v, s)))
+}
+
+/// An attribute name: an identifier or [ext] a quoted string.
+pub(crate) fn attribute_name<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+    ident()
+        .map(str::to_owned)
+        .or(text_literal())
+        .labelled("an attribute name")
+}
+
+/// `: type`, as an attribute type.
+pub(crate) fn type_annotation<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, AttributeType, Extra<'t, 's>> + Clone {
+    just(Token::Colon).ignore_then(
+        select! { Token::Ident(name) => name }
+            .labelled("an attribute type")
+            .try_map(|name, span| {
+                attribute_type_by_name(name)
+                    .ok_or_else(|| Rich::custom(span, format!("`{name}` is not an attribute type")))
+            }),
+    )
+}
+
+/// A whole attribute: `annotation? name (: type)? = value`.
+pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>>(
+    value: impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone + 't,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, AttributeProto> {
+    annotation
+        .or_not()
+        .then(attribute_name())
+        .then(type_annotation().or_not())
+        .then_ignore(just(Token::Eq))
+        .then(value)
+        .validate(|(((entries, name), declared), value), e, emitter| {
+            let mut attribute = AttributeProto {
+                name: Some(name),
+                ..AttributeProto::default()
+            };
+            if let Err((message, span)) = fill(&mut attribute, declared, value) {
+                emitter.emit(Rich::custom(span.unwrap_or(e.span()), message));
+            }
+            annotate(&mut attribute, entries, emitter);
+            attribute
+        })
+        .boxed()
+}
+
+/// Applies the annotation written before an attribute, if any.
+pub(crate) fn annotate<'t, 's>(
+    attribute: &mut AttributeProto,
+    entries: Option<Vec<Entry>>,
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+) {
+    if let Some(entries) = entries {
+        if let Err(d) = annotation::apply_attribute(attribute, entries) {
+            emit_diagnostic(emitter, d);
+        }
+    }
+}
+
+type Problem = (String, Option<SimpleSpan>);
+
+/// Sets the value fields and type of `attribute`.
+pub(crate) fn fill(
+    attribute: &mut AttributeProto,
+    declared: Option<AttributeType>,
+    value: Written<'_>,
+) -> Result<(), Problem> {
+    attribute.r#type = declared.map(|t| t as i32);
+    match value {
+        Written::One(single, span) => {
+            if declared.is_some_and(is_list_type) {
+                return Err((
+                    format!(
+                        "the attribute is declared `{}` but its value is not a list",
+                        type_name(declared)
+                    ),
+                    Some(span),
+                ));
+            }
+            let kind = store_single(attribute, single, declared, span)?;
+            if let Some(kind) = kind {
+                if declared.is_some_and(|d| d != kind) {
+                    return Err((mismatch(declared, kind), Some(span)));
+                }
+                attribute.r#type = Some(kind as i32);
+            }
+        }
+        Written::List(items) => {
+            if let Some(declared) = declared.filter(|d| !is_list_type(*d)) {
+                return Err((
+                    format!(
+                        "the attribute is declared `{}` but its value is a list",
+                        type_name(Some(declared))
+                    ),
+                    None,
+                ));
+            }
+            if items.is_empty() && declared.is_none() {
+                return Err((
+                    "an empty list needs its type written, e.g. `name: ints = []`".into(),
+                    None,
+                ));
+            }
+            for (single, span) in items {
+                let expected = attribute
+                    .r#type
+                    .and_then(|t| AttributeType::try_from(t).ok())
+                    .map(element_type);
+                let kind = store_in_list(attribute, single, expected, span)?;
+                if expected.is_some_and(|e| e != kind) {
+                    return Err((mismatch(expected, kind), Some(span)));
+                }
+                attribute.r#type = Some(list_type(kind) as i32);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stores one value as the attribute's single value; returns its kind
+/// (`None` for a reference, which has no kind of its own).
+fn store_single(
+    attribute: &mut AttributeProto,
+    single: Single<'_>,
+    declared: Option<AttributeType>,
+    span: SimpleSpan,
+) -> Result<Option<AttributeType>, Problem> {
+    let kind = match single {
+        Single::Reference(name) => {
+            attribute.ref_attr_name = Some(name);
+            return Ok(None);
+        }
+        Single::Int(text) if declared == Some(AttributeType::Float) => {
+            attribute.f = Some(float(text, span)?);
+            AttributeType::Float
+        }
+        Single::Int(text) => {
+            attribute.i = Some(
+                text.parse()
+                    .map_err(|_| (super::common::out_of_range::<i64>(text), Some(span)))?,
+            );
+            AttributeType::Int
+        }
+        Single::Float(text) => {
+            attribute.f = Some(float(text, span)?);
+            AttributeType::Float
+        }
+        Single::Bytes(bytes) => {
+            attribute.s = Some(bytes);
+            AttributeType::String
+        }
+        Single::Tensor(t) => {
+            attribute.t = Some(*t);
+            AttributeType::Tensor
+        }
+        Single::Type(t) => {
+            attribute.tp = Some(*t);
+            AttributeType::TypeProto
+        }
+        Single::Graph(g) => {
+            attribute.g = Some(*g);
+            AttributeType::Graph
+        }
+        Single::Sparse(s) => {
+            attribute.sparse_tensor = Some(*s);
+            AttributeType::SparseTensor
+        }
+    };
+    Ok(Some(kind))
+}
+
+/// Appends one list element; returns its kind.
+fn store_in_list(
+    attribute: &mut AttributeProto,
+    single: Single<'_>,
+    expected: Option<AttributeType>,
+    span: SimpleSpan,
+) -> Result<AttributeType, Problem> {
+    Ok(match single {
+        Single::Reference(_) => {
+            return Err((
+                "a list cannot hold an attribute reference".into(),
+                Some(span),
+            ))
+        }
+        Single::Int(text) if expected == Some(AttributeType::Float) => {
+            attribute.floats.push(float(text, span)?);
+            AttributeType::Float
+        }
+        Single::Int(text) => {
+            attribute.ints.push(
+                text.parse()
+                    .map_err(|_| (super::common::out_of_range::<i64>(text), Some(span)))?,
+            );
+            AttributeType::Int
+        }
+        Single::Float(text) => {
+            attribute.floats.push(float(text, span)?);
+            AttributeType::Float
+        }
+        Single::Bytes(bytes) => {
+            attribute.strings.push(bytes);
+            AttributeType::String
+        }
+        Single::Tensor(t) => {
+            attribute.tensors.push(*t);
+            AttributeType::Tensor
+        }
+        Single::Type(t) => {
+            attribute.type_protos.push(*t);
+            AttributeType::TypeProto
+        }
+        Single::Graph(g) => {
+            attribute.graphs.push(*g);
+            AttributeType::Graph
+        }
+        Single::Sparse(s) => {
+            attribute.sparse_tensors.push(*s);
+            AttributeType::SparseTensor
+        }
+    })
+}
+
+fn float(text: &str, span: SimpleSpan) -> Result<f32, Problem> {
+    parse_float::<f32>(text, span).map_err(|e| (e.to_string(), Some(span)))
+}
+
+fn mismatch(declared: Option<AttributeType>, kind: AttributeType) -> String {
+    format!(
+        "the attribute is declared `{}` but the value is of type `{}`",
+        type_name(declared),
+        type_name(Some(kind))
+    )
+}
+
+fn type_name(t: Option<AttributeType>) -> &'static str {
+    t.and_then(|t| attribute_type_name(t as i32))
+        .unwrap_or("undefined")
+}
+
+fn is_list_type(t: AttributeType) -> bool {
+    element_type(t) != t
+}
+
+/// The element type of a list type (other types map to themselves).
+fn element_type(t: AttributeType) -> AttributeType {
+    use AttributeType as A;
+    match t {
+        A::Floats => A::Float,
+        A::Ints => A::Int,
+        A::Strings => A::String,
+        A::Tensors => A::Tensor,
+        A::Graphs => A::Graph,
+        A::SparseTensors => A::SparseTensor,
+        A::TypeProtos => A::TypeProto,
+        other => other,
+    }
+}
+
+/// The list type whose elements are `t`.
+fn list_type(t: AttributeType) -> AttributeType {
+    use AttributeType as A;
+    match t {
+        A::Float => A::Floats,
+        A::Int => A::Ints,
+        A::String => A::Strings,
+        A::Tensor => A::Tensors,
+        A::Graph => A::Graphs,
+        A::SparseTensor => A::SparseTensors,
+        A::TypeProto => A::TypeProtos,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse_attribute;
+    use crate::proto::attribute_proto::AttributeType as A;
+
+    fn kind(text: &str) -> i32 {
+        parse_attribute(text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+            .r#type
+            .unwrap()
+    }
+
+    #[test]
+    fn value_kinds() {
+        assert_eq!(kind("a = 1"), A::Int as i32);
+        assert_eq!(kind("a = -1.5"), A::Float as i32);
+        assert_eq!(kind("a = inf"), A::Float as i32);
+        assert_eq!(kind("a = \"s\""), A::String as i32);
+        assert_eq!(kind("a = [1, 2]"), A::Ints as i32);
+        assert_eq!(kind("a = [1.5, 2]"), A::Floats as i32);
+        assert_eq!(kind("a = [\"x\"]"), A::Strings as i32);
+        assert_eq!(kind("a = float[2] {1, 2}"), A::Tensor as i32);
+        assert_eq!(kind("a = float[2]"), A::TypeProto as i32);
+        assert_eq!(kind("a = g () => (float y) { y = Foo() }"), A::Graph as i32);
+        assert_eq!(kind("a: ints = []"), A::Ints as i32);
+        assert_eq!(kind("a = [float[1] {1}, float[1] {2}]"), A::Tensors as i32);
+        assert_eq!(kind("a = [float, seq(int64)]"), A::TypeProtos as i32);
+        assert_eq!(
+            kind("a = sparse_tensor[4] {values: float[1] {1}, indices: int64[1] {2}}"),
+            A::SparseTensor as i32
+        );
+    }
+
+    #[test]
+    fn declared_float_converts_integers_and_keeps_negative_zero() {
+        let a = parse_attribute("a: float = -0").unwrap();
+        assert_eq!(a.f.unwrap().to_bits(), (-0.0f32).to_bits());
+        assert_eq!(
+            parse_attribute("a: floats = [1, 2]").unwrap().floats,
+            vec![1.0, 2.0]
+        );
+    }
+
+    #[test]
+    fn references_keep_the_declared_type() {
+        let a = parse_attribute("a: int = @b").unwrap();
+        assert_eq!(
+            (a.ref_attr_name.as_deref(), a.r#type),
+            (Some("b"), Some(A::Int as i32))
+        );
+        let a = parse_attribute("a = @\"b c\"").unwrap();
+        assert_eq!((a.ref_attr_name.as_deref(), a.r#type), (Some("b c"), None));
+    }
+
+    #[test]
+    fn mismatches_are_errors() {
+        for text in [
+            "a: int = 1.5",
+            "a: ints = 1",
+            "a = []",
+            "a = [1, 2.5]",
+            "a: int = [1]",
+            "a = 99999999999999999999",
+            "a: strings = [1]",
+        ] {
+            assert!(parse_attribute(text).is_err(), "{text}");
+        }
+    }
+}

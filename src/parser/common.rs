@@ -1,0 +1,184 @@
+//! Small productions used everywhere: identifiers, quoted identifiers,
+//! string literals, integer literals and identifier lists.
+
+use chumsky::prelude::*;
+
+use super::{Extra, Tokens};
+use crate::lexer::Token;
+
+/// A bare identifier.
+pub(crate) fn ident<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, &'s str, Extra<'t, 's>> + Clone {
+    select! { Token::Ident(name) => name }.labelled("an identifier")
+}
+
+/// The keyword `word` (keywords are ordinary identifiers in this syntax).
+pub(crate) fn keyword<'t, 's: 't, I: Tokens<'t, 's>>(
+    word: &'static str,
+) -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+    just(Token::Ident(word)).ignored()
+}
+
+/// A string literal, `"..."` or [ext] `b"..."`, as bytes.
+pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, Vec<u8>, Extra<'t, 's>> + Clone {
+    select! {
+        Token::Str(raw) => unescape(&raw[1..raw.len() - 1]).into_bytes(),
+        Token::Bytes(raw) => unescape_bytes(&raw[2..raw.len() - 1]),
+    }
+    .labelled("a string")
+}
+
+/// A string literal that must be UTF-8 (names, keys).
+pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+    string_literal().validate(|bytes, e, emitter| utf8(bytes, e.span(), emitter))
+}
+
+/// An identifier or a quoted string, as a name.
+pub(crate) fn quotable_id<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+    ident()
+        .map(str::to_owned)
+        .or(text_literal())
+        .labelled("a name")
+}
+
+/// A quotable identifier that is not the start of a type, so that a value
+/// info `float x` is never misread as an untyped `float`.
+pub(crate) fn quotable_non_type_id<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+    select! { Token::Ident(name) if !crate::names::starts_type(name) => name.to_owned() }
+        .or(text_literal())
+        .labelled("a name")
+}
+
+/// Converts bytes to a `String`, reporting invalid UTF-8 at `span`.
+pub(crate) fn utf8<'t, 's>(
+    bytes: Vec<u8>,
+    span: SimpleSpan,
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| {
+        emitter.emit(Rich::custom(span, "a name must be valid UTF-8"));
+        String::from_utf8_lossy(e.as_bytes()).into_owned()
+    })
+}
+
+/// An integer literal converted to `T`, reporting overflow at its span.
+pub(crate) fn integer<'t, 's: 't, I: Tokens<'t, 's>, T>(
+) -> impl Parser<'t, I, T, Extra<'t, 's>> + Clone
+where
+    T: std::str::FromStr + Default + IntegerName,
+{
+    select! { Token::Int(text) => text }
+        .labelled("an integer")
+        .validate(|text, e, emitter| {
+            text.parse::<T>().unwrap_or_else(|_| {
+                emitter.emit(Rich::custom(e.span(), out_of_range::<T>(text)));
+                T::default()
+            })
+        })
+}
+
+/// Names an integer type in error messages.
+pub(crate) trait IntegerName {
+    /// e.g. "a 64-bit integer".
+    const NAME: &'static str;
+}
+
+impl IntegerName for i64 {
+    const NAME: &'static str = "a 64-bit signed integer";
+}
+
+impl IntegerName for i32 {
+    const NAME: &'static str = "a 32-bit signed integer";
+}
+
+impl IntegerName for u64 {
+    const NAME: &'static str = "a 64-bit unsigned integer";
+}
+
+/// The message for an integer literal that does not fit `T`.
+pub(crate) fn out_of_range<T: IntegerName>(text: &str) -> String {
+    format!("`{text}` does not fit in {}", T::NAME)
+}
+
+/// A list of node inputs or outputs, following the reference's rules for
+/// empty names: `Op(,x)` has two inputs, the first empty; `Op(x,)` has one.
+pub(crate) fn id_list<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, Vec<String>, Extra<'t, 's>> + Clone {
+    let empty_before_comma = just(Token::Comma).rewind().to(String::new());
+    quotable_id()
+        .or(empty_before_comma)
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect()
+}
+
+/// Removes the reference's escapes: a backslash stands for the next
+/// character, whatever it is.
+pub(crate) fn unescape(raw: &str) -> String {
+    if !raw.contains('\\') {
+        return raw.to_owned();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Removes the escapes of a byte string: `\xHH` is a byte, a backslash
+/// before any other character stands for that character.
+pub(crate) fn unescape_bytes(raw: &str) -> Vec<u8> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && i + 1 < bytes.len() {
+            let hex = bytes
+                .get(i + 2..i + 4)
+                .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+            match (bytes[i + 1], hex) {
+                (b'x', Some(byte)) => {
+                    out.push(byte);
+                    i += 4;
+                }
+                (other, _) => {
+                    out.push(other);
+                    i += 2;
+                }
+            }
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_escapes_keep_the_escaped_character() {
+        assert_eq!(unescape(r#"a\"b\\c\nd"#), "a\"b\\cnd");
+        assert_eq!(unescape("plain"), "plain");
+    }
+
+    #[test]
+    fn byte_string_escapes() {
+        assert_eq!(
+            unescape_bytes(r#"\xff\x00a\"\\\q"#),
+            vec![0xff, 0, b'a', b'"', b'\\', b'q']
+        );
+        // An incomplete hex escape is the letter x.
+        assert_eq!(unescape_bytes(r"\xz"), b"xz".to_vec());
+    }
+}

@@ -1,0 +1,518 @@
+//! Value infos, graphs, functions and models: the productions that own node
+//! lists.
+
+use chumsky::prelude::*;
+
+use super::annotation::{self, Entry, Value};
+use super::attribute::{attribute_name, fill, type_annotation, Written};
+use super::common::{quotable_id, quotable_non_type_id};
+use super::tensor::{build_tensor, data, Data};
+use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use crate::error::Diagnostic;
+use crate::lexer::Token;
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    StringStringEntryProto, TensorProto, TypeProto, ValueInfoProto,
+};
+
+/// A value info's type (with its span) and name, before any annotation is
+/// applied.
+type BareValueInfo = (Option<(TypeProto, SimpleSpan)>, String);
+
+/// `type? name`. The type is taken whenever the next word starts one, as in
+/// the reference.
+fn bare_value_info<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+) -> impl Parser<'t, I, BareValueInfo, Extra<'t, 's>> + Clone {
+    let typed = ty
+        .map_with(|t, e| (t, e.span()))
+        .then(quotable_id())
+        .map(|(t, name)| (Some(t), name));
+    let untyped = quotable_non_type_id().map(|name| (None, name));
+    typed.or(untyped)
+}
+
+/// Builds a value info and applies its annotation.
+fn make_value_info<'t, 's>(
+    (ty, name): BareValueInfo,
+    entries: Option<Vec<Entry>>,
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+) -> ValueInfoProto {
+    let mut info = ValueInfoProto {
+        name: Some(name),
+        r#type: ty.map(|(t, _)| t),
+        ..ValueInfoProto::default()
+    };
+    if let Some(entries) = entries {
+        if let Err(d) = annotation::apply_value_info(&mut info, entries) {
+            emit_diagnostic(emitter, d);
+        }
+    }
+    info
+}
+
+/// `annotation? type? name`.
+pub(crate) fn value_info<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> impl Parser<'t, I, ValueInfoProto, Extra<'t, 's>> + Clone {
+    annotation
+        .or_not()
+        .then(bare_value_info(ty))
+        .validate(|(entries, bare), _, emitter| make_value_info(bare, entries, emitter))
+}
+
+/// `= annotation? values?` after a value info: the value is initialized.
+type InitializerTail<'s> = (Option<Vec<Entry>>, Data<'s>, SimpleSpan);
+
+/// One entry of a graph's input list or `<...>` list: an annotation, a
+/// value info, and maybe an initializer tail.
+type ListItem<'s> = (
+    Option<Vec<Entry>>,
+    BareValueInfo,
+    Option<InitializerTail<'s>>,
+);
+
+fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> impl Parser<'t, I, ListItem<'s>, Extra<'t, 's>> + Clone {
+    let tail = just(Token::Eq)
+        .ignore_then(annotation.clone().or_not())
+        .then(data().or_not())
+        .map_with(|(entries, data), e| (entries, data.unwrap_or(Data::Absent), e.span()));
+    annotation
+        .or_not()
+        .then(bare_value_info(ty))
+        .then(tail.or_not())
+        .map(|((a, v), t)| (a, v, t))
+}
+
+/// The initializer tensor of `value-info = values`, named after the value.
+fn initializer<'t, 's>(
+    (ty, name): BareValueInfo,
+    (entries, data, span): InitializerTail<'s>,
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+) -> TensorProto {
+    let ty = ty.unwrap_or_else(|| (TypeProto::default(), span));
+    let mut tensor = build_tensor(ty, Some(name), data, emitter);
+    super::tensor::annotate_tensor(&mut tensor, entries, emitter);
+    tensor
+}
+
+/// Concatenates two optional annotations.
+fn join(a: Option<Vec<Entry>>, b: Option<Vec<Entry>>) -> Option<Vec<Entry>> {
+    match (a, b) {
+        (Some(mut a), Some(b)) => {
+            a.extend(b);
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    }
+}
+
+/// A graph: `annotation? name (inputs)? => (outputs) <value infos and
+/// initializers>? { nodes }`.
+pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    nodes: impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone + 't,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, GraphProto> {
+    let item = value_info_or_initializer(ty.clone(), annotation.clone());
+    let list = |open, close| {
+        item.clone()
+            .separated_by(just(Token::Comma))
+            .collect::<Vec<_>>()
+            .delimited_by(just(open), just(close))
+    };
+    let outputs = value_info(ty, annotation.clone())
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen));
+    annotation
+        .or_not()
+        .then(quotable_id())
+        .then(list(Token::LParen, Token::RParen).or_not())
+        .then_ignore(just(Token::Arrow))
+        .then(outputs)
+        .then(list(Token::LAngle, Token::RAngle).or_not())
+        .then(nodes)
+        .validate(
+            |(((((entries, name), inputs), output), infos), node), _, emitter| {
+                let mut graph = GraphProto {
+                    name: Some(name),
+                    output,
+                    node,
+                    ..GraphProto::default()
+                };
+                // In the input list an initialized entry is both an input and an
+                // initializer; the annotation before it belongs to the input.
+                for (before, bare, tail) in inputs.unwrap_or_default() {
+                    if let Some(tail) = tail {
+                        graph
+                            .initializer
+                            .push(initializer(bare.clone(), tail, emitter));
+                    }
+                    graph.input.push(make_value_info(bare, before, emitter));
+                }
+                // In the `<...>` list an initialized entry is only an initializer.
+                for (before, bare, tail) in infos.unwrap_or_default() {
+                    match tail {
+                        Some((after, data, span)) => {
+                            graph.initializer.push(initializer(
+                                bare,
+                                (join(before, after), data, span),
+                                emitter,
+                            ));
+                        }
+                        None => graph
+                            .value_info
+                            .push(make_value_info(bare, before, emitter)),
+                    }
+                }
+                if let Some(entries) = entries {
+                    if let Err(d) = annotation::apply_graph(&mut graph, entries) {
+                        emit_diagnostic(emitter, d);
+                    }
+                }
+                graph
+            },
+        )
+        .labelled("a graph")
+        .boxed()
+}
+
+/// One entry of a function's attribute list: a name, or a name with a
+/// default value, or (as the reference accepts) a name with only a type.
+enum FunctionAttribute {
+    Name(String),
+    Proto(Box<AttributeProto>),
+}
+
+/// A function: `<header>? name <attributes>? (inputs) => (outputs)
+/// <value infos>? { nodes }`.
+pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    nodes: impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone + 't,
+    header: impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone + 't,
+    attribute_value: impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone + 't,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, FunctionProto> {
+    let default = just(Token::Eq).ignore_then(attribute_value);
+    let parameter = annotation
+        .clone()
+        .or_not()
+        .then(attribute_name())
+        .then(type_annotation().or_not())
+        .then(default.or_not())
+        .validate(|(((entries, name), declared), value), e, emitter| {
+            match (declared, value, entries) {
+                (None, None, None) => FunctionAttribute::Name(name),
+                (declared, value, entries) => {
+                    let mut proto = AttributeProto {
+                        name: Some(name),
+                        r#type: declared.map(|t| t as i32),
+                        ..Default::default()
+                    };
+                    if let Some(value) = value {
+                        if let Err((message, span)) = fill(&mut proto, declared, value) {
+                            emitter.emit(Rich::custom(span.unwrap_or(e.span()), message));
+                        }
+                    }
+                    super::attribute::annotate(&mut proto, entries, emitter);
+                    FunctionAttribute::Proto(Box::new(proto))
+                }
+            }
+        });
+    let parameters = parameter
+        .separated_by(just(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LAngle), just(Token::RAngle));
+    let io = annotation
+        .clone()
+        .or_not()
+        .then(bare_value_info(ty.clone()))
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen));
+    let infos = value_info(ty, annotation)
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LAngle), just(Token::RAngle));
+    header
+        .or_not()
+        .then(quotable_id())
+        .then(parameters.or_not())
+        .then(io.clone())
+        .then_ignore(just(Token::Arrow))
+        .then(io)
+        .then(infos.or_not())
+        .then(nodes)
+        .validate(
+            |((((((header, name), parameters), inputs), outputs), infos), node), _, emitter| {
+                let mut function = FunctionProto {
+                    name: Some(name),
+                    node,
+                    ..FunctionProto::default()
+                };
+                for parameter in parameters.unwrap_or_default() {
+                    match parameter {
+                        FunctionAttribute::Name(name) => function.attribute.push(name),
+                        FunctionAttribute::Proto(proto) => function.attribute_proto.push(*proto),
+                    }
+                }
+                // A typed or annotated input or output also gets a value info.
+                for (list, names) in [
+                    (inputs, &mut function.input),
+                    (outputs, &mut function.output),
+                ] {
+                    for (entries, (ty, name)) in list {
+                        names.push(name.clone());
+                        if ty.is_some() || entries.is_some() {
+                            function
+                                .value_info
+                                .push(make_value_info((ty, name), entries, emitter));
+                        }
+                    }
+                }
+                function.value_info.extend(infos.unwrap_or_default());
+                for entry in header.unwrap_or_default() {
+                    if let Err(d) = apply_function_header(&mut function, entry) {
+                        emit_diagnostic(emitter, d);
+                    }
+                }
+                function
+            },
+        )
+        .labelled("a function")
+        .boxed()
+}
+
+/// A model: `<header>? graph function*`.
+pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>>(
+    header: impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone + 't,
+    graph: impl Parser<'t, I, GraphProto, Extra<'t, 's>> + Clone + 't,
+    function: Parsed<'t, 's, I, FunctionProto>,
+) -> Parsed<'t, 's, I, ModelProto> {
+    header
+        .or_not()
+        .then(graph)
+        .then(function.repeated().collect::<Vec<_>>())
+        .validate(|((header, graph), functions), _, emitter| {
+            let mut model = ModelProto {
+                graph: Some(graph),
+                functions,
+                ..ModelProto::default()
+            };
+            for entry in header.unwrap_or_default() {
+                if let Err(d) = apply_model_header(&mut model, entry) {
+                    emit_diagnostic(emitter, d);
+                }
+            }
+            model
+        })
+        .boxed()
+}
+
+fn header_error(entry: &Entry, expected: &str) -> Diagnostic {
+    Diagnostic::new(
+        "onnxtxt::parse::header_value",
+        format!("`{}` takes {expected}", entry.key),
+        entry.value.span(),
+    )
+}
+
+fn int_value(entry: &Entry) -> Result<i64, Diagnostic> {
+    match &entry.value {
+        Value::Number(text, span) => text.parse().map_err(|_| {
+            Diagnostic::new(
+                "onnxtxt::parse::header_value",
+                super::common::out_of_range::<i64>(text),
+                span.clone(),
+            )
+        }),
+        _ => Err(header_error(entry, "an integer")),
+    }
+}
+
+fn text_value(entry: &Entry) -> Result<String, Diagnostic> {
+    match &entry.value {
+        Value::Bytes(bytes, _) => {
+            String::from_utf8(bytes.clone()).map_err(|_| header_error(entry, "UTF-8 text"))
+        }
+        _ => Err(header_error(entry, "a string")),
+    }
+}
+
+/// `["domain": version, ...]`.
+fn opset_value(entry: &Entry) -> Result<Vec<OperatorSetIdProto>, Diagnostic> {
+    match &entry.value {
+        Value::List(items, _) if items.is_empty() => Ok(Vec::new()),
+        Value::Pairs(pairs, _) => pairs
+            .iter()
+            .map(|(domain, version)| {
+                let version = int_value(&Entry {
+                    key: entry.key.clone(),
+                    key_span: entry.key_span.clone(),
+                    value: version.clone(),
+                })?;
+                let domain = String::from_utf8(domain.clone())
+                    .map_err(|_| header_error(entry, "UTF-8 domains"))?;
+                Ok(OperatorSetIdProto {
+                    domain: Some(domain),
+                    version: Some(version),
+                })
+            })
+            .collect(),
+        _ => Err(header_error(entry, "a list like `[\"\": 18]`")),
+    }
+}
+
+/// `["key": "value", ...]`.
+pub(crate) fn string_pairs_value(entry: &Entry) -> Result<Vec<StringStringEntryProto>, Diagnostic> {
+    match &entry.value {
+        Value::List(items, _) if items.is_empty() => Ok(Vec::new()),
+        Value::Pairs(pairs, _) => pairs
+            .iter()
+            .map(|(key, value)| match value {
+                Value::Bytes(value, _) => Ok(StringStringEntryProto {
+                    key: Some(
+                        String::from_utf8(key.clone())
+                            .map_err(|_| header_error(entry, "UTF-8 keys"))?,
+                    ),
+                    value: Some(
+                        String::from_utf8(value.clone())
+                            .map_err(|_| header_error(entry, "UTF-8 values"))?,
+                    ),
+                }),
+                _ => Err(header_error(entry, "string values")),
+            })
+            .collect(),
+        _ => Err(header_error(entry, "a list like `[\"key\": \"value\"]`")),
+    }
+}
+
+/// Whether an entry's value has the reference's `["key": value, ...]` form
+/// (or is `[]`); other forms, such as a list of messages for entries with
+/// missing fields, are [ext] annotations.
+fn is_pair_list(entry: &Entry) -> bool {
+    match &entry.value {
+        Value::Pairs(..) => true,
+        Value::List(items, _) => items.is_empty(),
+        _ => false,
+    }
+}
+
+/// Applies one model header entry; keys the reference does not know are
+/// [ext] annotations.
+fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagnostic> {
+    match entry.key.as_str() {
+        "ir_version" => model.ir_version = Some(int_value(&entry)?),
+        "opset_import" if is_pair_list(&entry) => model.opset_import.extend(opset_value(&entry)?),
+        "producer_name" => model.producer_name = Some(text_value(&entry)?),
+        "producer_version" => model.producer_version = Some(text_value(&entry)?),
+        "domain" => model.domain = Some(text_value(&entry)?),
+        "model_version" => model.model_version = Some(int_value(&entry)?),
+        "doc_string" => model.doc_string = Some(text_value(&entry)?),
+        "metadata_props" if is_pair_list(&entry) => {
+            model.metadata_props.extend(string_pairs_value(&entry)?)
+        }
+        _ => return annotation::apply_model_entry(model, entry),
+    }
+    Ok(())
+}
+
+/// Applies one function header entry; keys the reference does not know are
+/// [ext] annotations.
+fn apply_function_header(function: &mut FunctionProto, entry: Entry) -> Result<(), Diagnostic> {
+    match entry.key.as_str() {
+        "opset_import" if is_pair_list(&entry) => {
+            function.opset_import.extend(opset_value(&entry)?)
+        }
+        "doc_string" => function.doc_string = Some(text_value(&entry)?),
+        "domain" => function.domain = Some(text_value(&entry)?),
+        "overload" => function.overload = Some(text_value(&entry)?),
+        _ => return annotation::apply_function_entry(function, entry),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_function, parse_graph, parse_model, parse_value_info};
+
+    #[test]
+    fn graph_inputs_initializers_and_value_infos() {
+        let g = parse_graph(
+            "g (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float[1] b = {3}, float[2] t> { t = Add(x, w) y = Add(t, b) }",
+        )
+        .unwrap();
+        assert_eq!(g.input.len(), 2);
+        let names: Vec<_> = g
+            .initializer
+            .iter()
+            .map(|t| t.name.clone().unwrap())
+            .collect();
+        assert_eq!(names, vec!["w", "b"]);
+        assert_eq!(g.value_info.len(), 1);
+        assert_eq!(g.node.len(), 2);
+        // Inputs are optional, as in the reference.
+        assert!(parse_graph("g => (float y) {}").is_ok());
+        assert!(parse_graph("g () = > (float y) {}").is_err());
+    }
+
+    #[test]
+    fn value_infos_with_and_without_types() {
+        let v = parse_value_info("float[N] x").unwrap();
+        assert!(v.r#type.is_some());
+        let v = parse_value_info("\"a b\"").unwrap();
+        assert_eq!((v.name.as_deref(), v.r#type), (Some("a b"), None));
+        assert!(parse_value_info("float").is_err());
+    }
+
+    #[test]
+    fn functions_with_attributes_defaults_and_value_infos() {
+        let f = parse_function(
+            "<domain: \"local\", opset_import: [\"\": 18], overload: \"o\"> f <a, b: float = 1.0, c: int> (x, float y) => (z) <float t> { t = Add(x, y) z = Mul(t, t) }",
+        )
+        .unwrap();
+        assert_eq!(f.attribute, vec!["a"]);
+        assert_eq!(f.attribute_proto.len(), 2);
+        assert_eq!(f.attribute_proto[1].i, None);
+        assert_eq!(f.input, vec!["x", "y"]);
+        let vi: Vec<_> = f
+            .value_info
+            .iter()
+            .map(|v| v.name.clone().unwrap())
+            .collect();
+        assert_eq!(vi, vec!["y", "t"]);
+        assert_eq!(
+            (
+                f.domain.as_deref(),
+                f.overload.as_deref(),
+                f.opset_import.len()
+            ),
+            (Some("local"), Some("o"), 1)
+        );
+    }
+
+    #[test]
+    fn model_header_and_functions() {
+        let m = parse_model(
+            r#"<ir_version: 8, opset_import: ["": 18, "local": 1], producer_name: "p", model_version: 3, metadata_props: ["k": "v"]>
+               g (float x) => (float y) { y = local.f(x) }
+               <domain: "local", opset_import: ["": 18]> f (a) => (b) { b = Identity(a) }
+               <domain: "local", opset_import: ["": 18]> h (a) => (b) { b = Identity(a) }"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (m.ir_version, m.opset_import.len(), m.functions.len()),
+            (Some(8), 2, 2)
+        );
+        assert_eq!(m.metadata_props[0].key.as_deref(), Some("k"));
+        assert!(parse_model("<ir_version: \"8\"> g => () {}").is_err());
+        assert!(parse_model("<ir_versoin: 8> g => () {}").is_err());
+        assert!(parse_model("g => () {} trailing").is_err());
+    }
+}

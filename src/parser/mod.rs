@@ -1,0 +1,380 @@
+//! The parser: tokens from [`crate::lexer`] to the IR in [`crate::proto`].
+//!
+//! The grammar is written with `chumsky` over the token slice, one file per
+//! group of productions (named as in `grammar/onnxtxt.ebnf`):
+//!
+//! | file | productions |
+//! |---|---|
+//! | `common.rs` | identifiers, strings, integers, id lists |
+//! | `types.rs` | types and shapes |
+//! | `tensor.rs` | tensor constants, their values, sparse constants |
+//! | `attribute.rs` | attributes and attribute values |
+//! | `node.rs` | nodes and node lists |
+//! | `graph.rs` | value infos, graphs, functions, models, headers |
+//! | `value.rs` | `key: value` entries of headers and annotations |
+//! | `annotation.rs` | what annotation keys mean for each construct |
+//!
+//! Productions that need each other (a graph holds nodes, whose attributes
+//! hold graphs) are tied together in [`Grammar::new`]. Nothing here
+//! recurses on the Rust stack without bound: [`check_nesting`] rejects text
+//! nested deeper than [`MAX_NESTING`] before the grammar runs.
+
+// Diagnostics are built only when parsing fails, so returning them by value
+// (instead of boxed) costs nothing on the hot path.
+#![allow(clippy::result_large_err)]
+
+pub(crate) mod annotation;
+mod attribute;
+mod common;
+mod graph;
+mod node;
+mod tensor;
+mod types;
+mod value;
+
+use chumsky::input::ValueInput;
+use chumsky::prelude::*;
+
+use crate::error::{Diagnostic, Error};
+use crate::lexer::{lex, Token};
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
+    ValueInfoProto,
+};
+
+/// The deepest bracket nesting accepted. Protobuf decoders (prost, and the
+/// C++ library by default) refuse messages nested more than 100 deep; a
+/// bracket level of the text costs at most about two message levels
+/// (`seq(` is a TypeProto inside a Sequence), a subgraph about three
+/// messages for two brackets, so anything within this limit that prints
+/// from a decodable model also parses back.
+pub const MAX_NESTING: usize = 100;
+
+/// The errors that one parse reports at most.
+const MAX_ERRORS: usize = 50;
+
+/// The chumsky state: rich errors over our tokens.
+pub(crate) type Extra<'t, 's> = extra::Err<Rich<'t, Token<'s>>>;
+
+/// The input every production reads: tokens with byte spans.
+pub(crate) trait Tokens<'t, 's: 't>:
+    ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>
+{
+}
+
+impl<'t, 's: 't, I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>> Tokens<'t, 's> for I {}
+
+/// A boxed production, the unit the grammar is assembled from.
+pub(crate) type Parsed<'t, 's, I, O> = Boxed<'t, 't, I, O, Extra<'t, 's>>;
+
+/// Reports a diagnostic from outside the grammar (e.g. an annotation) as a
+/// parse error at its span.
+pub(crate) fn emit_diagnostic<'t, 's>(
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    diagnostic: Diagnostic,
+) {
+    emitter.emit(Rich::custom(
+        SimpleSpan::from(diagnostic.span),
+        diagnostic.message,
+    ));
+}
+
+/// Every entry point of the grammar.
+struct Grammar<'t, 's, I: Tokens<'t, 's>> {
+    model: Parsed<'t, 's, I, ModelProto>,
+    graph: Parsed<'t, 's, I, GraphProto>,
+    function: Parsed<'t, 's, I, FunctionProto>,
+    node: Parsed<'t, 's, I, NodeProto>,
+    nodes: Parsed<'t, 's, I, Vec<NodeProto>>,
+    ty: Parsed<'t, 's, I, TypeProto>,
+    tensor: Parsed<'t, 's, I, TensorProto>,
+    attribute: Parsed<'t, 's, I, AttributeProto>,
+    value_info: Parsed<'t, 's, I, ValueInfoProto>,
+}
+
+impl<'t, 's: 't, I: Tokens<'t, 's>> Grammar<'t, 's, I> {
+    fn new() -> Self {
+        let mut graph = Recursive::declare();
+        let mut annotation = Recursive::declare();
+        let graph_p = graph.clone().boxed();
+        let annotation_p = annotation.clone().boxed();
+        let ty = types::type_proto();
+        let tensor = tensor::tensor_constant(ty.clone(), annotation_p.clone());
+        let sparse = tensor::sparse_constant(tensor.clone(), annotation_p.clone());
+        let value = value::value(
+            ty.clone(),
+            graph_p.clone(),
+            sparse.clone(),
+            annotation_p.clone(),
+        );
+        annotation.define(value::entries(Token::AnnotationOpen, value.clone()));
+        let header = value::entries(Token::LAngle, value).boxed();
+        let single =
+            attribute::single_value(ty.clone(), graph_p.clone(), sparse, annotation_p.clone());
+        let written = attribute::written_value(single).boxed();
+        let attribute = attribute::attribute(written.clone(), annotation_p.clone());
+        let node = node::node(attribute.clone(), annotation_p.clone());
+        let nodes = node::node_list(node.clone()).boxed();
+        graph.define(graph::graph(
+            ty.clone(),
+            nodes.clone(),
+            annotation_p.clone(),
+        ));
+        let function = graph::function(
+            ty.clone(),
+            nodes.clone(),
+            header.clone(),
+            written,
+            annotation_p.clone(),
+        );
+        let model = graph::model(header, graph_p.clone(), function.clone());
+        let value_info = graph::value_info(ty.clone(), annotation_p).boxed();
+        Grammar {
+            model,
+            graph: graph_p,
+            function,
+            node,
+            nodes,
+            ty,
+            tensor,
+            attribute,
+            value_info,
+        }
+    }
+}
+
+/// Lexes `source` and checks the tokens before parsing: unreadable text
+/// and excessive nesting are reported here.
+fn tokenize(source: &str) -> Result<Vec<(Token<'_>, SimpleSpan)>, Error> {
+    let tokens: Vec<(Token<'_>, SimpleSpan)> = lex(source)
+        .into_iter()
+        .map(|(token, span)| (token, SimpleSpan::from(span)))
+        .collect();
+    check_tokens(&tokens)?;
+    check_nesting(&tokens)?;
+    Ok(tokens)
+}
+
+/// Converts the errors of a failed parse.
+fn to_error(errors: Vec<Rich<'_, Token<'_>>>) -> Error {
+    Error::from_diagnostics(errors.iter().take(MAX_ERRORS).map(diagnostic_of).collect())
+}
+
+/// Reports text the lexer could not read.
+fn check_tokens(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
+    let diagnostics: Vec<_> = tokens
+        .iter()
+        .filter_map(|(token, span)| match token {
+            Token::Error => Some(Diagnostic::new(
+                "onnxtxt::parse::character",
+                "unexpected character",
+                span.into_range(),
+            )),
+            Token::UnclosedString(_) => Some(
+                Diagnostic::new(
+                    "onnxtxt::parse::unclosed_string",
+                    "this string is never closed",
+                    span.start..span.start + 1,
+                )
+                .with_help("add a closing `\"`"),
+            ),
+            _ => None,
+        })
+        .take(MAX_ERRORS)
+        .collect();
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::from_diagnostics(diagnostics))
+    }
+}
+
+/// Rejects bracket nesting deeper than [`MAX_NESTING`].
+fn check_nesting(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
+    let mut depth = 0usize;
+    for (token, span) in tokens {
+        match token {
+            Token::LParen
+            | Token::LBracket
+            | Token::LBrace
+            | Token::LAngle
+            | Token::AnnotationOpen => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(Error::single(
+                        "onnxtxt::parse::too_deep",
+                        format!("brackets are nested more than {MAX_NESTING} deep"),
+                        span.into_range(),
+                    ));
+                }
+            }
+            Token::RParen | Token::RBracket | Token::RBrace | Token::RAngle => {
+                depth = depth.saturating_sub(1)
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Names an expected item in grammar terms (chumsky's own wording quotes
+/// tokens a second time).
+fn describe(pattern: &chumsky::error::RichPattern<'_, Token<'_>>) -> String {
+    use chumsky::error::RichPattern;
+    match pattern {
+        RichPattern::Token(token) => token.to_string(),
+        RichPattern::Label(label) => label.to_string(),
+        RichPattern::EndOfInput => "the end of the input".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// Turns a chumsky error into a diagnostic.
+fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
+    use chumsky::error::RichReason;
+    let span = error.span().into_range();
+    match error.reason() {
+        RichReason::Custom(message) => {
+            Diagnostic::new("onnxtxt::parse::invalid", message.clone(), span)
+        }
+        RichReason::ExpectedFound { expected, found } => {
+            let mut expected: Vec<String> = expected.iter().map(describe).collect();
+            expected.sort();
+            expected.dedup();
+            let found = found
+                .as_ref()
+                .map_or_else(|| "the end of the input".to_owned(), |t| t.to_string());
+            let message = match expected.as_slice() {
+                [] => format!("unexpected {found}"),
+                [one] => format!("expected {one}, found {found}"),
+                [init @ .., last] => {
+                    format!("expected {} or {last}, found {found}", init.join(", "))
+                }
+            };
+            Diagnostic::new("onnxtxt::parse::syntax", message, span)
+        }
+    }
+}
+
+macro_rules! entry_points {
+    ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(text: &str) -> Result<$ty, Error> {
+            let tokens = tokenize(text)?;
+            let eoi = SimpleSpan::from(text.len()..text.len());
+            let parser = Grammar::new().$field.then_ignore(end());
+            parser.parse(tokens.as_slice().split_token_span(eoi)).into_result().map_err(to_error)
+        }
+    )*};
+}
+
+entry_points! {
+    /// Parses a model: an optional `<key: value, ...>` header, a graph, and
+    /// any number of functions.
+    ///
+    /// ```
+    /// let model = onnxtxt::parse_model(r#"
+    ///     <ir_version: 8, opset_import: ["": 18]>
+    ///     agraph (float[N] x) => (float[N] y) { y = Relu(x) }
+    /// "#)?;
+    /// assert_eq!(model.graph.unwrap().node[0].op_type.as_deref(), Some("Relu"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_model -> ModelProto = model;
+    /// Parses a graph: `name (inputs) => (outputs) <initializers> { nodes }`.
+    ///
+    /// ```
+    /// let graph = onnxtxt::parse_graph("g (float x) => (float y) { y = Neg(x) }")?;
+    /// assert_eq!(graph.name.as_deref(), Some("g"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_graph -> GraphProto = graph;
+    /// Parses a function, with its optional `<domain: ..., opset_import: ...>` header.
+    ///
+    /// ```
+    /// let f = onnxtxt::parse_function(r#"<domain: "local", opset_import: ["": 18]> Sq (x) => (y) { y = Mul(x, x) }"#)?;
+    /// assert_eq!(f.input, vec!["x"]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_function -> FunctionProto = function;
+    /// Parses one node: `[label] outputs = domain.Op <attributes> (inputs)`.
+    ///
+    /// ```
+    /// let node = onnxtxt::parse_node("y = Transpose <perm = [1, 0]> (x)")?;
+    /// assert_eq!(node.attribute[0].ints, vec![1, 0]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_node -> NodeProto = node;
+    /// Parses a node list in braces: `{ node* }`.
+    ///
+    /// ```
+    /// assert_eq!(onnxtxt::parse_nodes("{ t = A(x) y = B(t) }")?.len(), 2);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_nodes -> Vec<NodeProto> = nodes;
+    /// Parses a type such as `float[N, 3]` or `seq(map(int64, string))`.
+    ///
+    /// ```
+    /// assert!(onnxtxt::parse_type("optional(seq(float[2]))")?.value.is_some());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_type -> TypeProto = ty;
+    /// Parses a tensor constant: `type name? =? {values}`.
+    ///
+    /// ```
+    /// let t = onnxtxt::parse_tensor("int64[2] shape = {3, 4}")?;
+    /// assert_eq!(t.int64_data, vec![3, 4]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_tensor -> TensorProto = tensor;
+    /// Parses one attribute: `name (: type)? = value`.
+    ///
+    /// ```
+    /// let a = onnxtxt::parse_attribute("alpha: float = 1")?;
+    /// assert_eq!(a.f, Some(1.0));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_attribute -> AttributeProto = attribute;
+    /// Parses a value info: `type? name`.
+    ///
+    /// ```
+    /// assert_eq!(onnxtxt::parse_value_info("float[N] x")?.name.as_deref(), Some("x"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_value_info -> ValueInfoProto = value_info;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("{}float{}", "seq(".repeat(5000), ")".repeat(5000));
+        let error = crate::parse_type(&deep).unwrap_err();
+        assert_eq!(error.primary().code, "onnxtxt::parse::too_deep");
+        let within = format!(
+            "{}float{}",
+            "seq(".repeat(MAX_NESTING),
+            ")".repeat(MAX_NESTING)
+        );
+        assert!(crate::parse_type(&within).is_ok());
+    }
+
+    #[test]
+    fn errors_name_what_was_expected_and_where() {
+        let text = "g (float x) = (float y) {}";
+        let error = crate::parse_graph(text).unwrap_err();
+        assert_eq!(&text[error.span()], "=");
+        assert!(error.to_string().contains("`=>`"), "{error}");
+    }
+
+    #[test]
+    fn lexer_errors_are_reported_with_their_place() {
+        let error = crate::parse_graph("g () => (float y) { y = Foo(\"x) }").unwrap_err();
+        assert_eq!(error.primary().code, "onnxtxt::parse::unclosed_string");
+        assert_eq!(error.span(), 28..29);
+        let error = crate::parse_node("y = Foo(x$)").unwrap_err();
+        assert_eq!(error.span(), 9..10);
+    }
+}

@@ -1,0 +1,186 @@
+//! Nodes (`[label] outputs = domain.Op:overload <attrs> (inputs)`) and node
+//! lists (`{ node* }`).
+
+use chumsky::prelude::*;
+
+use super::annotation::{self, Entry};
+use super::common::{id_list, ident, quotable_id, text_literal};
+use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use crate::lexer::Token;
+use crate::proto::{AttributeProto, NodeProto};
+
+/// The operator part of a node: its domain, op type and overload.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Operator {
+    domain: Option<String>,
+    op_type: String,
+    overload: Option<String>,
+}
+
+/// `domain.Op:overload`. The domain is dotted identifiers or [ext] one
+/// quoted string (`"".Op` is an explicitly empty domain); the op type and
+/// overload may be [ext] quoted. Like the reference, an empty op type is
+/// accepted and a leading `.` gives an empty domain.
+fn operator<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Operator, Extra<'t, 's>> + Clone
+{
+    let part = ident().map(str::to_owned).or(text_literal());
+    let first = part.clone().or_not();
+    let rest = just(Token::Dot)
+        .ignore_then(part.clone())
+        .repeated()
+        .collect::<Vec<_>>();
+    let overload = just(Token::Colon).ignore_then(part).or_not();
+    first
+        .then(rest)
+        .then(overload)
+        .map(|((first, mut rest), overload)| {
+            let Some(op_type) = rest.pop() else {
+                return Operator {
+                    domain: None,
+                    op_type: first.unwrap_or_default(),
+                    overload,
+                };
+            };
+            let domain = first
+                .into_iter()
+                .chain(rest)
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(".");
+            Operator {
+                domain: Some(domain),
+                op_type,
+                overload,
+            }
+        })
+}
+
+/// `<attr, ...>`, at least one attribute.
+pub(crate) fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>>(
+    attribute: Parsed<'t, 's, I, AttributeProto>,
+) -> impl Parser<'t, I, Vec<AttributeProto>, Extra<'t, 's>> + Clone {
+    attribute
+        .separated_by(just(Token::Comma))
+        .at_least(1)
+        .collect()
+        .delimited_by(just(Token::LAngle), just(Token::RAngle))
+        .labelled("an attribute list")
+}
+
+/// A node. Its attributes may come before or after its inputs.
+pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
+    attribute: Parsed<'t, 's, I, AttributeProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, NodeProto> {
+    let label = quotable_id()
+        .or_not()
+        .map(Option::unwrap_or_default)
+        .delimited_by(just(Token::LBracket), just(Token::RBracket));
+    let inputs = id_list().delimited_by(just(Token::LParen), just(Token::RParen));
+    let attributes = attribute_list(attribute);
+    let call = choice((
+        attributes.clone().then(inputs.clone()),
+        inputs
+            .then(attributes.or_not().map(Option::unwrap_or_default))
+            .map(|(i, a)| (a, i)),
+    ));
+    annotation
+        .or_not()
+        .then(label.or_not())
+        .then(id_list())
+        .then_ignore(just(Token::Eq))
+        .then(operator())
+        .then(call)
+        .validate(
+            |((((entries, name), output), op), (attribute, input)), _, emitter| {
+                let mut node = NodeProto {
+                    input,
+                    output,
+                    name,
+                    op_type: Some(op.op_type),
+                    domain: op.domain,
+                    overload: op.overload,
+                    attribute,
+                    ..NodeProto::default()
+                };
+                if let Some(entries) = entries {
+                    if let Err(d) = annotation::apply_node(&mut node, entries) {
+                        emit_diagnostic(emitter, d);
+                    }
+                }
+                node
+            },
+        )
+        .labelled("a node")
+        .boxed()
+}
+
+/// `{ node* }`.
+pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>>(
+    node: Parsed<'t, 's, I, NodeProto>,
+) -> impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone {
+    node.repeated()
+        .collect()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_node, parse_nodes};
+
+    #[test]
+    fn operator_forms() {
+        let n = parse_node("y = com.microsoft.Foo:v2 (x)").unwrap();
+        assert_eq!(
+            (
+                n.domain.as_deref(),
+                n.op_type.as_deref(),
+                n.overload.as_deref()
+            ),
+            (Some("com.microsoft"), Some("Foo"), Some("v2"))
+        );
+        let n = parse_node("y = Relu (x)").unwrap();
+        assert_eq!((n.domain, n.op_type.as_deref()), (None, Some("Relu")));
+        let n = parse_node("y = \"\".Relu (x)").unwrap();
+        assert_eq!(n.domain.as_deref(), Some(""));
+        let n = parse_node("y = \"my-dom\".\"Op 1\" (x)").unwrap();
+        assert_eq!(
+            (n.domain.as_deref(), n.op_type.as_deref()),
+            (Some("my-dom"), Some("Op 1"))
+        );
+    }
+
+    #[test]
+    fn empty_inputs_follow_the_reference() {
+        let inputs = |text: &str| parse_node(text).unwrap().input;
+        assert_eq!(inputs("y = Op()"), Vec::<String>::new());
+        assert_eq!(inputs("y = Op(,x)"), vec!["", "x"]);
+        assert_eq!(inputs("y = Op(x,)"), vec!["x"]);
+        assert_eq!(inputs("y = Op(,)"), vec![""]);
+        assert_eq!(inputs("y = Op(\"\")"), vec![""]);
+        assert_eq!(inputs("y = Op(a,,b)"), vec!["a", "", "b"]);
+    }
+
+    #[test]
+    fn labels_outputs_and_attribute_positions() {
+        let n = parse_node("[n1] a, \"b c\" = Op <k = 1> (x)").unwrap();
+        assert_eq!(
+            (n.name.as_deref(), n.output.clone(), n.attribute.len()),
+            (Some("n1"), vec!["a".to_string(), "b c".to_string()], 1)
+        );
+        let n = parse_node("y = Op (x) <k = 1, j = 2.0>").unwrap();
+        assert_eq!(n.attribute.len(), 2);
+        assert_eq!(
+            parse_node("[] y = Op (x)").unwrap().name.as_deref(),
+            Some("")
+        );
+        assert!(parse_node("y = Op <k = 1> (x) <j = 2>").is_err());
+        assert!(parse_node("y = Op <> (x)").is_err());
+    }
+
+    #[test]
+    fn node_lists() {
+        assert_eq!(parse_nodes("{ a = A() b = B(a) }").unwrap().len(), 2);
+        assert_eq!(parse_nodes("{}").unwrap().len(), 0);
+    }
+}

@@ -1,0 +1,571 @@
+//! Tensor constants (`float[2] w = {1, 2}`), their values, external data
+//! references, and [ext] sparse tensor constants.
+//!
+//! Values are stored exactly where the reference parser stores them (see
+//! [`Storage`]). A list made only of numbers arrives as one
+//! [`Token::Numbers`] and is converted in a single pass with no allocation
+//! per element.
+
+use chumsky::prelude::*;
+
+use super::annotation::{self, Entry};
+use super::common::{integer, quotable_id, string_literal, text_literal, IntegerName};
+use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use crate::lexer::{skip_blank, skip_number, Token};
+use crate::proto::tensor_proto::{DataLocation, DataType};
+use crate::proto::tensor_shape_proto::dimension;
+use crate::proto::type_proto::Value;
+use crate::proto::{SparseTensorProto, StringStringEntryProto, TensorProto, TypeProto};
+
+/// The values written after a tensor type and name.
+#[derive(Debug, Clone)]
+pub(crate) enum Data<'s> {
+    /// No values at all (`float[2] w =`).
+    Absent,
+    /// A list of numbers: its text between the braces, and the text's span.
+    Numbers(&'s str, SimpleSpan),
+    /// Any other `{...}` list, one literal per element.
+    Literals(Vec<(Literal<'s>, SimpleSpan)>),
+    /// `["location": "file", ...]`: the data lives in another file.
+    External(Vec<StringStringEntryProto>),
+}
+
+/// One element of a `{...}` list.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Literal<'s> {
+    /// An integer literal, as written.
+    Int(&'s str),
+    /// A float literal (or `inf`/`nan`), as written.
+    Float(&'s str),
+    /// A string literal, unescaped.
+    Bytes(Vec<u8>),
+}
+
+/// Where the reference parser stores the literals of each element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Storage {
+    /// Integers (and bit patterns) in `int32_data`.
+    Int32,
+    /// Narrow float types: integers are bit patterns, [ext] decimals are
+    /// rounded to the type. Both land in `int32_data`.
+    NarrowFloat,
+    /// `int64_data`.
+    Int64,
+    /// `uint64_data`.
+    Uint64,
+    /// `float_data` (complex64 takes two per element).
+    Float,
+    /// `double_data` (complex128 takes two per element).
+    Double,
+    /// `string_data`.
+    Bytes,
+}
+
+fn storage(data_type: i32) -> Option<Storage> {
+    use DataType as D;
+    Some(match DataType::try_from(data_type).ok()? {
+        D::Int2
+        | D::Int4
+        | D::Int8
+        | D::Int16
+        | D::Int32
+        | D::Uint2
+        | D::Uint4
+        | D::Uint8
+        | D::Uint16
+        | D::Bool => Storage::Int32,
+        D::Float16
+        | D::Bfloat16
+        | D::Float8e4m3fn
+        | D::Float8e4m3fnuz
+        | D::Float8e5m2
+        | D::Float8e5m2fnuz
+        | D::Float8e8m0
+        | D::Float4e2m1
+        | D::Float6e2m3
+        | D::Float6e3m2 => Storage::NarrowFloat,
+        D::Int64 => Storage::Int64,
+        D::Uint32 | D::Uint64 => Storage::Uint64,
+        D::Float | D::Complex64 => Storage::Float,
+        D::Double | D::Complex128 => Storage::Double,
+        D::String => Storage::Bytes,
+        D::Undefined => return None,
+    })
+}
+
+/// A literal inside `{...}` when the list is not all numbers.
+fn literal<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Literal<'s>, Extra<'t, 's>> + Clone
+{
+    select! {
+        Token::Int(text) => Literal::Int(text),
+        Token::Float(text) => Literal::Float(text),
+        Token::Ident(text) if is_special_float(text) => Literal::Float(text),
+    }
+    .or(string_literal().map(Literal::Bytes))
+    .labelled("a value")
+}
+
+/// `inf`, `infinity` or `nan`, in any case.
+pub(crate) fn is_special_float(word: &str) -> bool {
+    ["inf", "infinity", "nan"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// `["key": "value", ...]`, at least one pair.
+pub(crate) fn string_pairs<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, Vec<StringStringEntryProto>, Extra<'t, 's>> + Clone {
+    text_literal()
+        .then_ignore(just(Token::Colon))
+        .then(text_literal())
+        .map(|(key, value)| StringStringEntryProto {
+            key: Some(key),
+            value: Some(value),
+        })
+        .separated_by(just(Token::Comma))
+        .at_least(1)
+        .collect()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket))
+}
+
+/// The values of a tensor constant: `{...}` or `[...]` (external data).
+pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, Data<'s>, Extra<'t, 's>> + Clone {
+    let numbers = select! { Token::Numbers(text) = e => {
+        let span: SimpleSpan = e.span();
+        Data::Numbers(text, SimpleSpan::from(span.start + 1..span.end - 1))
+    } };
+    let literals = literal()
+        .map_with(|lit, e| (lit, e.span()))
+        .separated_by(just(Token::Comma))
+        .collect()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .map(Data::Literals);
+    choice((numbers, literals, string_pairs().map(Data::External))).labelled("tensor values")
+}
+
+/// What may follow the type of a tensor constant in an attribute value:
+/// a name, `=`, values, or several of these, in that order. Needs at least
+/// one of them (a type alone is a `type_proto` value).
+pub(crate) fn tensor_tail<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, (Option<String>, Data<'s>), Extra<'t, 's>> + Clone {
+    let eq = just(Token::Eq).or_not().ignored();
+    choice((
+        quotable_id()
+            .then_ignore(eq)
+            .then(data().or_not())
+            .map(|(name, d)| (Some(name), d)),
+        just(Token::Eq)
+            .ignore_then(data().or_not())
+            .map(|d| (None, d)),
+        data().map(|d| (None, Some(d))),
+    ))
+    .map(|(name, data)| (name, data.unwrap_or(Data::Absent)))
+}
+
+/// A tensor constant on its own: `annotation? type name? '='? values?`.
+pub(crate) fn tensor_constant<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, TensorProto> {
+    let name = quotable_id().or_not();
+    annotation
+        .or_not()
+        .then(ty.map_with(|t, e| (t, e.span())))
+        .then(name)
+        .then_ignore(just(Token::Eq).or_not())
+        .then(data().or_not())
+        .validate(|(((entries, ty), name), data), _, emitter| {
+            let mut tensor = build_tensor(ty, name, data.unwrap_or(Data::Absent), emitter);
+            annotate_tensor(&mut tensor, entries, emitter);
+            tensor
+        })
+        .boxed()
+}
+
+/// Applies the annotation written before a tensor constant, if any.
+pub(crate) fn annotate_tensor<'t, 's>(
+    tensor: &mut TensorProto,
+    entries: Option<Vec<Entry>>,
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+) {
+    if let Some(entries) = entries {
+        if let Err(d) = annotation::apply_tensor(tensor, entries) {
+            emit_diagnostic(emitter, d);
+        }
+    }
+}
+
+/// Builds a tensor from its type, name and values, reporting problems
+/// (symbolic dimensions, values of the wrong kind, overflow) through
+/// `emitter`.
+pub(crate) fn build_tensor<'t, 's>(
+    (ty, type_span): (TypeProto, SimpleSpan),
+    name: Option<String>,
+    data: Data<'s>,
+    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+) -> TensorProto {
+    let mut tensor = TensorProto {
+        name,
+        ..TensorProto::default()
+    };
+    let Some(Value::TensorType(tensor_type)) = ty.value else {
+        emitter.emit(Rich::custom(
+            type_span,
+            "a tensor constant needs a tensor type such as `float[2]`",
+        ));
+        return tensor;
+    };
+    tensor.data_type = tensor_type.elem_type;
+    let Some(shape) = tensor_type.shape else {
+        emitter.emit(Rich::custom(
+            type_span,
+            "a tensor constant needs its dimensions: write `float[2,3]`, or `float` for a scalar",
+        ));
+        return tensor;
+    };
+    for dim in &shape.dim {
+        match &dim.value {
+            Some(dimension::Value::DimValue(n)) => tensor.dims.push(*n),
+            _ => {
+                emitter.emit(Rich::custom(
+                    type_span,
+                    "the dimensions of a tensor constant must be numbers",
+                ));
+                return tensor;
+            }
+        }
+    }
+    let data_type = tensor.data_type.unwrap_or_default();
+    let result = match data {
+        Data::Absent => Ok(()),
+        Data::External(entries) => {
+            tensor.data_location = Some(DataLocation::External as i32);
+            tensor.external_data = entries;
+            Ok(())
+        }
+        Data::Numbers(text, span) => store_values(
+            &mut tensor,
+            data_type,
+            number_items(text, span.start),
+            estimate_count(text),
+            type_span,
+        ),
+        Data::Literals(items) => {
+            let count = items.len();
+            store_values(&mut tensor, data_type, items.into_iter(), count, type_span)
+        }
+    };
+    if let Err(error) = result {
+        emitter.emit(error);
+    }
+    tensor
+}
+
+/// An upper bound on the number of items in a number list.
+fn estimate_count(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b',').count() + 1
+}
+
+/// The numbers of a [`Token::Numbers`] text, which the lexer has already
+/// checked to be a well-formed list. `offset` is the text's position in the
+/// source.
+fn number_items(text: &str, offset: usize) -> impl Iterator<Item = (Literal<'_>, SimpleSpan)> {
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        pos = skip_blank(bytes, pos);
+        if pos >= bytes.len() {
+            return None;
+        }
+        let start = pos;
+        pos = skip_number(bytes, pos).unwrap_or(bytes.len());
+        let number = &text[start..pos];
+        pos = skip_blank(bytes, pos);
+        if bytes.get(pos) == Some(&b',') {
+            pos += 1;
+        }
+        let digits = number.strip_prefix('-').unwrap_or(number);
+        let literal = if digits.bytes().all(|b| b.is_ascii_digit()) {
+            Literal::Int(number)
+        } else {
+            Literal::Float(number)
+        };
+        Some((
+            literal,
+            SimpleSpan::from(offset + start..offset + start + number.len()),
+        ))
+    })
+}
+
+/// Converts literals into the typed field the reference uses for
+/// `data_type`.
+fn store_values<'s, 't>(
+    tensor: &mut TensorProto,
+    data_type: i32,
+    items: impl Iterator<Item = (Literal<'s>, SimpleSpan)>,
+    count: usize,
+    type_span: SimpleSpan,
+) -> Result<(), Rich<'t, Token<'s>>> {
+    let Some(storage) = storage(data_type) else {
+        return Err(Rich::custom(
+            type_span,
+            "values cannot be written for this element type",
+        ));
+    };
+    match storage {
+        Storage::Int32 | Storage::NarrowFloat => tensor.int32_data.reserve(count),
+        Storage::Int64 => tensor.int64_data.reserve(count),
+        Storage::Uint64 => tensor.uint64_data.reserve(count),
+        Storage::Float => tensor.float_data.reserve(count),
+        Storage::Double => tensor.double_data.reserve(count),
+        Storage::Bytes => tensor.string_data.reserve(count),
+    }
+    for (literal, span) in items {
+        match (storage, literal) {
+            (Storage::Int32 | Storage::NarrowFloat, Literal::Int(text)) => {
+                tensor.int32_data.push(parse_integer::<i32>(text, span)?);
+            }
+            (Storage::NarrowFloat, Literal::Float(text)) => {
+                let value = parse_float::<f64>(text, span)?;
+                let bits = crate::tensor_data::float_to_bits(data_type, value)
+                    .ok_or_else(|| Rich::custom(span, "this element type has no decimal form"))?;
+                tensor.int32_data.push(bits as i32);
+            }
+            (Storage::Int64, Literal::Int(text)) => {
+                tensor.int64_data.push(parse_integer::<i64>(text, span)?)
+            }
+            (Storage::Uint64, Literal::Int(text)) => {
+                tensor.uint64_data.push(parse_integer::<u64>(text, span)?)
+            }
+            (Storage::Float, Literal::Int(text) | Literal::Float(text)) => {
+                tensor.float_data.push(parse_float::<f32>(text, span)?);
+            }
+            (Storage::Double, Literal::Int(text) | Literal::Float(text)) => {
+                tensor.double_data.push(parse_float::<f64>(text, span)?);
+            }
+            (Storage::Bytes, Literal::Bytes(bytes)) => tensor.string_data.push(bytes),
+            (Storage::Bytes, _) => {
+                return Err(Rich::custom(span, "a string tensor needs string values"))
+            }
+            (_, Literal::Bytes(_)) => {
+                return Err(Rich::custom(span, "expected a number, found a string"))
+            }
+            (_, Literal::Float(text)) => {
+                return Err(Rich::custom(
+                    span,
+                    format!("expected an integer, found `{text}`"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_integer<'t, 's, T: std::str::FromStr + IntegerName>(
+    text: &str,
+    span: SimpleSpan,
+) -> Result<T, Rich<'t, Token<'s>>> {
+    text.parse()
+        .map_err(|_| Rich::custom(span, super::common::out_of_range::<T>(text)))
+}
+
+/// Parses a float literal with correct rounding straight to `T` (so an
+/// `f32` is never rounded twice through `f64`).
+pub(crate) fn parse_float<'t, 's, T: std::str::FromStr + IsInfinite>(
+    text: &str,
+    span: SimpleSpan,
+) -> Result<T, Rich<'t, Token<'s>>> {
+    match text.parse::<T>() {
+        Ok(value)
+            if !value.is_infinite()
+                || text
+                    .bytes()
+                    .any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E') =>
+        {
+            Ok(value)
+        }
+        Ok(_) => Err(Rich::custom(
+            span,
+            format!("`{text}` is too large for its type"),
+        )),
+        Err(_) => Err(Rich::custom(
+            span,
+            format!("`{text}` is not a valid number"),
+        )),
+    }
+}
+
+/// Lets [`parse_float`] reject literals that overflow to infinity.
+pub(crate) trait IsInfinite {
+    /// Whether the value is ±infinity.
+    fn is_infinite(&self) -> bool;
+}
+
+impl IsInfinite for f32 {
+    fn is_infinite(&self) -> bool {
+        f32::is_infinite(*self)
+    }
+}
+
+impl IsInfinite for f64 {
+    fn is_infinite(&self) -> bool {
+        f64::is_infinite(*self)
+    }
+}
+
+/// [ext] `sparse_tensor[dims] {values: tensor, indices: tensor}`.
+pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>>(
+    tensor: Parsed<'t, 's, I, TensorProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, SparseTensorProto> {
+    let dims = integer::<I, i64>()
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket));
+    let field = select! { Token::Ident(key) if key == "values" || key == "indices" => key }
+        .map_with(|key, e| (key, e.span()))
+        .then_ignore(just(Token::Colon))
+        .then(tensor);
+    let fields = field
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace));
+    annotation
+        .or_not()
+        .then_ignore(super::common::keyword("sparse_tensor"))
+        .then(dims)
+        .then(fields)
+        .validate(|((entries, dims), fields), _, emitter| {
+            let mut sparse = SparseTensorProto {
+                dims,
+                ..SparseTensorProto::default()
+            };
+            for ((key, span), tensor) in fields {
+                let slot = if key == "values" {
+                    &mut sparse.values
+                } else {
+                    &mut sparse.indices
+                };
+                if slot.replace(tensor).is_some() {
+                    emitter.emit(Rich::custom(span, format!("`{key}` is given twice")));
+                }
+            }
+            if let Some(entries) = entries {
+                if let Err(d) = annotation::apply_sparse_tensor(&mut sparse, entries) {
+                    emit_diagnostic(emitter, d);
+                }
+            }
+            sparse
+        })
+        .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse_tensor;
+
+    #[test]
+    fn values_go_where_the_reference_puts_them() {
+        let t = parse_tensor("int8[3] x = {1, -2, 3}").unwrap();
+        assert_eq!(
+            (
+                t.dims.as_slice(),
+                t.int32_data.as_slice(),
+                t.name.as_deref()
+            ),
+            (&[3][..], &[1, -2, 3][..], Some("x"))
+        );
+        assert_eq!(
+            parse_tensor("int64[1] {-9223372036854775808}")
+                .unwrap()
+                .int64_data,
+            vec![i64::MIN]
+        );
+        assert_eq!(
+            parse_tensor("uint64[1] {18446744073709551615}")
+                .unwrap()
+                .uint64_data,
+            vec![u64::MAX]
+        );
+        assert_eq!(
+            parse_tensor("float[2] {1, 0.1}").unwrap().float_data,
+            vec![1.0, 0.1f32]
+        );
+        assert_eq!(
+            parse_tensor("double[1] {0.1}").unwrap().double_data,
+            vec![0.1f64]
+        );
+        assert_eq!(
+            parse_tensor("complex64[1] {1, 2}").unwrap().float_data,
+            vec![1.0, 2.0]
+        );
+        assert_eq!(
+            parse_tensor("string[2] {\"a\", \"b\\\"\"}")
+                .unwrap()
+                .string_data,
+            vec![b"a".to_vec(), b"b\"".to_vec()]
+        );
+        assert_eq!(
+            parse_tensor("float16[1] {15360}").unwrap().int32_data,
+            vec![15360]
+        );
+        assert_eq!(
+            parse_tensor("float {nan}").unwrap().float_data[0].to_bits(),
+            f32::NAN.to_bits()
+        );
+        let t = parse_tensor("float[1] w = [\"location\": \"w.bin\", \"offset\": \"0\"]").unwrap();
+        assert_eq!((t.data_location, t.external_data.len()), (Some(1), 2));
+    }
+
+    #[test]
+    fn floats_are_rounded_once_to_f32() {
+        // Rounding this literal via f64 would give a different f32.
+        let text = "1.00000005960464477539062500001";
+        let direct: f32 = text.parse().unwrap();
+        assert_eq!(
+            parse_tensor(&format!("float[1] {{{text}}}"))
+                .unwrap()
+                .float_data,
+            vec![direct]
+        );
+        assert_ne!(direct, text.parse::<f64>().unwrap() as f32);
+    }
+
+    #[test]
+    fn decimal_literals_in_half_precision_tensors() {
+        assert_eq!(
+            parse_tensor("float16[2] {1.5, -0.25}").unwrap().int32_data,
+            vec![0x3E00, 0xB400]
+        );
+        assert_eq!(
+            parse_tensor("bfloat16[1] {1.0}").unwrap().int32_data,
+            vec![0x3F80]
+        );
+    }
+
+    #[test]
+    fn wrong_values_are_errors() {
+        for text in [
+            "int32[1] {1.5}",
+            "int32[1] {2147483648}",
+            "int64[1] {9223372036854775808}",
+            "uint64[1] {-1}",
+            "float[1] {1e39}",
+            "float[1] {1e}",
+            "float[N] {1}",
+            "float[] {1}",
+            "string[1] {1}",
+            "float[1] {\"a\"}",
+        ] {
+            assert!(parse_tensor(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn error_spans_point_at_the_element() {
+        let text = "int32[3] {1, 2, 99999999999}";
+        let error = parse_tensor(text).unwrap_err();
+        assert_eq!(&text[error.span()], "99999999999");
+    }
+}

@@ -1,0 +1,111 @@
+//! `key: value` entries: the model and function headers of the reference
+//! syntax, and [ext] `@<...>` annotations, which reuse the same form.
+
+use chumsky::prelude::*;
+
+use super::annotation::{Entry, Value};
+use super::common::string_literal;
+use super::tensor::tensor_tail;
+use super::{Extra, Parsed, Tokens};
+use crate::lexer::Token;
+use crate::proto::{GraphProto, SparseTensorProto, TypeProto};
+
+/// `key: value`.
+pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>>(
+    value: impl Parser<'t, I, Value, Extra<'t, 's>> + Clone + 't,
+) -> impl Parser<'t, I, Entry, Extra<'t, 's>> + Clone {
+    select! { Token::Ident(key) = e => (key.to_owned(), e.span()) }
+        .labelled("a key")
+        .then_ignore(just(Token::Colon))
+        .then(value)
+        .map(
+            |((key, key_span), value): ((String, SimpleSpan), Value)| Entry {
+                key,
+                key_span: key_span.into_range(),
+                value,
+            },
+        )
+}
+
+/// `<entry, ...>` (a header) when `open` is `<`, or `@<entry, ...>` (an
+/// annotation) when it is `@<`.
+pub(crate) fn entries<'t, 's: 't, I: Tokens<'t, 's>>(
+    open: Token<'s>,
+    value: impl Parser<'t, I, Value, Extra<'t, 's>> + Clone + 't,
+) -> impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone {
+    entry(value)
+        .separated_by(just(Token::Comma))
+        .at_least(1)
+        .collect()
+        .delimited_by(just(open), just(Token::RAngle))
+}
+
+/// Any value an entry may hold.
+pub(crate) fn value<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    graph: Parsed<'t, 's, I, GraphProto>,
+    sparse: Parsed<'t, 's, I, SparseTensorProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> Parsed<'t, 's, I, Value> {
+    recursive(|value| {
+        let span = |e: SimpleSpan| e.into_range();
+        let number = select! {
+            Token::Int(text) = e => Value::Number(text.to_owned(), span(e.span())),
+            Token::Float(text) = e => Value::Number(text.to_owned(), span(e.span())),
+        };
+        let bytes = string_literal().map_with(move |b, e| Value::Bytes(b, span(e.span())));
+        let pair = string_literal()
+            .then_ignore(just(Token::Colon))
+            .then(value.clone());
+        let pairs = pair
+            .separated_by(just(Token::Comma))
+            .at_least(1)
+            .collect()
+            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            .map_with(move |p, e| Value::Pairs(p, span(e.span())));
+        let list = value
+            .clone()
+            .separated_by(just(Token::Comma))
+            .collect()
+            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            .map_with(move |l, e| Value::List(l, span(e.span())));
+        let message = entry(value.clone())
+            .separated_by(just(Token::Comma))
+            .collect()
+            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            .map_with(move |m, e| Value::Message(m, span(e.span())));
+        let tensor_or_type = annotation
+            .clone()
+            .or_not()
+            .then(ty.map_with(|t, e| (t, e.span())))
+            .then(tensor_tail().or_not())
+            .validate(move |((entries, ty), tail), e, emitter| {
+                let whole = span(e.span());
+                match tail {
+                    Some((name, data)) => {
+                        let mut tensor = super::tensor::build_tensor(ty, name, data, emitter);
+                        super::tensor::annotate_tensor(&mut tensor, entries, emitter);
+                        Value::Tensor(Box::new(tensor), whole)
+                    }
+                    None => Value::Type(Box::new(ty.0), whole),
+                }
+            });
+        let graph = super::attribute::graph_value(graph)
+            .map_with(move |g, e| Value::Graph(Box::new(g), span(e.span())));
+        let ident =
+            select! { Token::Ident(word) = e => Value::Ident(word.to_owned(), span(e.span())) };
+        choice((
+            sparse.map_with(move |s, e| Value::SparseTensor(Box::new(s), span(e.span()))),
+            tensor_or_type,
+            graph,
+            number,
+            bytes,
+            pairs,
+            list,
+            message,
+            ident,
+        ))
+        .labelled("a value")
+    })
+    .boxed()
+}

@@ -1,0 +1,463 @@
+//! Graphs, nodes and attributes.
+//!
+//! Layout: a graph is `name (inputs) => (outputs) <initializers, value infos>
+//! {`, one node per line indented one level, and `}` at the graph's own
+//! indentation. Each of the three lists stays on the line when it fits in
+//! the width, else it is broken one item per line. A node is `[label]
+//! outputs = domain.Op:overload <attributes> (inputs)`; when its attribute
+//! list does not fit on the line (always the case with a graph-valued
+//! attribute) it moves after the inputs and is broken one attribute per
+//! line, so a nested graph body sits two levels deeper than its node and
+//! its `}` lines up with its attribute.
+
+use super::annot::{self, Place};
+use super::schema::{Ann, Entries, Field, UNSET};
+use super::tensor::{self, TensorPlace};
+use super::types::{self, print_type};
+use super::writer::{graph_name_is_bare, is_qualified, Sink};
+use crate::names;
+use crate::proto::attribute_proto::AttributeType as A;
+use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto};
+
+/// Where a graph is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GraphPlace {
+    /// The graph of a model, or a graph printed alone.
+    Top,
+    /// An attribute value or annotation value.
+    Value,
+}
+
+/// [`crate::Print`] for a graph alone.
+pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
+    graph(s, g, GraphPlace::Top);
+    s.text("\n");
+}
+
+/// Writes a graph.
+pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
+    let mut entries: Entries<'_> = Vec::new();
+    if g.name.is_none() {
+        entries.push(("name", UNSET));
+    }
+    if let Some(d) = g.doc_string.ann() {
+        entries.push(("doc_string", d));
+    }
+    if let Some(x) = g.sparse_initializer.ann() {
+        entries.push(("sparse_initializer", x));
+    }
+    if let Some(x) = g.quantization_annotation.ann() {
+        entries.push(("quantization_annotation", x));
+    }
+    if let Some(x) = g.metadata_props.ann() {
+        entries.push(("metadata_props", x));
+    }
+    annot::annotation(
+        s,
+        &entries,
+        if place == GraphPlace::Top {
+            Place::Line
+        } else {
+            Place::Inline
+        },
+    );
+
+    let name = g.name.as_deref().unwrap_or("");
+    match place {
+        GraphPlace::Top => s.name(name),
+        GraphPlace::Value => s.ext_name(name, graph_name_is_bare, "graph name"),
+    }
+    s.text(" ");
+    s.block_list("(", ")", &g.input, false, |s, i, vi| {
+        s.at_index("input", i, |s| types::value_info(s, vi))
+    });
+    s.text(" => ");
+    s.block_list("(", ")", &g.output, false, |s, i, vi| {
+        s.at_index("output", i, |s| types::value_info(s, vi))
+    });
+    if !g.initializer.is_empty() || !g.value_info.is_empty() {
+        enum Item<'a> {
+            Init(usize, &'a crate::proto::TensorProto),
+            Info(usize, &'a crate::proto::ValueInfoProto),
+        }
+        let items: Vec<Item<'_>> = g
+            .initializer
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Item::Init(i, t))
+            .chain(
+                g.value_info
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| Item::Info(i, v)),
+            )
+            .collect();
+        s.text(" ");
+        s.block_list("<", ">", &items, false, |s, _, item| match item {
+            Item::Init(i, t) => s.at_index("initializer", *i, |s| {
+                tensor::tensor_constant(s, t, TensorPlace::Initializer)
+            }),
+            Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
+        });
+    }
+    s.text(" {");
+    s.indent();
+    for (i, n) in g.node.iter().enumerate() {
+        s.newline();
+        s.at_index("node", i, |s| node(s, n));
+    }
+    s.dedent();
+    s.newline();
+    s.text("}");
+}
+
+/// [`crate::Print`] for one node.
+pub(crate) fn single_node(s: &mut Sink<'_>, n: &NodeProto) {
+    node(s, n);
+    s.text("\n");
+}
+
+/// [`crate::Print`] for a node list: `{`, one node per line, `}`.
+pub(crate) fn node_list(s: &mut Sink<'_>, nodes: &[NodeProto]) {
+    s.text("{");
+    s.indent();
+    for (i, n) in nodes.iter().enumerate() {
+        s.newline();
+        s.at_index("node", i, |s| node(s, n));
+    }
+    s.dedent();
+    s.newline();
+    s.text("}\n");
+}
+
+/// Writes a node (its annotation, if any, on the line before).
+pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
+    let mut entries: Entries<'_> = Vec::new();
+    if n.op_type.is_none() {
+        entries.push(("op_type", UNSET));
+    }
+    if let Some(d) = n.doc_string.ann() {
+        entries.push(("doc_string", d));
+    }
+    if let Some(x) = n.metadata_props.ann() {
+        entries.push(("metadata_props", x));
+    }
+    if let Some(x) = n.device_configurations.ann() {
+        entries.push(("device_configurations", x));
+    }
+    annot::annotation(s, &entries, Place::Line);
+
+    if let Some(label) = &n.name {
+        s.text("[");
+        s.name(label);
+        s.text("] ");
+    }
+    s.list(&n.output, |s, _, o| s.name(o));
+    s.text(if n.output.is_empty() { "= " } else { " = " });
+    match n.domain.as_deref() {
+        None => {}
+        // In compat mode `Op` stands for it: the reference reads the domain as "".
+        Some("") if s.compat() => {}
+        Some("") => s.text("\"\"."),
+        Some(d) => {
+            s.ext_name(d, is_qualified, "domain");
+            s.text(".");
+        }
+    }
+    let op = n.op_type.as_deref().unwrap_or("");
+    s.ext_name(op, names::is_identifier, "op type");
+    if let Some(overload) = &n.overload {
+        s.text(":");
+        s.ext_name(overload, names::is_identifier, "overload");
+    }
+    let kept = kept_attributes(s, &n.attribute);
+    let attributes = |s: &mut Sink<'_>, broken: bool| {
+        s.block_list("<", ">", &kept, broken, |s, _, (i, a)| {
+            attribute_at(s, *i, a, false)
+        });
+    };
+    let inputs = |s: &mut Sink<'_>| {
+        s.text("(");
+        s.list(&n.input, |s, _, i| s.name(i));
+        s.text(")");
+    };
+    if kept.is_empty() {
+        s.text(" ");
+        inputs(s);
+    } else if s.fits(|s| attributes(s, false)) {
+        s.text(" ");
+        attributes(s, false);
+        s.text(" ");
+        inputs(s);
+    } else {
+        s.text(" ");
+        inputs(s);
+        s.text(" ");
+        attributes(s, true);
+    }
+}
+
+/// The attributes to write, with their index. In compat mode sparse tensor
+/// values, which the reference grammar cannot write, are left out (and
+/// reported).
+pub(crate) fn kept_attributes<'a>(
+    s: &mut Sink<'_>,
+    attributes: &'a [AttributeProto],
+) -> Vec<(usize, &'a AttributeProto)> {
+    let sparse = A::SparseTensor as i32;
+    attributes
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| {
+            let drop = s.compat() && a.ref_attr_name.is_none() && a.r#type == Some(sparse);
+            if drop {
+                let key = a.name.as_deref().unwrap_or("");
+                s.at_key("attribute", key, |s| {
+                    s.report(
+                        "attribute dropped (the reference grammar has no sparse tensor values)",
+                    )
+                });
+            }
+            !drop
+        })
+        .collect()
+}
+
+/// Writes an attribute with its IR path.
+pub(crate) fn attribute_at(
+    s: &mut Sink<'_>,
+    index: usize,
+    a: &AttributeProto,
+    quotable_name: bool,
+) {
+    match a.name.as_deref() {
+        Some(key) => s.at_key("attribute", key, |s| attribute(s, a, quotable_name)),
+        None => s.at_index("attribute", index, |s| attribute(s, a, quotable_name)),
+    }
+}
+
+/// [`crate::Print`] for an attribute alone.
+pub(crate) fn bare_attribute(s: &mut Sink<'_>, a: &AttributeProto) {
+    attribute(s, a, false);
+}
+
+/// The field an attribute type stores its value in, and whether the
+/// reference grammar can write it.
+fn canonical_key(ty: A) -> &'static str {
+    match ty {
+        A::Undefined => "",
+        A::Float => "f",
+        A::Int => "i",
+        A::String => "s",
+        A::Tensor => "t",
+        A::Graph => "g",
+        A::SparseTensor => "sparse_tensor",
+        A::TypeProto => "tp",
+        A::Floats => "floats",
+        A::Ints => "ints",
+        A::Strings => "strings",
+        A::Tensors => "tensors",
+        A::Graphs => "graphs",
+        A::SparseTensors => "sparse_tensors",
+        A::TypeProtos => "type_protos",
+    }
+}
+
+/// Writes an attribute: `@<...> name: type = value`, or `name = @ref`.
+/// `quotable_name` says whether the reference grammar accepts a quoted
+/// name here (function attribute lists do).
+pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: bool) {
+    let ty = a
+        .r#type
+        .and_then(|t| A::try_from(t).ok())
+        .filter(|t| *t != A::Undefined);
+    let is_ref = a.ref_attr_name.is_some();
+    let main = if is_ref {
+        ""
+    } else {
+        ty.map_or("ints", canonical_key)
+    };
+
+    let mut entries: Entries<'_> = Vec::new();
+    if a.name.is_none() {
+        entries.push(("name", UNSET));
+    }
+    if let Some(d) = a.doc_string.ann() {
+        entries.push(("doc_string", d));
+    }
+    if is_ref {
+        if a.r#type.is_some() && ty.is_none() {
+            entries.push(("type", a.r#type.ann().unwrap_or(UNSET)));
+        }
+    } else if ty.is_none() {
+        entries.push(("type", a.r#type.ann().unwrap_or(UNSET)));
+    }
+    let mut tp_image: Option<TypeProto> = None;
+    let exact_floats = {
+        let mut b = ryu::Buffer::new();
+        a.floats
+            .iter()
+            .all(|x| super::writer::f32_text(*x, &mut b).is_some())
+    };
+    let exact_f =
+        a.f.is_none_or(|x| super::writer::f32_text(x, &mut ryu::Buffer::new()).is_some());
+    let type_protos_exact = a
+        .type_protos
+        .iter()
+        .all(|t| types::type_image(t).as_ref() == Some(t));
+    let fields: [(&'static str, Option<Ann<'_>>); 14] = [
+        ("f", a.f.ann()),
+        ("i", a.i.ann()),
+        ("s", a.s.ann()),
+        ("t", a.t.ann()),
+        ("g", a.g.ann()),
+        ("sparse_tensor", a.sparse_tensor.ann()),
+        ("tp", None),
+        ("floats", a.floats.ann()),
+        ("ints", a.ints.ann()),
+        ("strings", a.strings.ann()),
+        ("tensors", a.tensors.ann()),
+        ("graphs", a.graphs.ann()),
+        ("sparse_tensors", a.sparse_tensors.ann()),
+        ("type_protos", a.type_protos.ann()),
+    ];
+    for (key, value) in fields {
+        if key == "tp" {
+            if main == "tp" {
+                tp_image = Some(match types::type_entry(a.tp.as_ref(), &mut entries, "tp") {
+                    Some(image) => image,
+                    None if a.tp.is_none() => {
+                        entries.push(("tp", UNSET));
+                        types::placeholder_type()
+                    }
+                    None => types::placeholder_type(),
+                });
+            } else if let Some(tp) = a.tp.ann() {
+                entries.push(("tp", tp));
+            }
+            continue;
+        }
+        let present = value.is_some();
+        let exact = match key {
+            "f" => exact_f,
+            "floats" => exact_floats,
+            "type_protos" => type_protos_exact,
+            _ => true,
+        };
+        if key == main {
+            // Lists are always shown (empty or not); singular values need a placeholder when absent.
+            let list = matches!(
+                key,
+                "floats"
+                    | "ints"
+                    | "strings"
+                    | "tensors"
+                    | "graphs"
+                    | "sparse_tensors"
+                    | "type_protos"
+            );
+            if !present && !list {
+                entries.push((key, UNSET));
+            } else if !exact {
+                entries.push((key, value.unwrap_or(Ann::List(Vec::new()))));
+            }
+        } else if let Some(value) = value {
+            entries.push((key, value));
+        }
+    }
+    annot::annotation(s, &entries, Place::Inline);
+
+    let name = a.name.as_deref().unwrap_or("");
+    if quotable_name {
+        s.name(name);
+    } else {
+        s.ext_name(name, names::is_identifier, "attribute name");
+    }
+    if is_ref {
+        if let Some(t) = ty {
+            s.text(": ");
+            s.text(names::attribute_type_name(t as i32).unwrap_or("ints"));
+        }
+        s.text(" = @");
+        s.name(a.ref_attr_name.as_deref().unwrap_or(""));
+        return;
+    }
+    let ty = ty.unwrap_or(A::Ints);
+    s.text(": ");
+    s.text(names::attribute_type_name(ty as i32).unwrap_or("ints"));
+    s.text(" = ");
+    match ty {
+        A::Undefined | A::Ints => {
+            s.text("[");
+            s.list(&a.ints, |s, _, v| s.int(*v));
+            s.text("]");
+        }
+        A::Float => s.f32(a.f.unwrap_or(0.0)),
+        A::Int => s.int(a.i.unwrap_or(0)),
+        A::String => s.string(a.s.as_deref().unwrap_or(b"")),
+        A::Tensor => match &a.t {
+            Some(t) => s.at("t", |s| tensor::tensor_constant(s, t, TensorPlace::Value)),
+            None => s.text("float {}"),
+        },
+        A::Graph => match &a.g {
+            Some(g) => s.at("g", |s| graph(s, g, GraphPlace::Value)),
+            None => s.text("g () => () {}"),
+        },
+        A::SparseTensor => match &a.sparse_tensor {
+            Some(t) => s.at("sparse_tensor", |s| tensor::sparse_constant(s, t)),
+            None => s.text("sparse_tensor[] {}"),
+        },
+        A::TypeProto => print_type(s, tp_image.as_ref().unwrap_or(&types::placeholder_type())),
+        A::Floats => {
+            s.text("[");
+            s.list(&a.floats, |s, _, v| s.f32(*v));
+            s.text("]");
+        }
+        A::Strings => {
+            s.text("[");
+            s.list(&a.strings, |s, _, v| s.string(v));
+            s.text("]");
+        }
+        A::Tensors => dropped_list(s, a.tensors.len(), "tensors", |s| {
+            s.list(&a.tensors, |s, i, t| {
+                s.at_index("tensors", i, |s| {
+                    tensor::tensor_constant(s, t, TensorPlace::Value)
+                })
+            })
+        }),
+        A::Graphs => dropped_list(s, a.graphs.len(), "graphs", |s| {
+            s.list(&a.graphs, |s, i, g| {
+                s.at_index("graphs", i, |s| graph(s, g, GraphPlace::Value))
+            })
+        }),
+        A::SparseTensors => dropped_list(s, a.sparse_tensors.len(), "sparse tensors", |s| {
+            s.list(&a.sparse_tensors, |s, i, t| {
+                s.at_index("sparse_tensors", i, |s| tensor::sparse_constant(s, t))
+            })
+        }),
+        A::TypeProtos => dropped_list(s, a.type_protos.len(), "types", |s| {
+            s.list(&a.type_protos, |s, _, t| {
+                print_type(
+                    s,
+                    &types::type_image(t).unwrap_or_else(types::placeholder_type),
+                )
+            })
+        }),
+    }
+}
+
+/// A list value the reference parser would read and then empty: in compat
+/// mode it is written `[]` and reported.
+fn dropped_list(s: &mut Sink<'_>, len: usize, what: &str, items: impl FnOnce(&mut Sink<'_>)) {
+    s.text("[");
+    if s.compat() {
+        if len > 0 {
+            s.report(format!(
+                "{len} {what} dropped (the reference parser empties lists of {what})"
+            ));
+        }
+    } else {
+        items(s);
+    }
+    s.text("]");
+}

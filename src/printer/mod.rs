@@ -1,0 +1,244 @@
+//! The printer: IR to text, losslessly.
+//!
+//! Files of this module:
+//!
+//! * `mod.rs`: the public API ([`to_text`], [`Printer`] and its options,
+//!   the [`Print`] trait, the [`Dropped`] report of compat mode).
+//! * `writer.rs`: the sink every byte goes through. It owns indentation,
+//!   quoting, string escapes, number formatting, line-width probing and the
+//!   IR path used in reports.
+//! * `schema.rs`: the annotation key scheme (one key per proto field) as a
+//!   table shared with the parser's `apply_*` functions, and the printing
+//!   side of it ([`schema::Ann`] values built from IR fields).
+//! * `annot.rs`: writing `@<key: value, ...>` annotations.
+//! * `types.rs`: types and value infos (what the type syntax can say, and the
+//!   `type` annotation for what it cannot).
+//! * `tensor.rs`: tensor constants, sparse tensor constants, element data.
+//! * `graph.rs`: graphs, nodes and attributes.
+//! * `model.rs`: model and function headers, the top-level layout.
+//!
+//! The walk follows one rule everywhere: print what the main syntax can say
+//! (the "image" of the value), then put every field where the image differs
+//! from the IR into the annotation of the smallest construct that owns it.
+
+mod annot;
+mod graph;
+mod model;
+pub(crate) mod schema;
+mod tensor;
+mod types;
+mod writer;
+
+use std::io::{self, Write};
+
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
+    TensorProto, TypeProto, ValueInfoProto,
+};
+
+#[doc(hidden)]
+pub use writer::Sink;
+
+/// Printing options.
+///
+/// ```
+/// use onnxtxt::proto::{ModelProto, OperatorSetIdProto};
+/// use onnxtxt::Printer;
+///
+/// let model = ModelProto {
+///     ir_version: Some(8),
+///     opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(18) }],
+///     graph: Some(Default::default()),
+///     ..Default::default()
+/// };
+/// let printed = Printer::new().compat(true).print(&model);
+/// assert!(printed.text.starts_with("<\n  ir_version: 8,\n"));
+/// // The graph has no name: `name: unset` needs an annotation, which compat mode drops.
+/// assert_eq!(printed.dropped.len(), 1);
+/// assert_eq!(printed.dropped[0].to_string(), "graph: `name` dropped (it needs an annotation)");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Printer {
+    compat: bool,
+    narrow_float_decimals: bool,
+    width: usize,
+}
+
+impl Default for Printer {
+    fn default() -> Self {
+        Printer {
+            compat: false,
+            narrow_float_decimals: false,
+            width: 100,
+        }
+    }
+}
+
+/// Something the printer could not write in compat mode: where it is in the
+/// IR and what was dropped or changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    /// The IR path, e.g. `graph.node[3].attribute["axes"]`.
+    pub path: String,
+    /// What was dropped or changed.
+    pub what: String,
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.what)
+        } else {
+            write!(f, "{}: {}", self.path, self.what)
+        }
+    }
+}
+
+/// The result of [`Printer::print`]: the text, and what compat mode dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Printed {
+    /// The printed text.
+    pub text: String,
+    /// Everything that could not be written (always empty unless compat mode
+    /// is on, or a value has no syntax of its own, like a bare type's
+    /// denotation).
+    pub dropped: Vec<Dropped>,
+}
+
+impl Printer {
+    /// The default printer: lossless, extensions where needed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With `compat`, the output uses only the reference grammar (onnx
+    /// 1.23.2's `onnx.parser`); whatever that cannot express is left out and
+    /// listed in [`Printed::dropped`].
+    #[must_use]
+    pub fn compat(mut self, compat: bool) -> Self {
+        self.compat = compat;
+        self
+    }
+
+    /// Print the elements of float16, bfloat16, float8, float6 and float4
+    /// tensors as decimal numbers (an extension) instead of the bit patterns
+    /// of the reference grammar. Ignored in compat mode. Off by default.
+    #[must_use]
+    pub fn narrow_float_decimals(mut self, on: bool) -> Self {
+        self.narrow_float_decimals = on;
+        self
+    }
+
+    /// The line width beyond which lists (graph inputs, outputs,
+    /// initializers, node attributes) are broken one item per line.
+    /// 100 by default.
+    #[must_use]
+    pub fn width(mut self, width: usize) -> Self {
+        self.width = width;
+        self
+    }
+
+    /// Prints `item` to a string.
+    pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
+        let mut buffer = Vec::new();
+        let dropped = self
+            .write(item, &mut buffer)
+            .expect("writing to a Vec cannot fail");
+        // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
+        // (or, in compat mode, replaced).
+        let text = String::from_utf8(buffer).expect("the printer writes UTF-8");
+        Printed { text, dropped }
+    }
+
+    /// Prints `item` to `out` through one buffer, never holding the whole
+    /// text in memory. Returns what compat mode dropped.
+    ///
+    /// ```
+    /// use onnxtxt::proto::NodeProto;
+    /// use onnxtxt::Printer;
+    ///
+    /// let node = NodeProto {
+    ///     input: vec!["x".into()],
+    ///     output: vec!["y".into()],
+    ///     op_type: Some("Relu".into()),
+    ///     ..Default::default()
+    /// };
+    /// let mut out = Vec::new();
+    /// let dropped = Printer::new().write(&node, &mut out).unwrap();
+    /// assert_eq!(String::from_utf8(out).unwrap(), "y = Relu (x)\n");
+    /// assert!(dropped.is_empty());
+    /// ```
+    pub fn write<T: Print + ?Sized, W: Write>(&self, item: &T, out: W) -> io::Result<Vec<Dropped>> {
+        let mut buffered = io::BufWriter::with_capacity(1 << 16, out);
+        let mut sink = Sink::new(&mut buffered, *self);
+        item.print_to(&mut sink);
+        let dropped = sink.finish()?;
+        buffered.flush()?;
+        Ok(dropped)
+    }
+}
+
+/// Prints any IR value the parser accepts, with the default [`Printer`].
+///
+/// ```
+/// use onnxtxt::proto::{type_proto, TypeProto, TensorShapeProto};
+/// use onnxtxt::proto::tensor_shape_proto::{dimension, Dimension};
+///
+/// let ty = TypeProto {
+///     value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+///         elem_type: Some(1),
+///         shape: Some(TensorShapeProto {
+///             dim: vec![
+///                 Dimension { value: Some(dimension::Value::DimParam("N".into())), denotation: None },
+///                 Dimension { value: Some(dimension::Value::DimValue(3)), denotation: None },
+///             ],
+///         }),
+///     })),
+///     denotation: None,
+/// };
+/// assert_eq!(onnxtxt::to_text(&ty), "float[N,3]");
+/// ```
+pub fn to_text<T: Print + ?Sized>(item: &T) -> String {
+    Printer::new().print(item).text
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An IR value the printer can write: every kind the parser reads.
+pub trait Print: sealed::Sealed {
+    #[doc(hidden)]
+    fn print_to(&self, sink: &mut Sink<'_>);
+}
+
+macro_rules! printable {
+    ($($ty:ty => $f:path),* $(,)?) => {$(
+        impl sealed::Sealed for $ty {}
+        impl Print for $ty {
+            fn print_to(&self, sink: &mut Sink<'_>) {
+                $f(sink, self)
+            }
+        }
+    )*};
+}
+
+printable! {
+    ModelProto => model::model,
+    GraphProto => graph::top_graph,
+    FunctionProto => model::function,
+    NodeProto => graph::single_node,
+    [NodeProto] => graph::node_list,
+    TypeProto => types::bare_type,
+    TensorProto => tensor::bare_tensor,
+    SparseTensorProto => tensor::bare_sparse,
+    AttributeProto => graph::bare_attribute,
+    ValueInfoProto => types::bare_value_info,
+}
+
+impl sealed::Sealed for Vec<NodeProto> {}
+impl Print for Vec<NodeProto> {
+    fn print_to(&self, sink: &mut Sink<'_>) {
+        graph::node_list(sink, self)
+    }
+}

@@ -1,0 +1,568 @@
+//! The annotation key scheme: every key is the name of a proto field, and
+//! every value is written in the form of that field's type (numbers,
+//! strings, lists, `["k": "v"]` pair lists for string maps, `{key: value}`
+//! messages, graphs, tensor constants, sparse tensor constants). The only
+//! pseudo-keys are `raw` on tensors (`raw: true`: the `{...}` elements are
+//! stored packed in `raw_data`) and `bits` inside a float value
+//! (`{bits: 2143289345}`, a float given by its IEEE bit pattern, for NaN
+//! payloads that have no decimal text).
+//!
+//! [`message_table!`] lists, once, the key of every field of the nested
+//! messages that annotations spell out in full; the printer derives
+//! [`AnnMessage`] from it and the parser's `apply_*` functions derive the
+//! reading side from the same table, so the two cannot drift apart.
+
+use crate::proto::{simple_sharded_dim_proto, OperatorSetIdProto};
+use crate::proto::{
+    tensor_shape_proto, type_proto, GraphProto, SimpleShardedDimProto, SparseTensorProto,
+    StringStringEntryProto, TensorProto, TypeProto,
+};
+
+/// An annotation value to print, borrowing from the IR.
+#[derive(Debug, Clone)]
+pub(crate) enum Ann<'a> {
+    Int(i64),
+    Uint(u64),
+    F32(f32),
+    F64(f64),
+    Str(&'a [u8]),
+    Ident(&'static str),
+    List(Vec<Ann<'a>>),
+    Pairs(Vec<(&'a [u8], Ann<'a>)>),
+    Msg(Entries<'a>),
+    Graph(&'a GraphProto),
+    Tensor(&'a TensorProto),
+    Sparse(&'a SparseTensorProto),
+}
+
+/// The entries of one annotation or message value.
+pub(crate) type Entries<'a> = Vec<(&'static str, Ann<'a>)>;
+
+/// `unset`: the field is absent.
+pub(crate) const UNSET: Ann<'static> = Ann::Ident("unset");
+
+/// A field as an annotation value; `None` when it is absent or empty.
+pub(crate) trait Field {
+    fn ann(&self) -> Option<Ann<'_>>;
+}
+
+/// A message as an annotation value.
+pub(crate) trait AnnMessage {
+    /// Every field that is set, in field order.
+    fn ann_entries(&self) -> Entries<'_>;
+
+    /// The message as one value.
+    fn ann_one(&self) -> Ann<'_> {
+        Ann::Msg(self.ann_entries())
+    }
+
+    /// A repeated field of these messages.
+    fn ann_list(items: &[Self]) -> Ann<'_>
+    where
+        Self: Sized,
+    {
+        default_list(items)
+    }
+}
+
+macro_rules! scalar_fields {
+    ($($ty:ty => |$v:ident| $e:expr),* $(,)?) => {$(
+        impl Field for Option<$ty> {
+            fn ann(&self) -> Option<Ann<'_>> {
+                self.as_ref().map(|$v| $e)
+            }
+        }
+        impl Field for Vec<$ty> {
+            fn ann(&self) -> Option<Ann<'_>> {
+                (!self.is_empty()).then(|| Ann::List(self.iter().map(|$v| $e).collect()))
+            }
+        }
+    )*};
+}
+
+scalar_fields! {
+    i64 => |v| Ann::Int(*v),
+    i32 => |v| Ann::Int(i64::from(*v)),
+    u64 => |v| Ann::Uint(*v),
+    f32 => |v| Ann::F32(*v),
+    f64 => |v| Ann::F64(*v),
+    String => |v| Ann::Str(v.as_bytes()),
+    Vec<u8> => |v| Ann::Str(v),
+}
+
+impl<M: AnnMessage> Field for Option<M> {
+    fn ann(&self) -> Option<Ann<'_>> {
+        self.as_ref().map(AnnMessage::ann_one)
+    }
+}
+
+impl Field for Option<Box<TypeProto>> {
+    fn ann(&self) -> Option<Ann<'_>> {
+        self.as_deref().map(AnnMessage::ann_one)
+    }
+}
+
+impl<M: AnnMessage> Field for Vec<M> {
+    fn ann(&self) -> Option<Ann<'_>> {
+        (!self.is_empty()).then(|| M::ann_list(self))
+    }
+}
+
+/// Lists every nested message that annotations spell out field by field,
+/// with the key of each field; `$m` is called once per message as
+/// `$m!(Type, "what it is", { "key" => field, ... })`.
+macro_rules! message_table {
+    ($m:ident) => {
+        $m!(crate::proto::tensor_proto::Segment, "tensor segment", { "begin" => begin, "end" => end });
+        $m!(crate::proto::StringStringEntryProto, "string entry", { "key" => key, "value" => value });
+        $m!(crate::proto::OperatorSetIdProto, "opset import", { "domain" => domain, "version" => version });
+        $m!(crate::proto::TensorAnnotation, "tensor annotation", {
+            "tensor_name" => tensor_name,
+            "quant_parameter_tensor_names" => quant_parameter_tensor_names,
+        });
+        $m!(crate::proto::TrainingInfoProto, "training info", {
+            "initialization" => initialization,
+            "algorithm" => algorithm,
+            "initialization_binding" => initialization_binding,
+            "update_binding" => update_binding,
+        });
+        $m!(crate::proto::DeviceConfigurationProto, "device configuration", {
+            "name" => name,
+            "num_devices" => num_devices,
+            "device" => device,
+        });
+        $m!(crate::proto::NodeDeviceConfigurationProto, "node device configuration", {
+            "configuration_id" => configuration_id,
+            "sharding_spec" => sharding_spec,
+            "pipeline_stage" => pipeline_stage,
+        });
+        $m!(crate::proto::ShardingSpecProto, "sharding spec", {
+            "tensor_name" => tensor_name,
+            "device" => device,
+            "index_to_device_group_map" => index_to_device_group_map,
+            "sharded_dim" => sharded_dim,
+        });
+        $m!(crate::proto::IntIntListEntryProto, "int list entry", { "key" => key, "value" => value });
+        $m!(crate::proto::ShardedDimProto, "sharded dim", { "axis" => axis, "simple_sharding" => simple_sharding });
+        $m!(crate::proto::type_proto::Tensor, "tensor type", { "elem_type" => elem_type, "shape" => shape });
+        $m!(crate::proto::type_proto::Sequence, "sequence type", { "elem_type" => elem_type });
+        $m!(crate::proto::type_proto::Map, "map type", { "key_type" => key_type, "value_type" => value_type });
+        $m!(crate::proto::type_proto::Optional, "optional type", { "elem_type" => elem_type });
+        $m!(crate::proto::type_proto::SparseTensor, "sparse tensor type", {
+            "elem_type" => elem_type,
+            "shape" => shape,
+        });
+        $m!(crate::proto::type_proto::Opaque, "opaque type", { "domain" => domain, "name" => name });
+        $m!(crate::proto::TensorShapeProto, "shape", { "dim" => dim });
+    };
+}
+pub(crate) use message_table;
+
+/// The keys of the constructs that have an annotation of their own (the
+/// printer writes these fields one by one; the parser reads any of them).
+macro_rules! construct_table {
+    ($m:ident) => {
+        $m!(crate::proto::ModelProto, "model", {
+            "ir_version" => ir_version,
+            "opset_import" => opset_import,
+            "producer_name" => producer_name,
+            "producer_version" => producer_version,
+            "domain" => domain,
+            "model_version" => model_version,
+            "doc_string" => doc_string,
+            "graph" => graph,
+            "metadata_props" => metadata_props,
+            "training_info" => training_info,
+            "functions" => functions,
+            "configuration" => configuration,
+        });
+        $m!(crate::proto::FunctionProto, "function", {
+            "name" => name,
+            "input" => input,
+            "output" => output,
+            "attribute" => attribute,
+            "attribute_proto" => attribute_proto,
+            "node" => node,
+            "doc_string" => doc_string,
+            "opset_import" => opset_import,
+            "domain" => domain,
+            "overload" => overload,
+            "value_info" => value_info,
+            "metadata_props" => metadata_props,
+        });
+        $m!(crate::proto::GraphProto, "graph", {
+            "node" => node,
+            "name" => name,
+            "initializer" => initializer,
+            "sparse_initializer" => sparse_initializer,
+            "doc_string" => doc_string,
+            "input" => input,
+            "output" => output,
+            "value_info" => value_info,
+            "quantization_annotation" => quantization_annotation,
+            "metadata_props" => metadata_props,
+        });
+        $m!(crate::proto::NodeProto, "node", {
+            "input" => input,
+            "output" => output,
+            "name" => name,
+            "op_type" => op_type,
+            "domain" => domain,
+            "overload" => overload,
+            "attribute" => attribute,
+            "doc_string" => doc_string,
+            "metadata_props" => metadata_props,
+            "device_configurations" => device_configurations,
+        });
+        $m!(crate::proto::ValueInfoProto, "value info", {
+            "name" => name,
+            "type" => r#type,
+            "doc_string" => doc_string,
+            "metadata_props" => metadata_props,
+        });
+        $m!(crate::proto::AttributeProto, "attribute", {
+            "name" => name,
+            "ref_attr_name" => ref_attr_name,
+            "doc_string" => doc_string,
+            "type" => r#type,
+            "f" => f,
+            "i" => i,
+            "s" => s,
+            "t" => t,
+            "g" => g,
+            "sparse_tensor" => sparse_tensor,
+            "tp" => tp,
+            "floats" => floats,
+            "ints" => ints,
+            "strings" => strings,
+            "tensors" => tensors,
+            "graphs" => graphs,
+            "sparse_tensors" => sparse_tensors,
+            "type_protos" => type_protos,
+        });
+        $m!(crate::proto::TensorProto, "tensor", {
+            "dims" => dims,
+            "data_type" => data_type,
+            "segment" => segment,
+            "float_data" => float_data,
+            "int32_data" => int32_data,
+            "string_data" => string_data,
+            "int64_data" => int64_data,
+            "name" => name,
+            "doc_string" => doc_string,
+            "raw_data" => raw_data,
+            "external_data" => external_data,
+            "data_location" => data_location,
+            "double_data" => double_data,
+            "uint64_data" => uint64_data,
+            "metadata_props" => metadata_props,
+        });
+        $m!(crate::proto::SparseTensorProto, "sparse tensor", {
+            "values" => values,
+            "indices" => indices,
+            "dims" => dims,
+        });
+    };
+}
+pub(crate) use construct_table;
+
+macro_rules! impl_ann_message {
+    (crate::proto::StringStringEntryProto, $($rest:tt)*) => {
+        impl_ann_message!(@impl crate::proto::StringStringEntryProto, ann_string_entries, $($rest)*);
+    };
+    (crate::proto::OperatorSetIdProto, $($rest:tt)*) => {
+        impl_ann_message!(@impl crate::proto::OperatorSetIdProto, ann_opsets, $($rest)*);
+    };
+    (@impl $ty:ty, $list:ident, $what:literal, { $($key:literal => $field:ident),* $(,)? }) => {
+        impl AnnMessage for $ty {
+            fn ann_entries(&self) -> Entries<'_> {
+                let mut entries = Vec::new();
+                $(if let Some(value) = self.$field.ann() {
+                    entries.push(($key, value));
+                })*
+                entries
+            }
+            fn ann_list(items: &[Self]) -> Ann<'_> {
+                $list(items)
+            }
+        }
+    };
+    ($ty:ty, $($rest:tt)*) => {
+        impl_ann_message!(@impl $ty, default_list, $($rest)*);
+    };
+}
+
+fn default_list<M: AnnMessage>(items: &[M]) -> Ann<'_> {
+    Ann::List(items.iter().map(AnnMessage::ann_one).collect())
+}
+
+fn ann_opsets(items: &[OperatorSetIdProto]) -> Ann<'_> {
+    if opsets_are_pairs(items) {
+        Ann::Pairs(
+            items
+                .iter()
+                .map(|o| {
+                    (
+                        o.domain.as_deref().unwrap_or("").as_bytes(),
+                        Ann::Int(o.version.unwrap_or(0)),
+                    )
+                })
+                .collect(),
+        )
+    } else {
+        default_list(items)
+    }
+}
+
+message_table!(impl_ann_message);
+
+// StringStringEntryProto and OperatorSetIdProto lists use the pair form
+// `["key": value]` when every entry has both fields.
+
+fn ann_string_entries(items: &[StringStringEntryProto]) -> Ann<'_> {
+    if items.iter().all(|e| e.key.is_some() && e.value.is_some()) {
+        Ann::Pairs(
+            items
+                .iter()
+                .map(|e| {
+                    (
+                        e.key.as_deref().unwrap_or("").as_bytes(),
+                        Ann::Str(e.value.as_deref().unwrap_or("").as_bytes()),
+                    )
+                })
+                .collect(),
+        )
+    } else {
+        Ann::List(items.iter().map(AnnMessage::ann_one).collect())
+    }
+}
+
+/// Whether an opset import list can use the pair form.
+pub(crate) fn opsets_are_pairs(items: &[OperatorSetIdProto]) -> bool {
+    items
+        .iter()
+        .all(|o| o.domain.is_some() && o.version.is_some())
+}
+
+// The constructs print as themselves.
+
+impl AnnMessage for GraphProto {
+    fn ann_entries(&self) -> Entries<'_> {
+        Vec::new()
+    }
+    fn ann_one(&self) -> Ann<'_> {
+        Ann::Graph(self)
+    }
+}
+
+impl AnnMessage for TensorProto {
+    fn ann_entries(&self) -> Entries<'_> {
+        Vec::new()
+    }
+    fn ann_one(&self) -> Ann<'_> {
+        Ann::Tensor(self)
+    }
+}
+
+impl AnnMessage for SparseTensorProto {
+    fn ann_entries(&self) -> Entries<'_> {
+        Vec::new()
+    }
+    fn ann_one(&self) -> Ann<'_> {
+        Ann::Sparse(self)
+    }
+}
+
+impl AnnMessage for TypeProto {
+    fn ann_entries(&self) -> Entries<'_> {
+        type_diff(&TypeProto::default(), self)
+    }
+}
+
+impl AnnMessage for tensor_shape_proto::Dimension {
+    fn ann_entries(&self) -> Entries<'_> {
+        use tensor_shape_proto::dimension::Value;
+        let mut entries = Vec::new();
+        match &self.value {
+            Some(Value::DimValue(v)) => entries.push(("dim_value", Ann::Int(*v))),
+            Some(Value::DimParam(p)) => entries.push(("dim_param", Ann::Str(p.as_bytes()))),
+            None => {}
+        }
+        if let Some(d) = self.denotation.ann() {
+            entries.push(("denotation", d));
+        }
+        entries
+    }
+}
+
+impl AnnMessage for SimpleShardedDimProto {
+    fn ann_entries(&self) -> Entries<'_> {
+        use simple_sharded_dim_proto::Dim;
+        let mut entries = Vec::new();
+        match &self.dim {
+            Some(Dim::DimValue(v)) => entries.push(("dim_value", Ann::Int(*v))),
+            Some(Dim::DimParam(p)) => entries.push(("dim_param", Ann::Str(p.as_bytes()))),
+            None => {}
+        }
+        if let Some(n) = self.num_shards.ann() {
+            entries.push(("num_shards", n));
+        }
+        entries
+    }
+}
+
+// ----- diffs: what an annotation must say to turn `image` into `actual` ---
+
+/// An optional field: the actual value, or `unset`, when it differs.
+fn diff_field<'a, T>(image: &T, actual: &'a T, entries: &mut Entries<'a>, key: &'static str)
+where
+    T: Field + PartialEq,
+{
+    if image != actual {
+        entries.push((key, actual.ann().unwrap_or(UNSET)));
+    }
+}
+
+/// A nested message field merged by the annotation: its own diff, in braces.
+fn diff_nested<'a, T>(
+    image: Option<&T>,
+    actual: Option<&'a T>,
+    entries: &mut Entries<'a>,
+    key: &'static str,
+    diff: impl Fn(&T, &'a T) -> Entries<'a>,
+) where
+    T: Default,
+{
+    match (image, actual) {
+        (_, None) => {
+            if image.is_some() {
+                entries.push((key, UNSET));
+            }
+        }
+        (Some(i), Some(a)) => {
+            let sub = diff(i, a);
+            if !sub.is_empty() {
+                entries.push((key, Ann::Msg(sub)));
+            }
+        }
+        (None, Some(a)) => entries.push((key, Ann::Msg(diff(&T::default(), a)))),
+    }
+}
+
+/// The entries that turn the type `image` into `actual` when merged into it:
+/// scalar fields are replaced, repeated fields replaced as a whole, nested
+/// messages merged, and a oneof member of another kind starts from empty.
+pub(crate) fn type_diff<'a>(image: &TypeProto, actual: &'a TypeProto) -> Entries<'a> {
+    use type_proto::Value as V;
+    let mut entries = Vec::new();
+    let key = |v: &V| match v {
+        V::TensorType(_) => "tensor_type",
+        V::SequenceType(_) => "sequence_type",
+        V::MapType(_) => "map_type",
+        V::OptionalType(_) => "optional_type",
+        V::SparseTensorType(_) => "sparse_tensor_type",
+        V::OpaqueType(_) => "opaque_type",
+    };
+    match (&image.value, &actual.value) {
+        (Some(i), None) => entries.push((key(i), UNSET)),
+        (None, None) => {}
+        (i, Some(a)) => {
+            let k = key(a);
+            let sub = match (i, a) {
+                (Some(V::TensorType(i)), V::TensorType(a)) => {
+                    tensor_type_diff(i.elem_type, &i.shape, a.elem_type.as_ref(), &a.shape)
+                }
+                (Some(V::SparseTensorType(i)), V::SparseTensorType(a)) => {
+                    tensor_type_diff(i.elem_type, &i.shape, a.elem_type.as_ref(), &a.shape)
+                }
+                (Some(V::SequenceType(i)), V::SequenceType(a)) => {
+                    elem_diff(&i.elem_type, &a.elem_type)
+                }
+                (Some(V::OptionalType(i)), V::OptionalType(a)) => {
+                    elem_diff(&i.elem_type, &a.elem_type)
+                }
+                (Some(V::MapType(i)), V::MapType(a)) => {
+                    let mut sub = Vec::new();
+                    diff_field(&i.key_type, &a.key_type, &mut sub, "key_type");
+                    diff_nested(
+                        i.value_type.as_deref(),
+                        a.value_type.as_deref(),
+                        &mut sub,
+                        "value_type",
+                        type_diff,
+                    );
+                    sub
+                }
+                (Some(V::OpaqueType(i)), V::OpaqueType(a)) => {
+                    let mut sub = Vec::new();
+                    diff_field(&i.domain, &a.domain, &mut sub, "domain");
+                    diff_field(&i.name, &a.name, &mut sub, "name");
+                    sub
+                }
+                (_, a) => match a {
+                    V::TensorType(a) => a.ann_entries(),
+                    V::SparseTensorType(a) => a.ann_entries(),
+                    V::SequenceType(a) => a.ann_entries(),
+                    V::OptionalType(a) => a.ann_entries(),
+                    V::MapType(a) => a.ann_entries(),
+                    V::OpaqueType(a) => a.ann_entries(),
+                },
+            };
+            let same_kind = i.as_ref().is_some_and(|i| key(i) == k);
+            if !sub.is_empty() || !same_kind {
+                entries.push((k, Ann::Msg(sub)));
+            }
+        }
+    }
+    diff_field(
+        &image.denotation,
+        &actual.denotation,
+        &mut entries,
+        "denotation",
+    );
+    entries
+}
+
+fn tensor_type_diff<'a>(
+    image_elem: Option<i32>,
+    image_shape: &Option<crate::proto::TensorShapeProto>,
+    actual_elem: Option<&'a i32>,
+    actual_shape: &'a Option<crate::proto::TensorShapeProto>,
+) -> Entries<'a> {
+    let mut sub = Vec::new();
+    if image_elem.as_ref() != actual_elem {
+        sub.push((
+            "elem_type",
+            actual_elem.map_or(UNSET, |v| Ann::Int(i64::from(*v))),
+        ));
+    }
+    diff_nested(
+        image_shape.as_ref(),
+        actual_shape.as_ref(),
+        &mut sub,
+        "shape",
+        |i, a| {
+            let mut e = Vec::new();
+            if i.dim != a.dim {
+                e.push(("dim", a.dim.ann().unwrap_or(Ann::List(Vec::new()))));
+            }
+            e
+        },
+    );
+    sub
+}
+
+fn elem_diff<'a>(
+    image: &Option<Box<TypeProto>>,
+    actual: &'a Option<Box<TypeProto>>,
+) -> Entries<'a> {
+    let mut sub = Vec::new();
+    diff_nested(
+        image.as_deref(),
+        actual.as_deref(),
+        &mut sub,
+        "elem_type",
+        type_diff,
+    );
+    sub
+}

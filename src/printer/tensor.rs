@@ -1,0 +1,342 @@
+//! Tensor constants and sparse tensor constants.
+//!
+//! The main syntax says: element type, dims, name, and the elements, which
+//! the parser stores in the typed field of the element type
+//! ([`crate::tensor_data::typed_field`]), or external data (`= ["k": "v"]`).
+//! Everything else goes into the tensor's annotation: `raw: true` when the
+//! elements were packed in `raw_data` (and unpack exactly), `raw_data:
+//! b"..."` when they cannot be shown as elements, the other typed fields,
+//! `data_type` when it has no name, `segment`, `data_location`,
+//! `doc_string`, `metadata_props`, and `name: unset` for an initializer
+//! without a name.
+
+use super::annot::{self, Place};
+use super::schema::{Ann, Field, UNSET};
+use super::writer::{f32_text, f64_text, name_needs_quotes, Sink};
+use crate::names;
+use crate::proto::{SparseTensorProto, TensorProto};
+use crate::tensor_data::{self, TypedField, TypedValues};
+
+/// Where a tensor constant is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TensorPlace {
+    /// In a graph's initializer list: `type name = {...}`, the name required.
+    Initializer,
+    /// As a value (attribute, sparse tensor part, annotation): `type [name] {...}`.
+    Value,
+}
+
+/// Elements of one typed field, borrowed.
+#[derive(Clone, Copy)]
+enum Elements<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U64(&'a [u64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    Str(&'a [Vec<u8>]),
+}
+
+impl<'a> Elements<'a> {
+    fn of_field(t: &'a TensorProto, field: TypedField) -> Self {
+        match field {
+            TypedField::Int32Data => Elements::I32(&t.int32_data),
+            TypedField::Int64Data => Elements::I64(&t.int64_data),
+            TypedField::Uint64Data => Elements::U64(&t.uint64_data),
+            TypedField::FloatData => Elements::F32(&t.float_data),
+            TypedField::DoubleData => Elements::F64(&t.double_data),
+            TypedField::StringData => Elements::Str(&t.string_data),
+        }
+    }
+
+    fn of_values(values: &'a TypedValues) -> Self {
+        match values {
+            TypedValues::Int32(v) => Elements::I32(v),
+            TypedValues::Int64(v) => Elements::I64(v),
+            TypedValues::Uint64(v) => Elements::U64(v),
+            TypedValues::Float(v) => Elements::F32(v),
+            TypedValues::Double(v) => Elements::F64(v),
+            TypedValues::Bytes(v) => Elements::Str(v),
+        }
+    }
+
+    fn is_empty(self) -> bool {
+        match self {
+            Elements::I32(v) => v.is_empty(),
+            Elements::I64(v) => v.is_empty(),
+            Elements::U64(v) => v.is_empty(),
+            Elements::F32(v) => v.is_empty(),
+            Elements::F64(v) => v.is_empty(),
+            Elements::Str(v) => v.is_empty(),
+        }
+    }
+
+    /// Whether the printed elements read back as exactly these values.
+    fn exact(self) -> bool {
+        let mut b = ryu::Buffer::new();
+        match self {
+            Elements::F32(v) => v.iter().all(|x| f32_text(*x, &mut b).is_some()),
+            Elements::F64(v) => v.iter().all(|x| f64_text(*x, &mut b).is_some()),
+            _ => true,
+        }
+    }
+}
+
+const TYPED_FIELDS: [(TypedField, &str); 6] = [
+    (TypedField::FloatData, "float_data"),
+    (TypedField::Int32Data, "int32_data"),
+    (TypedField::StringData, "string_data"),
+    (TypedField::Int64Data, "int64_data"),
+    (TypedField::DoubleData, "double_data"),
+    (TypedField::Uint64Data, "uint64_data"),
+];
+
+fn field_ann(t: &TensorProto, field: TypedField) -> Option<Ann<'_>> {
+    match field {
+        TypedField::FloatData => t.float_data.ann(),
+        TypedField::Int32Data => t.int32_data.ann(),
+        TypedField::StringData => t.string_data.ann(),
+        TypedField::Int64Data => t.int64_data.ann(),
+        TypedField::DoubleData => t.double_data.ann(),
+        TypedField::Uint64Data => t.uint64_data.ann(),
+    }
+}
+
+/// The number of elements `dims` describe (1 for a scalar).
+fn element_count(dims: &[i64]) -> Option<usize> {
+    dims.iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+}
+
+fn is_float6(data_type: i32) -> bool {
+    use crate::proto::tensor_proto::DataType;
+    data_type == DataType::Float6e2m3 as i32 || data_type == DataType::Float6e3m2 as i32
+}
+
+/// Writes a tensor constant with its annotation.
+pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPlace) {
+    let data_type = t.data_type.unwrap_or(0);
+    let type_name = names::element_type_name(data_type);
+    let canonical = type_name.and_then(|_| tensor_data::typed_field(data_type));
+    let external = t.data_location == Some(1)
+        && !t.external_data.is_empty()
+        && t.external_data
+            .iter()
+            .all(|e| e.key.is_some() && e.value.is_some());
+    let raw_values = match (&t.raw_data, canonical) {
+        (Some(raw), Some(field)) if !external && Elements::of_field(t, field).is_empty() => {
+            element_count(&t.dims).and_then(|n| tensor_data::unpack_raw(data_type, raw, n))
+        }
+        _ => None,
+    };
+
+    let mut entries = Vec::new();
+    if place == TensorPlace::Initializer && t.name.is_none() {
+        entries.push(("name", UNSET));
+    }
+    if type_name.is_none() {
+        entries.push(("data_type", t.data_type.ann().unwrap_or(UNSET)));
+    }
+    if let Some(segment) = t.segment.ann() {
+        entries.push(("segment", segment));
+    }
+    for (field, key) in TYPED_FIELDS {
+        let shown = Some(field) == canonical && !external && raw_values.is_none();
+        if shown && Elements::of_field(t, field).exact() {
+            continue;
+        }
+        if let Some(values) = field_ann(t, field) {
+            entries.push((key, values));
+        }
+    }
+    if raw_values.is_some() {
+        entries.push(("raw", Ann::Ident("true")));
+    } else if let Some(raw) = &t.raw_data {
+        entries.push(("raw_data", Ann::Str(raw)));
+    }
+    if !external {
+        if let Some(ext) = t.external_data.ann() {
+            entries.push(("external_data", ext));
+        }
+        if let Some(location) = t.data_location.ann() {
+            entries.push(("data_location", location));
+        }
+    }
+    if let Some(doc) = t.doc_string.ann() {
+        entries.push(("doc_string", doc));
+    }
+    if let Some(meta) = t.metadata_props.ann() {
+        entries.push(("metadata_props", meta));
+    }
+    annot::annotation(s, &entries, Place::Inline);
+
+    s.text(type_name.unwrap_or("float"));
+    if !t.dims.is_empty() {
+        s.text("[");
+        for (i, d) in t.dims.iter().enumerate() {
+            if i > 0 {
+                s.text(",");
+            }
+            s.int(*d);
+        }
+        s.text("]");
+    }
+    match place {
+        TensorPlace::Initializer => {
+            s.text(" ");
+            s.name(t.name.as_deref().unwrap_or(""));
+            s.text(" =");
+        }
+        TensorPlace::Value => match t.name.as_deref() {
+            None => {}
+            Some(name) if s.compat() => {
+                if names::is_identifier(name) {
+                    s.text(" ");
+                    s.text(name);
+                } else if !name.is_empty() {
+                    s.report(format!(
+                        "tensor name {name:?} dropped (it would need quotes)"
+                    ));
+                }
+            }
+            Some(name) => {
+                s.text(" ");
+                if name_needs_quotes(name) {
+                    s.string(name.as_bytes());
+                } else {
+                    s.text(name);
+                }
+            }
+        },
+    }
+    if external {
+        if place == TensorPlace::Value {
+            s.text(" =");
+        }
+        s.text(" [");
+        s.list(&t.external_data, |s, _, e| {
+            s.string(e.key.as_deref().unwrap_or("").as_bytes());
+            s.text(": ");
+            s.string(e.value.as_deref().unwrap_or("").as_bytes());
+        });
+        s.text("]");
+        return;
+    }
+    let elements = match (&raw_values, canonical) {
+        (Some(values), _) => Some(Elements::of_values(values)),
+        (None, Some(field)) => Some(Elements::of_field(t, field)),
+        (None, None) => None,
+    };
+    s.text(" {");
+    if let Some(elements) = elements {
+        if s.compat() && is_float6(data_type) && !elements.is_empty() {
+            s.report("elements dropped (the reference grammar has no float6 literals)");
+        } else {
+            print_elements(s, data_type, elements);
+        }
+    }
+    s.text("}");
+}
+
+fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>) {
+    match elements {
+        Elements::I32(v) => {
+            if s.opts.narrow_float_decimals
+                && !s.compat()
+                && tensor_data::is_narrow_float(data_type)
+            {
+                s.list(v, |s, _, x| narrow_float(s, data_type, *x));
+            } else {
+                s.list(v, |s, _, x| s.int(i64::from(*x)));
+            }
+        }
+        Elements::I64(v) => s.list(v, |s, _, x| s.int(*x)),
+        Elements::U64(v) => s.list(v, |s, _, x| s.uint(*x)),
+        Elements::F32(v) => s.list(v, |s, _, x| s.f32(*x)),
+        Elements::F64(v) => s.list(v, |s, _, x| s.f64(*x)),
+        Elements::Str(v) => s.list(v, |s, _, x| s.string(x)),
+    }
+}
+
+/// A narrow float element: the shortest decimal that converts back to the
+/// same bit pattern, or the bit pattern itself (an integer literal) when no
+/// decimal does.
+fn narrow_float(s: &mut Sink<'_>, data_type: i32, bits: i32) {
+    if let Ok(pattern) = u32::try_from(bits) {
+        if let Some(value) = tensor_data::bits_to_f64(data_type, pattern) {
+            let mut b = ryu::Buffer::new();
+            if value.is_nan() || value.is_infinite() {
+                let text = if value.is_nan() {
+                    if value.is_sign_negative() {
+                        "-nan"
+                    } else {
+                        "nan"
+                    }
+                } else if value > 0.0 {
+                    "inf"
+                } else {
+                    "-inf"
+                };
+                let back = text
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(|v| tensor_data::float_to_bits(data_type, v));
+                if back == Some(pattern) {
+                    s.text(text);
+                    return;
+                }
+            } else {
+                for precision in 0..17 {
+                    let candidate = format!("{value:.precision$e}");
+                    let Ok(parsed) = candidate.parse::<f64>() else {
+                        continue;
+                    };
+                    if tensor_data::float_to_bits(data_type, parsed) == Some(pattern) {
+                        s.text(b.format_finite(parsed));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    s.int(i64::from(bits));
+}
+
+/// Writes a sparse tensor constant (an extension):
+/// `sparse_tensor[dims] {values: ..., indices: ...}`.
+pub(crate) fn sparse_constant(s: &mut Sink<'_>, t: &SparseTensorProto) {
+    s.text("sparse_tensor[");
+    s.list(&t.dims, |s, _, d| s.int(*d));
+    s.text("] {");
+    let mut first = true;
+    if let Some(values) = &t.values {
+        s.text("values: ");
+        s.at("values", |s| tensor_constant(s, values, TensorPlace::Value));
+        first = false;
+    }
+    if let Some(indices) = &t.indices {
+        if !first {
+            s.text(", ");
+        }
+        s.text("indices: ");
+        s.at("indices", |s| {
+            tensor_constant(s, indices, TensorPlace::Value)
+        });
+    }
+    s.text("}");
+}
+
+/// [`crate::Print`] for a tensor alone.
+pub(crate) fn bare_tensor(s: &mut Sink<'_>, t: &TensorProto) {
+    tensor_constant(s, t, TensorPlace::Value);
+}
+
+/// [`crate::Print`] for a sparse tensor alone (nothing in compat mode,
+/// which has no syntax for it).
+pub(crate) fn bare_sparse(s: &mut Sink<'_>, t: &SparseTensorProto) {
+    if s.compat() {
+        s.report("sparse tensor dropped (the reference grammar has no sparse tensor constants)");
+    } else {
+        sparse_constant(s, t);
+    }
+}

@@ -1,0 +1,249 @@
+//! Types and value infos.
+//!
+//! The type syntax cannot say everything a `TypeProto` holds (denotations,
+//! unknown element type codes, absent members). [`type_image`] is the part
+//! it can say; the rest goes, as a `type: {...}` entry merged into the
+//! parsed type, into the annotation of the value info (or attribute) that
+//! owns the type. Dimension and type denotations travel that way, e.g.
+//! `@<type: {denotation: "IMAGE"}> float[N] x`.
+
+use super::annot::{self, Place};
+use super::schema::{type_diff, Ann, Entries, Field, UNSET};
+use super::writer::{is_qualified, Sink};
+use crate::names;
+use crate::proto::tensor_proto::DataType;
+use crate::proto::tensor_shape_proto::{dimension, Dimension};
+use crate::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
+
+fn nameable(elem_type: Option<i32>) -> bool {
+    elem_type.and_then(names::element_type_name).is_some()
+}
+
+fn shape_image(shape: &Option<TensorShapeProto>) -> Option<TensorShapeProto> {
+    shape.as_ref().map(|shape| TensorShapeProto {
+        dim: shape
+            .dim
+            .iter()
+            .map(|d| Dimension {
+                value: d.value.clone(),
+                denotation: None,
+            })
+            .collect(),
+    })
+}
+
+fn boxed_image(t: &Option<Box<TypeProto>>) -> Option<Box<TypeProto>> {
+    Some(Box::new(
+        t.as_deref()
+            .and_then(type_image)
+            .unwrap_or_else(placeholder_type),
+    ))
+}
+
+/// `float`: what stands in for a type the syntax needs but the IR lacks.
+pub(crate) fn placeholder_type() -> TypeProto {
+    TypeProto {
+        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+            elem_type: Some(DataType::Float as i32),
+            shape: Some(TensorShapeProto::default()),
+        })),
+        denotation: None,
+    }
+}
+
+/// What the type syntax can say of `t`: the type that printing it and
+/// parsing it back gives. `None` when `t` has no kind at all.
+pub(crate) fn type_image(t: &TypeProto) -> Option<TypeProto> {
+    use type_proto::Value as V;
+    let value = match t.value.as_ref()? {
+        V::TensorType(x) => V::TensorType(type_proto::Tensor {
+            elem_type: Some(if nameable(x.elem_type) {
+                x.elem_type.unwrap_or(1)
+            } else {
+                DataType::Float as i32
+            }),
+            shape: shape_image(&x.shape),
+        }),
+        V::SparseTensorType(x) => V::SparseTensorType(type_proto::SparseTensor {
+            elem_type: Some(if nameable(x.elem_type) {
+                x.elem_type.unwrap_or(1)
+            } else {
+                DataType::Float as i32
+            }),
+            shape: shape_image(&x.shape),
+        }),
+        V::SequenceType(x) => V::SequenceType(Box::new(type_proto::Sequence {
+            elem_type: boxed_image(&x.elem_type),
+        })),
+        V::OptionalType(x) => V::OptionalType(Box::new(type_proto::Optional {
+            elem_type: boxed_image(&x.elem_type),
+        })),
+        V::MapType(x) => V::MapType(Box::new(type_proto::Map {
+            key_type: Some(if nameable(x.key_type) {
+                x.key_type.unwrap_or(7)
+            } else {
+                DataType::Int64 as i32
+            }),
+            value_type: boxed_image(&x.value_type),
+        })),
+        V::OpaqueType(x) => V::OpaqueType(match (&x.domain, &x.name) {
+            (Some(d), Some(n)) => type_proto::Opaque {
+                domain: Some(d.clone()),
+                name: Some(n.clone()),
+            },
+            (None, Some(n)) => type_proto::Opaque {
+                domain: None,
+                name: Some(n.clone()),
+            },
+            (_, None) => type_proto::Opaque::default(),
+        }),
+    };
+    Some(TypeProto {
+        value: Some(value),
+        denotation: None,
+    })
+}
+
+/// Writes a type image (see [`type_image`]).
+pub(crate) fn print_type(s: &mut Sink<'_>, t: &TypeProto) {
+    use type_proto::Value as V;
+    match &t.value {
+        None => s.text("float"),
+        Some(V::TensorType(x)) => tensor_type(s, x.elem_type, &x.shape),
+        Some(V::SparseTensorType(x)) => {
+            s.text("sparse_tensor(");
+            tensor_type(s, x.elem_type, &x.shape);
+            s.text(")");
+        }
+        Some(V::SequenceType(x)) => {
+            s.text("seq(");
+            print_type(s, x.elem_type.as_deref().unwrap_or(&placeholder_type()));
+            s.text(")");
+        }
+        Some(V::OptionalType(x)) => {
+            s.text("optional(");
+            print_type(s, x.elem_type.as_deref().unwrap_or(&placeholder_type()));
+            s.text(")");
+        }
+        Some(V::MapType(x)) => {
+            s.text("map(");
+            s.text(
+                x.key_type
+                    .and_then(names::element_type_name)
+                    .unwrap_or("int64"),
+            );
+            s.text(", ");
+            print_type(s, x.value_type.as_deref().unwrap_or(&placeholder_type()));
+            s.text(")");
+        }
+        Some(V::OpaqueType(x)) => {
+            s.text("opaque(");
+            match (&x.domain, &x.name) {
+                (Some(d), Some(n)) => {
+                    if d.is_empty() && s.compat() {
+                        // The reference reads `opaque(n)` with no domain: the same up to defaults.
+                        s.ext_name(n, is_qualified, "opaque type name");
+                    } else {
+                        s.ext_name(d, is_qualified, "opaque type domain");
+                        s.text(", ");
+                        s.ext_name(n, names::is_identifier, "opaque type name");
+                    }
+                }
+                (None, Some(n)) => s.ext_name(n, is_qualified, "opaque type name"),
+                _ => {}
+            }
+            s.text(")");
+        }
+    }
+}
+
+fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorShapeProto>) {
+    s.text(
+        elem_type
+            .and_then(names::element_type_name)
+            .unwrap_or("float"),
+    );
+    match shape {
+        None => s.text("[]"),
+        Some(shape) if shape.dim.is_empty() => {}
+        Some(shape) => {
+            s.text("[");
+            for (i, d) in shape.dim.iter().enumerate() {
+                if i > 0 {
+                    s.text(",");
+                }
+                match &d.value {
+                    Some(dimension::Value::DimValue(v)) => s.int(*v),
+                    Some(dimension::Value::DimParam(p)) => {
+                        if names::is_identifier(p) {
+                            s.text(p);
+                        } else {
+                            s.string(p.as_bytes());
+                        }
+                    }
+                    None => s.text("?"),
+                }
+            }
+            s.text("]");
+        }
+    }
+}
+
+/// The `type` entry and the image to print for an optional type field.
+/// The image is `None` when no type is printed.
+pub(crate) fn type_entry<'a>(
+    t: Option<&'a TypeProto>,
+    entries: &mut Entries<'a>,
+    key: &'static str,
+) -> Option<TypeProto> {
+    let t = t?;
+    match type_image(t) {
+        Some(image) => {
+            let diff = type_diff(&image, t);
+            if !diff.is_empty() {
+                entries.push((key, Ann::Msg(diff)));
+            }
+            Some(image)
+        }
+        None => {
+            entries.push((key, Ann::Msg(type_diff(&TypeProto::default(), t))));
+            None
+        }
+    }
+}
+
+/// Writes a value info: `@<...> type name`, the type being optional.
+pub(crate) fn value_info(s: &mut Sink<'_>, vi: &ValueInfoProto) {
+    let mut entries = Vec::new();
+    if vi.name.is_none() {
+        entries.push(("name", UNSET));
+    }
+    let image = type_entry(vi.r#type.as_ref(), &mut entries, "type");
+    if let Some(d) = vi.doc_string.ann() {
+        entries.push(("doc_string", d));
+    }
+    if let Some(m) = vi.metadata_props.ann() {
+        entries.push(("metadata_props", m));
+    }
+    annot::annotation(s, &entries, Place::Inline);
+    if let Some(image) = &image {
+        print_type(s, image);
+        s.text(" ");
+    }
+    s.name(vi.name.as_deref().unwrap_or(""));
+}
+
+/// [`crate::Print`] for a type alone. There is no annotation in front of a
+/// bare type, so what the type syntax cannot say is reported as dropped.
+pub(crate) fn bare_type(s: &mut Sink<'_>, t: &TypeProto) {
+    let image = type_image(t).unwrap_or_else(placeholder_type);
+    for (key, _) in type_diff(&image, t) {
+        s.report(format!("`{key}` dropped (a type alone has no annotation)"));
+    }
+    print_type(s, &image);
+}
+
+/// [`crate::Print`] for a value info alone.
+pub(crate) fn bare_value_info(s: &mut Sink<'_>, vi: &ValueInfoProto) {
+    value_info(s, vi);
+}

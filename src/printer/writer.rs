@@ -1,0 +1,526 @@
+//! The sink every printed byte goes through.
+//!
+//! It writes to one `io::Write` (the caller's, behind a `BufWriter`) and
+//! keeps the first I/O error for the end, so the structure walk never
+//! checks results. It owns the lexical side of printing: indentation,
+//! identifier quoting, string escapes (including the `b"..."` byte-string
+//! extension) and number formatting. It can also *probe*: run a piece of the
+//! walk without writing anything, only to learn whether it fits on the rest
+//! of the line, which is how lists decide to break one item per line
+//! without building text twice in memory.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use super::{Dropped, Printer};
+use crate::names;
+
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    budget: usize,
+    overflow: bool,
+}
+
+/// The output of a print: a writer, the options, the indentation level and
+/// the compat-mode report. Opaque outside the printer.
+pub struct Sink<'a> {
+    out: &'a mut dyn Write,
+    error: Option<io::Error>,
+    pub(crate) opts: Printer,
+    level: usize,
+    column: usize,
+    probe: Option<Probe>,
+    dropped: Vec<Dropped>,
+    path: String,
+}
+
+/// Whether a name must be quoted where a value name is expected: anything
+/// that is not an identifier, and the type keywords (which would be read
+/// as the start of a type in an optionally typed list).
+pub(crate) fn name_needs_quotes(name: &str) -> bool {
+    !names::is_identifier(name) || names::starts_type(name)
+}
+
+/// Whether the reference parser would read `name`, at the start of an
+/// attribute value, as `inf`, `infinity` or `nan`: it looks at up to nine
+/// leading letters (and gives up if a digit follows them).
+pub(crate) fn reads_as_float_keyword(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let run = bytes
+        .iter()
+        .take(9)
+        .take_while(|b| b.is_ascii_alphabetic())
+        .count();
+    if bytes.get(run).is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
+    let word = &name[..run];
+    ["inf", "infinity", "nan"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// Whether a graph name can be written bare as an attribute value.
+pub(crate) fn graph_name_is_bare(name: &str) -> bool {
+    names::is_identifier(name) && !names::starts_type(name) && !reads_as_float_keyword(name)
+}
+
+/// Whether `text` is a dotted name whose parts are identifiers (`ai.onnx.ml`).
+pub(crate) fn is_qualified(text: &str) -> bool {
+    text.split('.').all(names::is_identifier)
+}
+
+/// An identifier made from `text` for compat mode, where quoting is not
+/// available: every other character becomes `_`.
+pub(crate) fn sanitize(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// The text of an `f32` that parses back to the same bits, if there is one
+/// (NaNs other than the two default quiet NaNs have none).
+pub(crate) fn f32_text(value: f32, buffer: &mut ryu::Buffer) -> Option<&str> {
+    if value.is_nan() {
+        return match value.to_bits() {
+            0x7fc0_0000 => Some("nan"),
+            0xffc0_0000 => Some("-nan"),
+            _ => None,
+        };
+    }
+    if value.is_infinite() {
+        return Some(if value > 0.0 { "inf" } else { "-inf" });
+    }
+    Some(buffer.format_finite(value))
+}
+
+/// The text of an `f64` that parses back to the same bits, if there is one.
+pub(crate) fn f64_text(value: f64, buffer: &mut ryu::Buffer) -> Option<&str> {
+    if value.is_nan() {
+        return match value.to_bits() {
+            0x7ff8_0000_0000_0000 => Some("nan"),
+            0xfff8_0000_0000_0000 => Some("-nan"),
+            _ => None,
+        };
+    }
+    if value.is_infinite() {
+        return Some(if value > 0.0 { "inf" } else { "-inf" });
+    }
+    Some(buffer.format_finite(value))
+}
+
+impl<'a> Sink<'a> {
+    pub(crate) fn new(out: &'a mut dyn Write, opts: Printer) -> Self {
+        Sink {
+            out,
+            error: None,
+            opts,
+            level: 0,
+            column: 0,
+            probe: None,
+            dropped: Vec::new(),
+            path: String::new(),
+        }
+    }
+
+    /// The report, or the first I/O error.
+    pub(crate) fn finish(self) -> io::Result<Vec<Dropped>> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.dropped),
+        }
+    }
+
+    pub(crate) fn compat(&self) -> bool {
+        self.opts.compat
+    }
+
+    // ----- raw output --------------------------------------------------
+
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(probe) = &mut self.probe {
+            if !probe.overflow {
+                if bytes.contains(&b'\n') || bytes.len() > probe.budget {
+                    probe.overflow = true;
+                } else {
+                    probe.budget -= bytes.len();
+                }
+            }
+            return;
+        }
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+        match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(i) => self.column = bytes.len() - i - 1,
+            None => self.column += bytes.len(),
+        }
+    }
+
+    /// Writes `text` as is.
+    pub(crate) fn text(&mut self, text: &str) {
+        self.put(text.as_bytes());
+    }
+
+    /// A line break followed by the current indentation.
+    pub(crate) fn newline(&mut self) {
+        self.put(b"\n");
+        for _ in 0..self.level {
+            self.put(b"  ");
+        }
+    }
+
+    pub(crate) fn indent(&mut self) {
+        self.level += 1;
+    }
+
+    pub(crate) fn dedent(&mut self) {
+        self.level -= 1;
+    }
+
+    /// Whether a probe is running and has already overflowed: loops over
+    /// large data stop early.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.probe.is_some_and(|p| p.overflow)
+    }
+
+    /// Whether what `f` prints fits on the current line within the width,
+    /// with no line break. Nothing is written and nothing is reported.
+    pub(crate) fn fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
+        let budget = self.opts.width.saturating_sub(self.column);
+        let saved = self.probe.replace(Probe {
+            budget,
+            overflow: false,
+        });
+        f(self);
+        let fits = !self.probe.is_some_and(|p| p.overflow);
+        self.probe = saved;
+        fits
+    }
+
+    // ----- the compat report and IR paths ------------------------------
+
+    /// Records, in compat mode, that something was dropped or changed here.
+    pub(crate) fn report(&mut self, what: impl Into<String>) {
+        if self.probe.is_none() {
+            self.dropped.push(Dropped {
+                path: self.path.clone(),
+                what: what.into(),
+            });
+        }
+    }
+
+    /// Runs `f` with `field` appended to the IR path.
+    pub(crate) fn at<R>(&mut self, field: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        let len = self.path.len();
+        if self.probe.is_none() {
+            if !self.path.is_empty() {
+                self.path.push('.');
+            }
+            self.path.push_str(field);
+        }
+        let result = f(self);
+        self.path.truncate(len);
+        result
+    }
+
+    /// Runs `f` with `field[index]` appended to the IR path.
+    pub(crate) fn at_index<R>(
+        &mut self,
+        field: &str,
+        index: usize,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let len = self.path.len();
+        if self.probe.is_none() {
+            if !self.path.is_empty() {
+                self.path.push('.');
+            }
+            let _ = write!(self.path, "{field}[{index}]");
+        }
+        let result = f(self);
+        self.path.truncate(len);
+        result
+    }
+
+    /// Runs `f` with `field["key"]` appended to the IR path.
+    pub(crate) fn at_key<R>(
+        &mut self,
+        field: &str,
+        key: &str,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let len = self.path.len();
+        if self.probe.is_none() {
+            if !self.path.is_empty() {
+                self.path.push('.');
+            }
+            let _ = write!(self.path, "{field}[{key:?}]");
+        }
+        let result = f(self);
+        self.path.truncate(len);
+        result
+    }
+
+    // ----- lexical forms -----------------------------------------------
+
+    /// A value name (graph input, node output, ...): bare when it is an
+    /// identifier that cannot be read as a type, quoted otherwise.
+    pub(crate) fn name(&mut self, name: &str) {
+        if name_needs_quotes(name) {
+            self.string(name.as_bytes());
+        } else {
+            self.text(name);
+        }
+    }
+
+    /// A name that the reference grammar only allows bare (attribute names,
+    /// op types, ...): bare when `bare` accepts it, else quoted (an
+    /// extension) or, in compat mode, replaced by an identifier and reported.
+    pub(crate) fn ext_name(&mut self, name: &str, bare: fn(&str) -> bool, what: &str) {
+        if bare(name) {
+            self.text(name);
+        } else if self.compat() {
+            let mut fixed = sanitize(name);
+            if !bare(&fixed) {
+                fixed.insert(0, '_');
+            }
+            self.report(format!("{what} {name:?} written as `{fixed}`"));
+            self.text(&fixed);
+        } else {
+            self.string(name.as_bytes());
+        }
+    }
+
+    /// A string literal. UTF-8 text without NUL is written `"..."` with only
+    /// `"` and `\` escaped; anything else uses the byte-string extension
+    /// `b"..."` with `\xHH` for the bytes that are not UTF-8 and for NUL. In
+    /// compat mode such bytes are replaced and reported instead.
+    pub(crate) fn string(&mut self, bytes: &[u8]) {
+        match std::str::from_utf8(bytes) {
+            Ok(text) if !text.contains('\0') => {
+                self.put(b"\"");
+                self.escaped(text);
+                self.put(b"\"");
+            }
+            Ok(_) | Err(_) if self.compat() => {
+                // The reference reads strings as C strings: NUL ends them.
+                self.report(
+                    "string bytes that are not UTF-8 replaced by U+FFFD, NUL bytes removed",
+                );
+                let text = String::from_utf8_lossy(bytes).replace('\0', "");
+                self.put(b"\"");
+                self.escaped(&text);
+                self.put(b"\"");
+            }
+            _ => {
+                self.put(b"b\"");
+                for chunk in bytes.utf8_chunks() {
+                    let mut rest = chunk.valid();
+                    while let Some(nul) = rest.find('\0') {
+                        self.escaped(&rest[..nul]);
+                        self.put(b"\\x00");
+                        rest = &rest[nul + 1..];
+                    }
+                    self.escaped(rest);
+                    for byte in chunk.invalid() {
+                        let hex = format!("\\x{byte:02x}");
+                        self.put(hex.as_bytes());
+                    }
+                }
+                self.put(b"\"");
+            }
+        }
+    }
+
+    fn escaped(&mut self, text: &str) {
+        let mut start = 0;
+        for (i, c) in text.char_indices() {
+            if c == '"' || c == '\\' {
+                self.put(&text.as_bytes()[start..i]);
+                self.put(b"\\");
+                start = i;
+            }
+        }
+        self.put(&text.as_bytes()[start..]);
+    }
+
+    pub(crate) fn int(&mut self, value: i64) {
+        let mut buffer = itoa_buffer();
+        let _ = write!(buffer, "{value}");
+        self.text(&buffer);
+    }
+
+    pub(crate) fn uint(&mut self, value: u64) {
+        let mut buffer = itoa_buffer();
+        let _ = write!(buffer, "{value}");
+        self.text(&buffer);
+    }
+
+    /// An `f32` as the shortest text that reads back to the same value. A NaN
+    /// with a payload other than the default has no such text: it is written
+    /// `nan` (callers check [`f32_text`] first and carry the bits elsewhere).
+    pub(crate) fn f32(&mut self, value: f32) {
+        let mut buffer = ryu::Buffer::new();
+        let text = f32_text(value, &mut buffer).unwrap_or(if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        });
+        self.put(text.as_bytes());
+    }
+
+    /// An `f64`, as [`Sink::f32`].
+    pub(crate) fn f64(&mut self, value: f64) {
+        let mut buffer = ryu::Buffer::new();
+        let text = f64_text(value, &mut buffer).unwrap_or(if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        });
+        self.put(text.as_bytes());
+    }
+
+    /// Writes `items` separated by `, `.
+    pub(crate) fn list<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, usize, &T)) {
+        for (i, value) in items.iter().enumerate() {
+            if self.exhausted() {
+                return;
+            }
+            if i > 0 {
+                self.text(", ");
+            }
+            item(self, i, value);
+        }
+    }
+
+    /// Writes a bracketed list: on one line when it fits, else one item per
+    /// line, indented one level, with the closing bracket on its own line.
+    pub(crate) fn block_list<T>(
+        &mut self,
+        open: &str,
+        close: &str,
+        items: &[T],
+        force_break: bool,
+        mut item: impl FnMut(&mut Self, usize, &T),
+    ) {
+        let one_line = !force_break
+            && !items.is_empty()
+            && self.fits(|s| {
+                s.text(open);
+                s.list(items, &mut item);
+                s.text(close);
+            });
+        self.text(open);
+        if one_line || items.is_empty() {
+            self.list(items, &mut item);
+        } else {
+            self.indent();
+            for (i, value) in items.iter().enumerate() {
+                self.newline();
+                item(self, i, value);
+                if i + 1 < items.len() {
+                    self.text(",");
+                }
+            }
+            self.dedent();
+            self.newline();
+        }
+        self.text(close);
+    }
+}
+
+fn itoa_buffer() -> String {
+    String::with_capacity(20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(f: impl FnOnce(&mut Sink<'_>)) -> String {
+        render_with(Printer::new(), f).0
+    }
+
+    fn render_with(opts: Printer, f: impl FnOnce(&mut Sink<'_>)) -> (String, Vec<Dropped>) {
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&mut out, opts);
+        f(&mut sink);
+        let dropped = sink.finish().unwrap();
+        (String::from_utf8(out).unwrap(), dropped)
+    }
+
+    #[test]
+    fn strings_escape_only_quotes_and_backslashes() {
+        assert_eq!(render(|s| s.string(b"a\"b\\c\nd")), "\"a\\\"b\\\\c\nd\"");
+        assert_eq!(render(|s| s.string(b"x\xffy\0")), "b\"x\\xffy\\x00\"");
+        assert_eq!(render(|s| s.string("é\"".as_bytes())), "\"é\\\"\"");
+        let (text, dropped) = render_with(Printer::new().compat(true), |s| s.string(b"a\xff"));
+        assert_eq!(text, "\"a\u{fffd}\"");
+        assert_eq!(dropped.len(), 1);
+    }
+
+    #[test]
+    fn floats_are_shortest_and_exact() {
+        assert_eq!(render(|s| s.f32(1.0)), "1.0");
+        assert_eq!(render(|s| s.f32(-0.0)), "-0.0");
+        assert_eq!(render(|s| s.f32(0.1)), "0.1");
+        assert_eq!(render(|s| s.f32(1e-7)), "1e-7");
+        assert_eq!(render(|s| s.f32(f32::INFINITY)), "inf");
+        assert_eq!(render(|s| s.f32(f32::NEG_INFINITY)), "-inf");
+        assert_eq!(render(|s| s.f32(f32::NAN)), "nan");
+        assert_eq!(render(|s| s.f32(-f32::NAN)), "-nan");
+        assert_eq!(render(|s| s.f64(0.1)), "0.1");
+        let mut b = ryu::Buffer::new();
+        assert_eq!(f32_text(f32::from_bits(0x7fc0_0001), &mut b), None);
+        for bits in [1u32, 0x3dcc_cccd, 0x7f7f_ffff, 0x0080_0000, 0xc2f6_e979] {
+            let v = f32::from_bits(bits);
+            let text = f32_text(v, &mut b).unwrap().to_owned();
+            assert_eq!(text.parse::<f32>().unwrap().to_bits(), bits, "{text}");
+        }
+    }
+
+    #[test]
+    fn names_are_quoted_when_needed() {
+        assert_eq!(render(|s| s.name("x_1")), "x_1");
+        assert_eq!(render(|s| s.name("a/b")), "\"a/b\"");
+        assert_eq!(render(|s| s.name("float")), "\"float\"");
+        assert_eq!(render(|s| s.name("")), "\"\"");
+        assert!(reads_as_float_keyword("nan_graph"));
+        assert!(reads_as_float_keyword("Infinity"));
+        assert!(!reads_as_float_keyword("inference"));
+        assert!(!reads_as_float_keyword("inf1"));
+        assert!(!graph_name_is_bare("seq"));
+        assert_eq!(sanitize("my-op.x"), "my_op_x");
+        assert_eq!(sanitize("1a"), "_1a");
+    }
+
+    #[test]
+    fn lists_break_when_too_long() {
+        let items: Vec<String> = (0..5).map(|i| format!("item{i}")).collect();
+        let short = render_with(Printer::new().width(80), |s| {
+            s.block_list("(", ")", &items, false, |s, _, x| s.text(x))
+        });
+        assert_eq!(short.0, "(item0, item1, item2, item3, item4)");
+        let long = render_with(Printer::new().width(20), |s| {
+            s.block_list("(", ")", &items, false, |s, _, x| s.text(x))
+        });
+        assert_eq!(
+            long.0,
+            "(\n  item0,\n  item1,\n  item2,\n  item3,\n  item4\n)"
+        );
+    }
+}
