@@ -1,4 +1,5 @@
-//! onnxtxt: the ONNX textual syntax, parsed and printed losslessly.
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
 
 pub mod error;
 pub mod lexer;
