@@ -73,6 +73,10 @@ pub enum Token<'s> {
     /// `=>`
     #[token("=>")]
     Arrow,
+    /// `->`, never valid: read as one token so it can be reported as a
+    /// misspelt `=>`.
+    #[token("->")]
+    ThinArrow,
     /// `=`
     #[token("=")]
     Eq,
@@ -217,6 +221,7 @@ impl std::fmt::Display for Token<'_> {
             Token::AnnotationOpen => f.write_str("`@<`"),
             Token::At => f.write_str("`@`"),
             Token::Arrow => f.write_str("`=>`"),
+            Token::ThinArrow => f.write_str("`->`"),
             Token::Eq => f.write_str("`=`"),
             Token::Comma => f.write_str("`,`"),
             Token::Colon => f.write_str("`:`"),

@@ -126,8 +126,16 @@ pub(crate) fn type_annotation<'t, 's: 't, I: Tokens<'t, 's>>(
         select! { Token::Ident(name) => name }
             .labelled("an attribute type")
             .try_map(|name, span| {
-                attribute_type_by_name(name)
-                    .ok_or_else(|| Rich::custom(span, format!("`{name}` is not an attribute type")))
+                attribute_type_by_name(name).ok_or_else(|| {
+                    let message = format!("`{name}` is not an attribute type");
+                    Rich::custom(
+                        span,
+                        match super::hints::attribute_type_help(name) {
+                            Some(help) => super::hints::with_help(message, help),
+                            None => message,
+                        },
+                    )
+                })
             }),
     )
 }

@@ -289,6 +289,32 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
         .boxed()
 }
 
+/// What a function starts with: its header, or a name followed by its
+/// attribute or input list.
+fn function_start<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone
+{
+    just(Token::LAngle).ignored().or(quotable_id()
+        .then(one_of([Token::LAngle, Token::LParen]))
+        .ignored())
+}
+
+/// Text after a model's last function that cannot start another one:
+/// consumed and reported as one error at its first token (a broken
+/// function is left to the function parser, which reports what is wrong
+/// inside it).
+fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+    function_start()
+        .not()
+        .ignore_then(any().map_with(|token: Token<'s>, e| (token, e.span())))
+        .then_ignore(any().repeated())
+        .validate(|(token, span), _, emitter| {
+            emitter.emit(Rich::custom(
+                span,
+                format!("unexpected {token} after the end of the model"),
+            ));
+        })
+}
+
 /// A model: `<header>? graph function*`.
 pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>>(
     header: impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone + 't,
@@ -299,6 +325,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>>(
         .or_not()
         .then(graph)
         .then(function.repeated().collect::<Vec<_>>())
+        .then_ignore(trailing_text().or_not())
         .validate(|((header, graph), functions), _, emitter| {
             let mut model = ModelProto {
                 graph: Some(graph),
@@ -404,6 +431,32 @@ fn is_pair_list(entry: &Entry) -> bool {
     }
 }
 
+/// The reference's model header keys.
+const MODEL_KEYS: &[&str] = &[
+    "ir_version",
+    "opset_import",
+    "producer_name",
+    "producer_version",
+    "domain",
+    "model_version",
+    "doc_string",
+    "metadata_props",
+];
+
+/// The reference's function header keys.
+const FUNCTION_KEYS: &[&str] = &["opset_import", "doc_string", "domain", "overload"];
+
+/// Adds "did you mean" to an unknown-key diagnostic when `key` looks like a
+/// misspelt header key.
+fn suggest_key(diagnostic: Diagnostic, key: &str, keys: &[&str]) -> Diagnostic {
+    match super::hints::closest(key, keys.iter().copied()) {
+        Some(known) if diagnostic.help.is_none() => {
+            diagnostic.with_help(format!("did you mean `{known}`?"))
+        }
+        _ => diagnostic,
+    }
+}
+
 /// Applies one model header entry; keys the reference does not know are
 /// [ext] annotations.
 fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagnostic> {
@@ -418,7 +471,11 @@ fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagno
         "metadata_props" if is_pair_list(&entry) => {
             model.metadata_props.extend(string_pairs_value(&entry)?)
         }
-        _ => return annotation::apply_model_entry(model, entry),
+        _ => {
+            let key = entry.key.clone();
+            return annotation::apply_model_entry(model, entry)
+                .map_err(|d| suggest_key(d, &key, MODEL_KEYS));
+        }
     }
     Ok(())
 }
@@ -433,7 +490,11 @@ fn apply_function_header(function: &mut FunctionProto, entry: Entry) -> Result<(
         "doc_string" => function.doc_string = Some(text_value(&entry)?),
         "domain" => function.domain = Some(text_value(&entry)?),
         "overload" => function.overload = Some(text_value(&entry)?),
-        _ => return annotation::apply_function_entry(function, entry),
+        _ => {
+            let key = entry.key.clone();
+            return annotation::apply_function_entry(function, entry)
+                .map_err(|d| suggest_key(d, &key, FUNCTION_KEYS));
+        }
     }
     Ok(())
 }

@@ -27,6 +27,7 @@ pub(crate) mod annotation;
 mod attribute;
 mod common;
 mod graph;
+mod hints;
 mod node;
 mod tensor;
 mod types;
@@ -73,10 +74,11 @@ pub(crate) fn emit_diagnostic<'t, 's>(
     emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
     diagnostic: Diagnostic,
 ) {
-    emitter.emit(Rich::custom(
-        SimpleSpan::from(diagnostic.span),
-        diagnostic.message,
-    ));
+    let message = match diagnostic.help {
+        Some(help) => hints::with_help(diagnostic.message, help),
+        None => diagnostic.message,
+    };
+    emitter.emit(Rich::custom(SimpleSpan::from(diagnostic.span), message));
 }
 
 /// Every entry point of the grammar.
@@ -150,26 +152,63 @@ fn tokenize(source: &str) -> Result<Vec<(Token<'_>, SimpleSpan)>, Error> {
         .into_iter()
         .map(|(token, span)| (token, SimpleSpan::from(span)))
         .collect();
-    check_tokens(&tokens)?;
+    let mut diagnostics = lexer_diagnostics(&tokens, source);
+    // An unclosed string runs to the end of the text, taking the closing
+    // brackets with it: reporting those would only repeat the one mistake.
+    if !tokens
+        .iter()
+        .any(|(t, _)| matches!(t, Token::UnclosedString(_)))
+    {
+        hints::check_delimiters(&tokens, &mut diagnostics);
+    }
+    if !diagnostics.is_empty() {
+        diagnostics.sort_by_key(|d| d.span.start);
+        diagnostics.truncate(MAX_ERRORS);
+        return Err(Error::from_diagnostics(diagnostics));
+    }
     check_nesting(&tokens)?;
     Ok(tokens)
 }
 
-/// Converts the errors of a failed parse.
-fn to_error(errors: Vec<Rich<'_, Token<'_>>>) -> Error {
-    Error::from_diagnostics(errors.iter().take(MAX_ERRORS).map(diagnostic_of).collect())
+/// Converts the errors of a failed parse of `source`.
+fn to_error(errors: Vec<Rich<'_, Token<'_>>>, source: &str) -> Error {
+    Error::from_diagnostics(
+        errors
+            .iter()
+            .take(MAX_ERRORS)
+            .map(|e| {
+                let mut diagnostic = diagnostic_of(e);
+                hints::improve(&mut diagnostic, source);
+                diagnostic
+            })
+            .collect(),
+    )
 }
 
-/// Reports text the lexer could not read.
-fn check_tokens(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
-    let diagnostics: Vec<_> = tokens
+/// Diagnostics for text the lexer could not read.
+fn lexer_diagnostics(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Vec<Diagnostic> {
+    let mut last_error_end = None;
+    tokens
         .iter()
         .filter_map(|(token, span)| match token {
-            Token::Error => Some(Diagnostic::new(
-                "onnxtxt::parse::character",
-                "unexpected character",
-                span.into_range(),
-            )),
+            // Several bad characters in one word (`/a/b`) are one mistake.
+            Token::Error
+                if last_error_end
+                    .is_some_and(|end| !source[end..span.start].contains(char::is_whitespace)) =>
+            {
+                last_error_end = Some(span.end);
+                None
+            }
+            Token::Error => {
+                last_error_end = Some(span.end);
+                let mut diagnostic = Diagnostic::new(
+                    "onnxtxt::parse::character",
+                    format!("unexpected character `{}`", &source[span.into_range()]),
+                    span.into_range(),
+                );
+                hints::improve(&mut diagnostic, source);
+                Some(diagnostic)
+            }
             Token::UnclosedString(_) => Some(
                 Diagnostic::new(
                     "onnxtxt::parse::unclosed_string",
@@ -181,12 +220,7 @@ fn check_tokens(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
             _ => None,
         })
         .take(MAX_ERRORS)
-        .collect();
-    if diagnostics.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::from_diagnostics(diagnostics))
-    }
+        .collect()
 }
 
 /// Rejects bracket nesting deeper than [`MAX_NESTING`].
@@ -235,7 +269,12 @@ fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
     let span = error.span().into_range();
     match error.reason() {
         RichReason::Custom(message) => {
-            Diagnostic::new("onnxtxt::parse::invalid", message.clone(), span)
+            let (message, help) = hints::split_help(message);
+            let diagnostic = Diagnostic::new("onnxtxt::parse::invalid", message, span);
+            match help {
+                Some(help) => diagnostic.with_help(help),
+                None => diagnostic,
+            }
         }
         RichReason::ExpectedFound { expected, found } => {
             let mut expected: Vec<String> = expected.iter().map(describe).collect();
@@ -244,7 +283,11 @@ fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
             let found = found
                 .as_ref()
                 .map_or_else(|| "the end of the input".to_owned(), |t| t.to_string());
+            let at_end = expected.iter().any(|e| e == "the end of the input");
             let message = match expected.as_slice() {
+                _ if at_end && found != "the end of the input" => {
+                    format!("unexpected {found} after the end of the text")
+                }
                 [] => format!("unexpected {found}"),
                 [one] => format!("expected {one}, found {found}"),
                 [init @ .., last] => {
@@ -263,7 +306,7 @@ macro_rules! entry_points {
             let tokens = tokenize(text)?;
             let eoi = SimpleSpan::from(text.len()..text.len());
             let parser = Grammar::new().$field.then_ignore(end());
-            parser.parse(tokens.as_slice().split_token_span(eoi)).into_result().map_err(to_error)
+            parser.parse(tokens.as_slice().split_token_span(eoi)).into_result().map_err(|errors| to_error(errors, text))
         }
     )*};
 }
