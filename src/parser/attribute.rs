@@ -10,6 +10,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{ident, quotable_id, string_literal, text_literal};
+use super::landmarks::{landmark, Kind};
 use super::tensor::{build_tensor, is_special_float, parse_float, tensor_tail};
 use super::{emit_diagnostic, Extra, Parsed, Tokens};
 use crate::lexer::Token;
@@ -126,16 +127,8 @@ pub(crate) fn type_annotation<'t, 's: 't, I: Tokens<'t, 's>>(
         select! { Token::Ident(name) => name }
             .labelled("an attribute type")
             .try_map(|name, span| {
-                attribute_type_by_name(name).ok_or_else(|| {
-                    let message = format!("`{name}` is not an attribute type");
-                    Rich::custom(
-                        span,
-                        match super::hints::attribute_type_help(name) {
-                            Some(help) => super::hints::with_help(message, help),
-                            None => message,
-                        },
-                    )
-                })
+                attribute_type_by_name(name)
+                    .ok_or_else(|| Rich::custom(span, format!("`{name}` is not an attribute type")))
             }),
     )
 }
@@ -145,7 +138,7 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>>(
     value: impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone + 't,
     annotation: Parsed<'t, 's, I, Vec<Entry>>,
 ) -> Parsed<'t, 's, I, AttributeProto> {
-    annotation
+    let attribute = annotation
         .or_not()
         .then(attribute_name())
         .then(type_annotation().or_not())
@@ -161,8 +154,8 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>>(
             }
             annotate(&mut attribute, entries, emitter);
             attribute
-        })
-        .boxed()
+        });
+    landmark(Kind::Attribute, attribute).boxed()
 }
 
 /// Applies the annotation written before an attribute, if any.
@@ -189,7 +182,8 @@ pub(crate) fn fill(
     attribute.r#type = declared.map(|t| t as i32);
     match value {
         Written::One(single, span) => {
-            if declared.is_some_and(is_list_type) {
+            // A reference takes the declared type, list or not.
+            if declared.is_some_and(is_list_type) && !matches!(single, Single::Reference(_)) {
                 return Err((
                     format!(
                         "the attribute is declared `{}` but its value is not a list",
@@ -438,6 +432,11 @@ mod tests {
 
     #[test]
     fn references_keep_the_declared_type() {
+        let a = parse_attribute("axes: ints = @axes").unwrap();
+        assert_eq!(
+            (a.ref_attr_name.as_deref(), a.r#type),
+            (Some("axes"), Some(A::Ints as i32))
+        );
         let a = parse_attribute("a: int = @b").unwrap();
         assert_eq!(
             (a.ref_attr_name.as_deref(), a.r#type),

@@ -6,6 +6,7 @@ use chumsky::prelude::*;
 use super::annotation::{self, Entry, Value};
 use super::attribute::{attribute_name, fill, type_annotation, Written};
 use super::common::{quotable_id, quotable_non_type_id};
+use super::landmarks::{landmark, landmark_with, Kind};
 use super::tensor::{build_tensor, data, Data};
 use super::{emit_diagnostic, Extra, Parsed, Tokens};
 use crate::error::Diagnostic;
@@ -119,23 +120,28 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
     annotation: Parsed<'t, 's, I, Vec<Entry>>,
 ) -> Parsed<'t, 's, I, GraphProto> {
     let item = value_info_or_initializer(ty.clone(), annotation.clone());
-    let list = |open, close| {
-        item.clone()
-            .separated_by(just(Token::Comma))
-            .collect::<Vec<_>>()
-            .delimited_by(just(open), just(close))
+    // The input list and the `<...>` list hold the same items; landmarks
+    // record which list and whether the item is initialized.
+    let list = |open, close, kind: fn(bool) -> Kind| {
+        landmark_with(
+            move |(_, _, tail): &ListItem<'s>| kind(tail.is_some()),
+            item.clone(),
+        )
+        .separated_by(just(Token::Comma))
+        .collect::<Vec<_>>()
+        .delimited_by(just(open), just(close))
     };
-    let outputs = value_info(ty, annotation.clone())
+    let outputs = landmark(Kind::Output, value_info(ty, annotation.clone()))
         .separated_by(just(Token::Comma))
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen));
-    annotation
+    let graph = annotation
         .or_not()
         .then(quotable_id())
-        .then(list(Token::LParen, Token::RParen).or_not())
+        .then(list(Token::LParen, Token::RParen, Kind::Input).or_not())
         .then_ignore(just(Token::Arrow))
         .then(outputs)
-        .then(list(Token::LAngle, Token::RAngle).or_not())
+        .then(list(Token::LAngle, Token::RAngle, Kind::ListEntry).or_not())
         .then(nodes)
         .validate(
             |(((((entries, name), inputs), output), infos), node), _, emitter| {
@@ -178,8 +184,8 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
                 graph
             },
         )
-        .labelled("a graph")
-        .boxed()
+        .labelled("a graph");
+    landmark(Kind::Graph, graph).boxed()
 }
 
 /// One entry of a function's attribute list: a name, or a name with a
@@ -224,6 +230,13 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
                 }
             }
         });
+    let parameter = landmark_with(
+        |p: &FunctionAttribute| match p {
+            FunctionAttribute::Proto(_) => Kind::Attribute,
+            FunctionAttribute::Name(_) => Kind::Other,
+        },
+        parameter,
+    );
     let parameters = parameter
         .separated_by(just(Token::Comma))
         .at_least(1)
@@ -240,7 +253,7 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
         .separated_by(just(Token::Comma))
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LAngle), just(Token::RAngle));
-    header
+    let function = header
         .or_not()
         .then(quotable_id())
         .then(parameters.or_not())
@@ -285,8 +298,8 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
                 function
             },
         )
-        .labelled("a function")
-        .boxed()
+        .labelled("a function");
+    landmark(Kind::Function, function).boxed()
 }
 
 /// What a function starts with: its header, or a name followed by its

@@ -176,6 +176,22 @@ pub(crate) fn improve(diagnostic: &mut Diagnostic, source: &str) {
         diagnostic.help = Some("write `=>`".into());
         return;
     }
+    // Suggestions are computed here, once per reported error, not while
+    // the parser tries alternatives.
+    if diagnostic.help.is_none() {
+        let named = |suffix: &str| {
+            diagnostic
+                .message
+                .strip_suffix(suffix)
+                .and_then(|m| m.strip_prefix('`'))
+                .and_then(|m| m.strip_suffix('`'))
+        };
+        if let Some(word) = named(" is not an element type") {
+            diagnostic.help = element_type_help(word);
+        } else if let Some(word) = named(" is not an attribute type") {
+            diagnostic.help = attribute_type_help(word);
+        }
+    }
     let word = word_at(source, at);
     if let Some(help) = misspelt_type_before(source, at) {
         diagnostic.message = format!("`{}` is not a type", help.0);

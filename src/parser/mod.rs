@@ -28,6 +28,7 @@ mod attribute;
 mod common;
 mod graph;
 mod hints;
+mod landmarks;
 mod node;
 mod tensor;
 mod types;
@@ -42,6 +43,7 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
     ValueInfoProto,
 };
+pub use landmarks::SourceMap;
 
 /// The deepest bracket nesting accepted. Protobuf decoders (prost, and the
 /// C++ library by default) refuse messages nested more than 100 deep; a
@@ -54,8 +56,9 @@ pub const MAX_NESTING: usize = 100;
 /// The errors that one parse reports at most.
 const MAX_ERRORS: usize = 50;
 
-/// The chumsky state: rich errors over our tokens.
-pub(crate) type Extra<'t, 's> = extra::Err<Rich<'t, Token<'s>>>;
+/// The chumsky setup: rich errors over our tokens, and the landmarks that
+/// map IR items to their spans as state.
+pub(crate) type Extra<'t, 's> = extra::Full<Rich<'t, Token<'s>>, landmarks::Landmarks, ()>;
 
 /// The input every production reads: tokens with byte spans.
 pub(crate) trait Tokens<'t, 's: 't>:
@@ -109,7 +112,10 @@ impl<'t, 's: 't, I: Tokens<'t, 's>> Grammar<'t, 's, I> {
             sparse.clone(),
             annotation_p.clone(),
         );
-        annotation.define(value::entries(Token::AnnotationOpen, value.clone()));
+        annotation.define(landmarks::landmark(
+            landmarks::Kind::Annotation,
+            value::entries(Token::AnnotationOpen, value.clone()),
+        ));
         let header = value::entries(Token::LAngle, value).boxed();
         let single =
             attribute::single_value(ty.clone(), graph_p.clone(), sparse, annotation_p.clone());
@@ -299,16 +305,53 @@ fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
     }
 }
 
+/// The token input the entry points parse.
+type TokenInput<'t, 's> =
+    chumsky::input::MappedInput<'t, Token<'s>, SimpleSpan, &'t [(Token<'s>, SimpleSpan)]>;
+
+/// Runs `parser` over all of `tokens` (lexed from `text`), returning its
+/// output and the landmarks it recorded.
+fn run<'t, 's: 't, O>(
+    parser: Parsed<'t, 's, TokenInput<'t, 's>, O>,
+    tokens: &'t [(Token<'s>, SimpleSpan)],
+    text: &str,
+) -> Result<(O, landmarks::Landmarks), Error> {
+    let eoi = SimpleSpan::from(text.len()..text.len());
+    let mut state = landmarks::Landmarks::default();
+    let output = parser
+        .then_ignore(end())
+        .parse_with_state(tokens.split_token_span(eoi), &mut state)
+        .into_result()
+        .map_err(|errors| to_error(errors, text))?;
+    Ok((output, state))
+}
+
 macro_rules! entry_points {
     ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
             let tokens = tokenize(text)?;
-            let eoi = SimpleSpan::from(text.len()..text.len());
-            let parser = Grammar::new().$field.then_ignore(end());
-            parser.parse(tokens.as_slice().split_token_span(eoi)).into_result().map_err(|errors| to_error(errors, text))
+            let parsed = run(Grammar::new().$field, &tokens, text);
+            parsed.map(|(output, _)| output)
         }
     )*};
+}
+
+/// Parses a model like [`parse_model`], and also returns where each graph,
+/// node, attribute, value info and function is in the text.
+///
+/// ```
+/// let text = "g (float x) => (float y) {\n  y = Relu(x)\n}";
+/// let (model, map) = onnxtxt::parse_model_with_source_map(text)?;
+/// assert_eq!(&text[map.span("graph.node[0]").unwrap()], "y = Relu(x)");
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap), Error> {
+    let tokens = tokenize(text)?;
+    let parsed = run(Grammar::new().model, &tokens, text);
+    let (model, landmarks) = parsed?;
+    let map = SourceMap::of_model(&model, &landmarks);
+    Ok((model, map))
 }
 
 entry_points! {

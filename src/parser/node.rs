@@ -5,6 +5,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{id_list, ident, quotable_id, text_literal};
+use super::landmarks::{landmark, Kind};
 use super::{emit_diagnostic, Extra, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{AttributeProto, NodeProto};
@@ -84,7 +85,7 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
             .then(attributes.or_not().map(Option::unwrap_or_default))
             .map(|(i, a)| (a, i)),
     ));
-    annotation
+    let node = annotation
         .or_not()
         .then(label.or_not())
         .then(id_list())
@@ -111,8 +112,8 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
                 node
             },
         )
-        .labelled("a node")
-        .boxed()
+        .labelled("a node");
+    landmark(Kind::Node, node).boxed()
 }
 
 /// `{ node* }`.

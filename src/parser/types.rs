@@ -18,16 +18,7 @@ pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>>(
         .try_map(|name, span| {
             crate::names::element_type_by_name(name)
                 .map(|t| t as i32)
-                .ok_or_else(|| {
-                    let message = format!("`{name}` is not an element type");
-                    Rich::custom(
-                        span,
-                        match super::hints::element_type_help(name) {
-                            Some(help) => super::hints::with_help(message, help),
-                            None => message,
-                        },
-                    )
-                })
+                .ok_or_else(|| Rich::custom(span, format!("`{name}` is not an element type")))
         })
 }
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# One command for the whole benchmark: builds release, generates the inputs,
+# times onnxtxt (in-process, benches/throughput.rs) and the reference (onnx
+# 1.23.2 from Python, bench/reference.py) on them, measures the CLI's peak
+# memory, prints a Markdown report and writes it to bench/results.md.
+#
+#   bash bench/run.sh            # full run (a few minutes on 2 cores)
+#   bash bench/run.sh --quick    # smaller inputs, shorter timing; same as BENCH_QUICK=1;
+#                                # the report goes to target/bench/results-quick.md
+#   BENCH_CLOCK=wall bash bench/run.sh   # tables in wall-clock time (default: thread
+#                                # CPU time, see bench/report.py; both are in the appendix)
+#
+# Timings are for reading, never for pass/fail tests. Other work on the
+# machine disturbs them: the report records the load average before and after.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+quick="${BENCH_QUICK:-0}"
+for arg in "$@"; do
+    case "$arg" in
+        --quick) quick=1 ;;
+        *) echo "usage: bash bench/run.sh [--quick]" >&2; exit 2 ;;
+    esac
+done
+
+if [ "$quick" = 1 ]; then
+    inputs=target/bench/inputs-quick; results=target/bench/results-quick
+    report=target/bench/results-quick.md; gen_flags=(--quick); secs=0.3
+else
+    inputs=target/bench/inputs; results=target/bench/results
+    report=bench/results.md; gen_flags=(); secs=1
+fi
+mkdir -p "$results"
+py="$root/.venv/bin/python"
+
+step() { echo "== bench/run.sh: $*" >&2; }
+
+step "reference venv"
+bash conformance/setup.sh
+if [ ! -x /usr/bin/time ]; then
+    step "installing GNU time"
+    apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
+fi
+
+step "building (release)"
+# One cargo command builds the bench and the CLI (cargo builds a package's
+# binaries along with its benches), so both come from the same sources even
+# while they are being edited; the executables are then run directly.
+cargo bench --bench throughput --no-run --message-format=json-render-diagnostics >"$results/build.json"
+exes="$("$py" -c '
+import json, sys
+exes = {}
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        exes[m["target"]["name"]] = m["executable"]
+print(exes["throughput"], exes["onnxtxt"])' "$results/build.json")"
+read -r bench_exe cli_exe <<<"$exes"
+
+step "inputs"
+"$py" bench/gen.py "$inputs" "${gen_flags[@]}"
+
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+step "onnxtxt, in-process"
+"$bench_exe" "$inputs" "$results/onnxtxt.tsv" --secs "$secs"
+
+step "reference, from Python"
+"$py" bench/reference.py "$inputs" "$results/reference.tsv" --secs "$secs"
+
+step "peak memory on weights-4N"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+# rss LABEL TEXT_FILE BINARY_FILE -- COMMAND...: one line of memory.tsv.
+rss() {
+    local label="$1" text="$2" bin="$3"; shift 4
+    /usr/bin/time -v -o "$tmp/time" "$@" >/dev/null
+    local kb; kb="$(sed -n 's/^\s*Maximum resident set size (kbytes): //p' "$tmp/time")"
+    local tb=0 bb=0
+    [ -n "$text" ] && tb="$(stat -c %s "$text")"
+    [ -n "$bin" ] && bb="$(stat -c %s "$bin")"
+    printf '%s\t%s\t%s\t%s\n' "$label" "$tb" "$bb" "$kb"
+}
+w4="$inputs/weights-4N"
+{
+    rss "onnxtxt parse (CLI)" "$w4.txt" "$tmp/ox.onnx" -- "$cli_exe" parse "$w4.txt" -o "$tmp/ox.onnx"
+    rss "onnxtxt print (CLI)" "$tmp/ox.txt" "$w4.onnx" -- "$cli_exe" print "$w4.onnx" -o "$tmp/ox.txt"
+    rss "reference parse (Python, context)" "$w4.txt" "$tmp/ref.onnx" -- "$py" -c '
+import sys, onnx.parser
+text = open(sys.argv[1], encoding="utf-8").read()
+open(sys.argv[2], "wb").write(onnx.parser.parse_model(text).SerializeToString())' "$w4.txt" "$tmp/ref.onnx"
+    rss "reference print (Python, context)" "$tmp/ref.txt" "$w4.onnx" -- "$py" -c '
+import sys, onnx, onnx.printer
+model = onnx.load_model(sys.argv[1])
+open(sys.argv[2], "w", encoding="utf-8").write(onnx.printer.to_text(model))' "$w4.onnx" "$tmp/ref.txt"
+    rss "Python baseline (import onnx only)" "" "" -- "$py" -c 'import onnx.parser, onnx.printer'
+} >"$results/memory.tsv"
+
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+{
+    echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), nproc = $(nproc)"
+    echo "Memory: $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+    echo "OS: $(uname -sr)"
+    echo "$(rustc -V); $("$py" -c 'import sys, onnx, google.protobuf as p; print(f"Python {sys.version.split()[0]}, onnx {onnx.__version__}, protobuf {p.__version__}")')"
+    echo "onnxtxt: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' with uncommitted changes')"
+    echo "Mode: $([ "$quick" = 1 ] && echo "quick (--quick)" || echo full); $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "Load average (1, 5, 15 min) before timing: $load_before; after: $load_after"
+} >"$results/machine.txt"
+
+step "report"
+"$py" bench/report.py "$inputs" "$results" "$report" --clock "${BENCH_CLOCK:-cpu}"
+echo >&2
+echo "bench/run.sh: report written to $report" >&2

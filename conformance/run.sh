@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Conformance with the reference implementation (onnx on PyPI), end to end:
+# makes the venv (setup.sh), writes the corpus unless it is up to date
+# (generate.py), then runs the ignored tests that read it. Runs from any
+# directory; exits non-zero when anything fails. ONNXTXT_CORPUS (default
+# target/conformance, relative to the crate root) says where the corpus goes;
+# ONNXTXT_CONFORMANCE_FILTER narrows tests/conformance.rs to some cases.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash conformance/setup.sh
+python=.venv/bin/python
+
+corpus="${ONNXTXT_CORPUS:-target/conformance}"
+case "$corpus" in /*) ;; *) corpus="$root/$corpus" ;; esac
+export ONNXTXT_CORPUS="$corpus"
+
+# The corpus depends only on the reference's version and on generate.py.
+stamp="$("$python" - <<'PY'
+import hashlib, onnx
+digest = hashlib.sha256(open("conformance/generate.py", "rb").read()).hexdigest()
+print(f"onnx {onnx.__version__} generate.py {digest}")
+PY
+)"
+if [ -f "$corpus/stamp" ] && [ "$(cat "$corpus/stamp")" = "$stamp" ]; then
+    echo "conformance corpus in $corpus is up to date ($stamp)"
+else
+    "$python" conformance/generate.py
+    echo "$stamp" >"$corpus/stamp"
+fi
+
+tests=(--test conformance)
+if [ -f tests/schema.rs ]; then
+    tests+=(--test schema)
+fi
+# --no-fail-fast: a failing conformance test must not hide the schema check.
+cargo test --release --no-fail-fast "${tests[@]}" -- --ignored --nocapture

@@ -1,0 +1,270 @@
+//! Where each IR item came from in the text: the parser records the span of
+//! every graph, node, attribute, value info and function it completes (a
+//! "landmark", kept in chumsky's parser state and rolled back when the
+//! parser backtracks), and [`SourceMap`] matches them to IR paths such as
+//! `graph.node[3].attribute[0]` by walking the IR beside them.
+
+use std::collections::HashMap;
+
+use chumsky::inspector::TruncateState;
+use chumsky::prelude::*;
+
+use super::{Extra, Tokens};
+use crate::error::Span;
+use crate::proto::{
+    attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
+    NodeProto,
+};
+
+/// What a landmark marks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Kind {
+    #[default]
+    Graph,
+    Node,
+    Attribute,
+    Function,
+    /// A graph input; `true` when it is also initialized.
+    Input(bool),
+    Output,
+    /// An entry of a graph's `<...>` list; `true` for an initializer.
+    ListEntry(bool),
+    /// An `@<...>` annotation: what it contains is not part of the
+    /// construct's own structure.
+    Annotation,
+    /// Anything else worth fencing off (e.g. a function's bare attribute
+    /// names).
+    Other,
+}
+
+/// A completed construct: its kind, its span, and how many landmarks
+/// existed when it started (those after that, up to it, are inside it).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Landmark {
+    kind: Kind,
+    span: SimpleSpan,
+    start: usize,
+}
+
+/// The parser state: landmarks in the order their constructs completed.
+pub(crate) type Landmarks = TruncateState<Landmark>;
+
+/// Records `parser`'s span as a landmark of `kind`.
+pub(crate) fn landmark<'t, 's: 't, I: Tokens<'t, 's>, O>(
+    kind: Kind,
+    parser: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
+) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+    landmark_with(move |_| kind, parser)
+}
+
+/// Records `parser`'s span as a landmark whose kind depends on its output.
+pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, O>(
+    kind: impl Fn(&O) -> Kind + Clone,
+    parser: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
+) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+    empty()
+        .map_with(|(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<'t, 's>>| e.state().len())
+        .then(parser)
+        .map_with(move |(start, output), e| {
+            let landmark = Landmark {
+                kind: kind(&output),
+                span: e.span(),
+                start,
+            };
+            e.state().push(landmark);
+            output
+        })
+}
+
+/// Spans of IR items, by IR path (`graph.node[3]`, `functions[0]`,
+/// `graph.node[3].attribute[1].g.node[0]`, `graph.initializer[2]`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    spans: HashMap<String, Span>,
+}
+
+impl SourceMap {
+    /// The span of the item at `path`, if the text had one.
+    pub fn span(&self, path: &str) -> Option<Span> {
+        self.spans.get(path).cloned()
+    }
+
+    /// Matches the landmarks of a parsed model with its IR.
+    pub(crate) fn of_model(model: &ModelProto, landmarks: &[Landmark]) -> Self {
+        let mut map = SourceMap::default();
+        let mut walk = Walk {
+            landmarks,
+            map: &mut map,
+        };
+        let top = walk.children_of_range(0, landmarks.len());
+        let graphs: Vec<_> = top
+            .iter()
+            .copied()
+            .filter(|&i| landmarks[i].kind == Kind::Graph)
+            .collect();
+        if let (Some(graph), Some(&main)) = (&model.graph, graphs.last()) {
+            walk.graph(graph, main, "graph".into());
+        }
+        let functions = top
+            .iter()
+            .copied()
+            .filter(|&i| landmarks[i].kind == Kind::Function);
+        for (index, (function, landmark)) in model.functions.iter().zip(functions).enumerate() {
+            walk.function(function, landmark, format!("functions[{index}]"));
+        }
+        map
+    }
+}
+
+/// The walk that pairs IR items with landmarks.
+struct Walk<'a> {
+    landmarks: &'a [Landmark],
+    map: &'a mut SourceMap,
+}
+
+impl Walk<'_> {
+    /// The landmarks directly inside the range `start..end` (not inside
+    /// one of them), in text order.
+    fn children_of_range(&self, start: usize, end: usize) -> Vec<usize> {
+        let mut children = Vec::new();
+        let mut index = end;
+        while index > start {
+            let child = index - 1;
+            children.push(child);
+            index = self.landmarks[child].start.max(start);
+        }
+        children.reverse();
+        children
+    }
+
+    fn children(&self, parent: usize, kind: impl Fn(Kind) -> bool) -> Vec<usize> {
+        let start = self.landmarks[parent].start;
+        self.children_of_range(start, parent)
+            .into_iter()
+            .filter(|&i| kind(self.landmarks[i].kind))
+            .collect()
+    }
+
+    fn record(&mut self, path: String, landmark: usize) {
+        self.map
+            .spans
+            .insert(path, self.landmarks[landmark].span.into_range());
+    }
+
+    fn graph(&mut self, graph: &GraphProto, landmark: usize, path: String) {
+        self.record(path.clone(), landmark);
+        let (mut input, mut output, mut initializer, mut value_info) = (0, 0, 0, 0);
+        for child in self.children(landmark, |_| true) {
+            let item = match self.landmarks[child].kind {
+                Kind::Input(initialized) => {
+                    if initialized {
+                        self.record(format!("{path}.initializer[{initializer}]"), child);
+                        initializer += 1;
+                    }
+                    input += 1;
+                    format!("{path}.input[{}]", input - 1)
+                }
+                Kind::Output => {
+                    output += 1;
+                    format!("{path}.output[{}]", output - 1)
+                }
+                Kind::ListEntry(true) => {
+                    initializer += 1;
+                    format!("{path}.initializer[{}]", initializer - 1)
+                }
+                Kind::ListEntry(false) => {
+                    value_info += 1;
+                    format!("{path}.value_info[{}]", value_info - 1)
+                }
+                _ => continue,
+            };
+            self.record(item, child);
+        }
+        let nodes = self.children(landmark, |k| k == Kind::Node);
+        self.nodes(&graph.node, &nodes, &path);
+    }
+
+    fn nodes(&mut self, nodes: &[NodeProto], landmarks: &[usize], path: &str) {
+        for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
+            let node_path = format!("{path}.node[{index}]");
+            self.record(node_path.clone(), landmark);
+            let attributes = self.children(landmark, |k| k == Kind::Attribute);
+            self.attributes(&node.attribute, &attributes, &node_path, "attribute");
+        }
+    }
+
+    fn attributes(
+        &mut self,
+        attributes: &[AttributeProto],
+        landmarks: &[usize],
+        path: &str,
+        field: &str,
+    ) {
+        for (index, (attribute, &landmark)) in attributes.iter().zip(landmarks).enumerate() {
+            let attribute_path = format!("{path}.{field}[{index}]");
+            self.record(attribute_path.clone(), landmark);
+            let graphs = self.children(landmark, |k| k == Kind::Graph);
+            if attribute.r#type == Some(AttributeType::Graphs as i32) {
+                for (i, (graph, &g)) in attribute.graphs.iter().zip(&graphs).enumerate() {
+                    self.graph(graph, g, format!("{attribute_path}.graphs[{i}]"));
+                }
+            } else if let (Some(graph), Some(&g)) = (&attribute.g, graphs.first()) {
+                self.graph(graph, g, format!("{attribute_path}.g"));
+            }
+        }
+    }
+
+    fn function(&mut self, function: &FunctionProto, landmark: usize, path: String) {
+        self.record(path.clone(), landmark);
+        let attributes = self.children(landmark, |k| k == Kind::Attribute);
+        self.attributes(
+            &function.attribute_proto,
+            &attributes,
+            &path,
+            "attribute_proto",
+        );
+        let nodes = self.children(landmark, |k| k == Kind::Node);
+        self.nodes(&function.node, &nodes, &path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse_model_with_source_map;
+
+    #[test]
+    fn paths_lead_to_their_text() {
+        let text = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+main (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float[1] b = {3}, float[2] t> {
+  t = Add (x, w)
+  @<doc_string: "checks"> y = If <then_branch: graph = th () => (float[2] z) { z = Identity (t) }, k: int = 1> (c)
+}
+<domain: "local", opset_import: ["": 21]>
+f <alpha: float = 1.0, beta> (a) => (b) {
+  b = Mul (a, a)
+}"#;
+        let (_, map) = parse_model_with_source_map(text).unwrap();
+        let at = |path: &str| {
+            &text[map
+                .span(path)
+                .unwrap_or_else(|| panic!("no span for {path}"))]
+        };
+        assert_eq!(at("graph.node[0]"), "t = Add (x, w)");
+        assert!(at("graph.node[1]").starts_with("@<doc_string: \"checks\"> y = If"));
+        assert!(at("graph.node[1].attribute[0]").starts_with("then_branch: graph = th ()"));
+        assert_eq!(at("graph.node[1].attribute[1]"), "k: int = 1");
+        assert_eq!(
+            at("graph.node[1].attribute[0].g.node[0]"),
+            "z = Identity (t)"
+        );
+        assert_eq!(at("graph.input[1]"), "float[2] w = {1, 2}");
+        assert_eq!(at("graph.initializer[0]"), "float[2] w = {1, 2}");
+        assert_eq!(at("graph.initializer[1]"), "float[1] b = {3}");
+        assert_eq!(at("graph.value_info[0]"), "float[2] t");
+        assert_eq!(at("graph.output[0]"), "float[2] y");
+        assert!(at("functions[0]").starts_with("<domain: \"local\""));
+        assert_eq!(at("functions[0].attribute_proto[0]"), "alpha: float = 1.0");
+        assert_eq!(at("functions[0].node[0]"), "b = Mul (a, a)");
+        assert_eq!(map.span("functions[0].attribute_proto[1]"), None);
+    }
+}
