@@ -11,7 +11,7 @@ pub mod tensor_data;
 
 pub use error::{Diagnostic, Error};
 pub use parser::{
-    parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map, parse_node,
-    parse_nodes, parse_tensor, parse_type, parse_value_info, SourceMap, MAX_NESTING,
+    parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
+    parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, SourceMap, MAX_NESTING,
 };
 pub use printer::{to_text, Print, Printer};
