@@ -108,11 +108,6 @@ fn element_count(dims: &[i64]) -> Option<usize> {
         .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
-fn is_float6(data_type: i32) -> bool {
-    use crate::proto::tensor_proto::DataType;
-    data_type == DataType::Float6e2m3 as i32 || data_type == DataType::Float6e3m2 as i32
-}
-
 /// Writes a tensor constant with its annotation.
 pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPlace) {
     let data_type = t.data_type.unwrap_or(0);
@@ -229,32 +224,39 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
     };
     s.text(" {");
     if let Some(elements) = elements {
-        if s.compat() && is_float6(data_type) && !elements.is_empty() {
-            s.report("elements dropped (the reference grammar has no float6 literals)");
+        // Short lists stay on the line; long ones fill lines up to the
+        // width, one level deeper, with `}` on a line of its own.
+        if s.fits_on_a_line(|s| print_elements(s, data_type, elements, false)) {
+            print_elements(s, data_type, elements, false);
         } else {
-            print_elements(s, data_type, elements);
+            s.indent();
+            s.newline();
+            print_elements(s, data_type, elements, true);
+            s.dedent();
+            s.newline();
         }
     }
     s.text("}");
 }
 
-fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>) {
+/// Writes the elements separated by commas, filling lines when `fill`.
+fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill: bool) {
     match elements {
         Elements::I32(v) => {
             if s.opts.narrow_float_decimals
                 && !s.compat()
                 && tensor_data::is_narrow_float(data_type)
             {
-                s.list(v, |s, _, x| narrow_float(s, data_type, *x));
+                s.fill(fill, v, |s, _, x| narrow_float(s, data_type, *x));
             } else {
-                s.list(v, |s, _, x| s.int(i64::from(*x)));
+                s.fill(fill, v, |s, _, x| s.int(i64::from(*x)));
             }
         }
-        Elements::I64(v) => s.list(v, |s, _, x| s.int(*x)),
-        Elements::U64(v) => s.list(v, |s, _, x| s.uint(*x)),
-        Elements::F32(v) => s.list(v, |s, _, x| s.f32(*x)),
-        Elements::F64(v) => s.list(v, |s, _, x| s.f64(*x)),
-        Elements::Str(v) => s.list(v, |s, _, x| s.string(x)),
+        Elements::I64(v) => s.fill(fill, v, |s, _, x| s.int(*x)),
+        Elements::U64(v) => s.fill(fill, v, |s, _, x| s.uint(*x)),
+        Elements::F32(v) => s.fill(fill, v, |s, _, x| s.f32(*x)),
+        Elements::F64(v) => s.fill(fill, v, |s, _, x| s.f64(*x)),
+        Elements::Str(v) => s.fill(fill, v, |s, _, x| s.string(x)),
     }
 }
 

@@ -211,6 +211,16 @@ impl<'a> Sink<'a> {
         fits
     }
 
+    /// Whether what `f` prints fits in one line of the width at the current
+    /// indentation (wherever the current line is): short lists stay inline
+    /// even late in a long line.
+    pub(crate) fn fits_on_a_line(&mut self, f: impl FnOnce(&mut Self)) -> bool {
+        let column = std::mem::replace(&mut self.column, 2 * self.level + 2);
+        let fits = self.fits(f);
+        self.column = column;
+        fits
+    }
+
     // ----- the compat report and IR paths ------------------------------
 
     /// Records, in compat mode, that something was dropped or changed here.
@@ -407,6 +417,34 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Writes `items` separated by `, `, starting a new line (at the
+    /// current indentation) after any item that leaves less than
+    /// [`FILL_SLACK`] columns: the layout of tensor values, which are many
+    /// and short. Lines stay within the width unless one item is longer
+    /// than the slack.
+    /// With `fill` false, all items stay on the current line.
+    pub(crate) fn fill<T>(
+        &mut self,
+        fill: bool,
+        items: &[T],
+        mut item: impl FnMut(&mut Self, usize, &T),
+    ) {
+        for (i, value) in items.iter().enumerate() {
+            if self.exhausted() {
+                return;
+            }
+            if i > 0 {
+                if fill && self.column + FILL_SLACK > self.opts.width {
+                    self.text(",");
+                    self.newline();
+                } else {
+                    self.text(", ");
+                }
+            }
+            item(self, i, value);
+        }
+    }
+
     /// Writes a bracketed list: on one line when it fits, else one item per
     /// line, indented one level, with the closing bracket on its own line.
     pub(crate) fn block_list<T>(
@@ -442,6 +480,10 @@ impl<'a> Sink<'a> {
         self.text(close);
     }
 }
+
+/// Room left for the next tensor value before [`Sink::fill`] breaks the
+/// line: the longest float text (`-1.1754944e-38`) and its comma.
+const FILL_SLACK: usize = 16;
 
 fn itoa_buffer() -> String {
     String::with_capacity(20)
