@@ -1,11 +1,27 @@
-//! Compiles `grammar/onnx.proto` into the `onnxtxt::proto` types.
+//! Compiles `grammar/onnx.proto` into the `onnxtxt::proto` types, and saves
+//! the compiled schema as `OUT_DIR/onnx.fds` (an encoded
+//! `FileDescriptorSet`, without source info) for `onnxtxt::decode`, which
+//! walks binary models guided by it.
 //!
 //! `protox` parses the schema in pure Rust, so no `protoc` binary is needed.
+
+use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     const SCHEMA: &str = "grammar/onnx.proto";
     println!("cargo:rerun-if-changed={SCHEMA}");
-    let descriptors = protox::compile([SCHEMA], ["grammar"])?;
-    prost_build::Config::new().compile_fds(descriptors)?;
+    let mut compiler = protox::Compiler::new(["grammar"])?;
+    compiler
+        .include_imports(true)
+        .include_source_info(false)
+        .open_files([SCHEMA])?;
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+    std::fs::write(
+        out_dir.join("onnx.fds"),
+        compiler.encode_file_descriptor_set(),
+    )?;
+    // Source info carries the schema's comments into the generated code.
+    compiler.include_source_info(true);
+    prost_build::Config::new().compile_fds(compiler.file_descriptor_set())?;
     Ok(())
 }

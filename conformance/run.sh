@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Conformance with the reference implementation (onnx on PyPI), end to end:
 # makes the venv (setup.sh), writes the corpus unless it is up to date
-# (generate.py), then runs the ignored tests that read it. Runs from any
-# directory; exits non-zero when anything fails. ONNXTXT_CORPUS (default
-# target/conformance, relative to the crate root) says where the corpus goes;
-# ONNXTXT_CONFORMANCE_FILTER narrows tests/conformance.rs to some cases.
+# (generate.py), then runs the ignored tests that read it: in
+# tests/conformance.rs the checks parse (reference text -> onnxtxt IR equals
+# the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
+# (the reference parser, run in one batch by reference_parse.py, reads
+# print --compat as onnxtxt does) and fixpoint (print(parse(print(m))) is
+# print(m)), each ending with a line `conformance(<check>): N passed, M
+# failed`. Runs from any directory; exits non-zero when anything fails.
+# ONNXTXT_CORPUS (default target/conformance, relative to the crate root) says
+# where the corpus goes; ONNXTXT_CONFORMANCE_FILTER narrows
+# tests/conformance.rs to some cases; ONNXTXT_PYTHON replaces .venv/bin/python
+# for reference_parse.py.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

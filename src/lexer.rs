@@ -9,12 +9,13 @@
 //! holding the text between the braces; the parser converts it straight into
 //! typed values, with no token per element.
 
+use std::ops::Range;
+
 use logos::Logos;
 
 /// A token of the ONNX textual syntax.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\n\r\x0B\x0C]+")]
-#[logos(skip(r"#[^\n]*", allow_greedy = true))]
 pub enum Token<'s> {
     /// An identifier or keyword: `[A-Za-z_][A-Za-z0-9_]*`.
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
@@ -95,6 +96,10 @@ pub enum Token<'s> {
     /// `-` not followed by a number.
     #[token("-")]
     Minus,
+    /// A `#` comment, to the end of its line. [`lex`] sets comments
+    /// aside: the parser never sees them.
+    #[regex(r"#[^\n]*", allow_greedy = true)]
+    Comment,
     /// Text that is not a token.
     Error,
 }
@@ -180,18 +185,35 @@ fn skip_digits(text: &[u8], pos: usize) -> usize {
 }
 
 /// Lexes `source` completely. A `{` that opens a list of numbers is read,
-/// with the list and its `}`, as one [`Token::Numbers`].
-pub fn lex(source: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
+/// with the list and its `}`, as one [`Token::Numbers`]. Comments are
+/// dropped.
+pub fn lex(source: &str) -> Tokens<'_> {
+    lex_with_comments(source).0
+}
+
+/// Tokens with their spans.
+pub type Tokens<'s> = Vec<(Token<'s>, Range<usize>)>;
+
+/// Lexes `source` like [`lex`], and returns the spans of its comments
+/// (those inside number lists included), in order.
+pub fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
     let mut lexer = Token::lexer(source);
     let mut tokens = Vec::new();
+    let mut comments = Vec::new();
     while let Some(token) = lexer.next() {
         let mut span = lexer.span();
         let token = match token {
+            Ok(Token::Comment) => {
+                comments.push(span);
+                continue;
+            }
             Ok(Token::LBrace) => match number_list_len(lexer.remainder().as_bytes()) {
                 Some(len) => {
                     lexer.bump(len + 1);
                     span.end += len + 1;
-                    Token::Numbers(&source[span.start + 1..span.end - 1])
+                    let text = &source[span.start + 1..span.end - 1];
+                    comments.extend(comments_in_numbers(text, span.start + 1));
+                    Token::Numbers(text)
                 }
                 None => Token::LBrace,
             },
@@ -200,7 +222,22 @@ pub fn lex(source: &str) -> Vec<(Token<'_>, std::ops::Range<usize>)> {
         };
         tokens.push((token, span));
     }
-    tokens
+    (tokens, comments)
+}
+
+/// The comments inside a number list's text (no `#` can appear in a
+/// number), with `offset` the text's position in the source.
+fn comments_in_numbers(text: &str, offset: usize) -> impl Iterator<Item = Range<usize>> + '_ {
+    text.match_indices('#')
+        .scan(0, move |end_of_last, (start, _)| {
+            if start < *end_of_last {
+                return Some(None);
+            }
+            let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+            *end_of_last = end;
+            Some(Some(offset + start..offset + end))
+        })
+        .flatten()
 }
 
 impl std::fmt::Display for Token<'_> {
@@ -228,6 +265,7 @@ impl std::fmt::Display for Token<'_> {
             Token::Dot => f.write_str("`.`"),
             Token::Question => f.write_str("`?`"),
             Token::Minus => f.write_str("`-`"),
+            Token::Comment => f.write_str("a comment"),
             Token::Error => f.write_str("an unexpected character"),
         }
     }
@@ -329,6 +367,15 @@ mod tests {
         assert_eq!(kinds("{1,,2}")[0], Token::LBrace);
         assert_eq!(kinds("{1x}")[0], Token::LBrace);
         assert_eq!(kinds("{\"a\"}")[0], Token::LBrace);
+    }
+
+    #[test]
+    fn comments_are_set_aside_with_their_spans() {
+        let source = "a # one\n{1, # two\n 2} # three";
+        let (tokens, comments) = lex_with_comments(source);
+        assert_eq!(tokens.len(), 2);
+        let texts: Vec<_> = comments.into_iter().map(|c| &source[c]).collect();
+        assert_eq!(texts, vec!["# one", "# two", "# three"]);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+pub mod check;
+pub mod decode;
 pub mod error;
+mod format;
 pub mod lexer;
 pub mod names;
 mod parser;
@@ -9,7 +12,10 @@ pub mod printer;
 pub mod proto;
 pub mod tensor_data;
 
+pub use check::{check_model, Finding, Severity};
+pub use decode::decode_model;
 pub use error::{Diagnostic, Error};
+pub use format::format;
 pub use parser::{
     parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
     parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, SourceMap, MAX_NESTING,

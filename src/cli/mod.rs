@@ -1,6 +1,7 @@
 //! Command-line arguments and what every subcommand shares: reading input,
 //! writing output atomically, and rendering diagnostics.
 
+mod check;
 mod io;
 mod parse;
 mod print;
@@ -26,6 +27,8 @@ pub(crate) enum Command {
     Parse(parse::ParseArgs),
     /// Print a binary (or text) model as canonical text.
     Print(print::PrintArgs),
+    /// Check a model (text or binary) for what the grammar cannot catch.
+    Check(check::CheckArgs),
 }
 
 impl Command {
@@ -34,6 +37,7 @@ impl Command {
         match self {
             Command::Parse(args) => args.run(),
             Command::Print(args) => args.run(),
+            Command::Check(args) => args.run(),
         }
     }
 }

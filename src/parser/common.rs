@@ -3,6 +3,7 @@
 
 use chumsky::prelude::*;
 
+use super::landmarks::{landmark, Kind};
 use super::{Extra, Tokens};
 use crate::lexer::Token;
 
@@ -109,8 +110,8 @@ pub(crate) fn out_of_range<T: IntegerName>(text: &str) -> String {
 pub(crate) fn id_list<'t, 's: 't, I: Tokens<'t, 's>>(
 ) -> impl Parser<'t, I, Vec<String>, Extra<'t, 's>> + Clone {
     let empty_before_comma = just(Token::Comma).rewind().to(String::new());
-    quotable_id()
-        .or(empty_before_comma)
+    let item = quotable_id().or(empty_before_comma);
+    landmark(Kind::Name, item)
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect()

@@ -137,7 +137,7 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
         .delimited_by(just(Token::LParen), just(Token::RParen));
     let graph = annotation
         .or_not()
-        .then(quotable_id())
+        .then(landmark(Kind::Name, quotable_id()))
         .then(list(Token::LParen, Token::RParen, Kind::Input).or_not())
         .then_ignore(just(Token::Arrow))
         .then(outputs)
@@ -255,7 +255,7 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
         .delimited_by(just(Token::LAngle), just(Token::RAngle));
     let function = header
         .or_not()
-        .then(quotable_id())
+        .then(landmark(Kind::Name, quotable_id()))
         .then(parameters.or_not())
         .then(io.clone())
         .then_ignore(just(Token::Arrow))
@@ -334,7 +334,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>>(
     graph: impl Parser<'t, I, GraphProto, Extra<'t, 's>> + Clone + 't,
     function: Parsed<'t, 's, I, FunctionProto>,
 ) -> Parsed<'t, 's, I, ModelProto> {
-    header
+    landmark(Kind::Header, header)
         .or_not()
         .then(graph)
         .then(function.repeated().collect::<Vec<_>>())

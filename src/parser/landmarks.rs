@@ -32,6 +32,11 @@ pub(crate) enum Kind {
     /// An `@<...>` annotation: what it contains is not part of the
     /// construct's own structure.
     Annotation,
+    /// A name in a node's output or input list, or a graph's or a
+    /// function's name.
+    Name,
+    /// A model's header.
+    Header,
     /// Anything else worth fencing off (e.g. a function's bare attribute
     /// names).
     Other,
@@ -77,7 +82,9 @@ pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, O>(
 }
 
 /// Spans of IR items, by IR path (`graph.node[3]`, `functions[0]`,
-/// `graph.node[3].attribute[1].g.node[0]`, `graph.initializer[2]`, ...).
+/// `graph.node[3].attribute["then_branch"].g.node[0]`,
+/// `graph.initializer[2]`, `graph.node[3].input[1]`, `header`, ...): the
+/// paths the printer and the checker use.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceMap {
     spans: HashMap<String, Span>,
@@ -87,6 +94,26 @@ impl SourceMap {
     /// The span of the item at `path`, if the text had one.
     pub fn span(&self, path: &str) -> Option<Span> {
         self.spans.get(path).cloned()
+    }
+
+    /// The span of the item at `path` or, failing that, of the nearest
+    /// enclosing item that has one (`graph.node[3].attribute[1].t`, then
+    /// `graph.node[3].attribute[1]`, then `graph.node[3]`, ...).
+    pub fn find(&self, path: &str) -> Option<Span> {
+        let mut path = path;
+        loop {
+            if let Some(span) = self.spans.get(path) {
+                return Some(span.clone());
+            }
+            path = &path[..path.rfind(['.', '['])?];
+        }
+    }
+
+    /// Every item with its span, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Span)> + '_ {
+        self.spans
+            .iter()
+            .map(|(path, span)| (path.as_str(), span.clone()))
     }
 
     /// Matches the landmarks of a parsed model with its IR.
@@ -104,6 +131,9 @@ impl SourceMap {
             .collect();
         if let (Some(graph), Some(&main)) = (&model.graph, graphs.last()) {
             walk.graph(graph, main, "graph".into());
+        }
+        if let Some(&header) = top.iter().find(|&&i| landmarks[i].kind == Kind::Header) {
+            walk.record("header".into(), header);
         }
         let functions = top
             .iter()
@@ -153,6 +183,9 @@ impl Walk<'_> {
 
     fn graph(&mut self, graph: &GraphProto, landmark: usize, path: String) {
         self.record(path.clone(), landmark);
+        if let Some(&name) = self.children(landmark, |k| k == Kind::Name).first() {
+            self.record(format!("{path}.name"), name);
+        }
         let (mut input, mut output, mut initializer, mut value_info) = (0, 0, 0, 0);
         for child in self.children(landmark, |_| true) {
             let item = match self.landmarks[child].kind {
@@ -188,6 +221,13 @@ impl Walk<'_> {
         for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
             let node_path = format!("{path}.node[{index}]");
             self.record(node_path.clone(), landmark);
+            let names = self.children(landmark, |k| k == Kind::Name);
+            let (outputs, inputs) = names.split_at(node.output.len().min(names.len()));
+            for (field, landmarks) in [("output", outputs), ("input", inputs)] {
+                for (i, &name) in landmarks.iter().enumerate() {
+                    self.record(format!("{node_path}.{field}[{i}]"), name);
+                }
+            }
             let attributes = self.children(landmark, |k| k == Kind::Attribute);
             self.attributes(&node.attribute, &attributes, &node_path, "attribute");
         }
@@ -201,8 +241,17 @@ impl Walk<'_> {
         field: &str,
     ) {
         for (index, (attribute, &landmark)) in attributes.iter().zip(landmarks).enumerate() {
-            let attribute_path = format!("{path}.{field}[{index}]");
-            self.record(attribute_path.clone(), landmark);
+            // Attributes are named by key, as the printer names them (and
+            // found by index too, which tells duplicates apart).
+            let by_index = format!("{path}.{field}[{index}]");
+            let attribute_path = match &attribute.name {
+                Some(name) => format!("{path}.{field}[{name:?}]"),
+                None => by_index.clone(),
+            };
+            self.record(by_index, landmark);
+            if !self.map.spans.contains_key(&attribute_path) {
+                self.record(attribute_path.clone(), landmark);
+            }
             let graphs = self.children(landmark, |k| k == Kind::Graph);
             if attribute.r#type == Some(AttributeType::Graphs as i32) {
                 for (i, (graph, &g)) in attribute.graphs.iter().zip(&graphs).enumerate() {
@@ -216,6 +265,9 @@ impl Walk<'_> {
 
     fn function(&mut self, function: &FunctionProto, landmark: usize, path: String) {
         self.record(path.clone(), landmark);
+        if let Some(&name) = self.children(landmark, |k| k == Kind::Name).first() {
+            self.record(format!("{path}.name"), name);
+        }
         let attributes = self.children(landmark, |k| k == Kind::Attribute);
         self.attributes(
             &function.attribute_proto,
@@ -250,11 +302,19 @@ f <alpha: float = 1.0, beta> (a) => (b) {
                 .unwrap_or_else(|| panic!("no span for {path}"))]
         };
         assert_eq!(at("graph.node[0]"), "t = Add (x, w)");
+        assert_eq!(at("graph.node[0].output[0]"), "t");
+        assert_eq!(at("graph.node[0].input[1]"), "w");
+        assert_eq!(
+            &text[map.find("graph.node[0].attribute[7].t").unwrap()],
+            "t = Add (x, w)"
+        );
         assert!(at("graph.node[1]").starts_with("@<doc_string: \"checks\"> y = If"));
-        assert!(at("graph.node[1].attribute[0]").starts_with("then_branch: graph = th ()"));
+        assert!(at("graph.node[1].attribute[\"then_branch\"]")
+            .starts_with("then_branch: graph = th ()"));
+        assert_eq!(at("graph.node[1].attribute[\"k\"]"), "k: int = 1");
         assert_eq!(at("graph.node[1].attribute[1]"), "k: int = 1");
         assert_eq!(
-            at("graph.node[1].attribute[0].g.node[0]"),
+            at("graph.node[1].attribute[\"then_branch\"].g.node[0]"),
             "z = Identity (t)"
         );
         assert_eq!(at("graph.input[1]"), "float[2] w = {1, 2}");
@@ -263,8 +323,11 @@ f <alpha: float = 1.0, beta> (a) => (b) {
         assert_eq!(at("graph.value_info[0]"), "float[2] t");
         assert_eq!(at("graph.output[0]"), "float[2] y");
         assert!(at("functions[0]").starts_with("<domain: \"local\""));
-        assert_eq!(at("functions[0].attribute_proto[0]"), "alpha: float = 1.0");
+        assert_eq!(
+            at("functions[0].attribute_proto[\"alpha\"]"),
+            "alpha: float = 1.0"
+        );
         assert_eq!(at("functions[0].node[0]"), "b = Mul (a, a)");
-        assert_eq!(map.span("functions[0].attribute_proto[1]"), None);
+        assert_eq!(map.span("functions[0].attribute_proto[\"beta\"]"), None);
     }
 }

@@ -154,7 +154,16 @@ impl<'t, 's: 't, I: Tokens<'t, 's>> Grammar<'t, 's, I> {
 /// Lexes `source` and checks the tokens before parsing: unreadable text
 /// and excessive nesting are reported here.
 fn tokenize(source: &str) -> Result<Vec<(Token<'_>, SimpleSpan)>, Error> {
-    let tokens: Vec<(Token<'_>, SimpleSpan)> = lex(source)
+    check_tokens(lex(source), source)
+}
+
+/// Checks lexed tokens before parsing: unreadable text, unpaired brackets
+/// and excessive nesting are reported here.
+fn check_tokens<'s>(
+    tokens: Vec<(Token<'s>, std::ops::Range<usize>)>,
+    source: &str,
+) -> Result<Vec<(Token<'s>, SimpleSpan)>, Error> {
+    let tokens: Vec<(Token<'_>, SimpleSpan)> = tokens
         .into_iter()
         .map(|(token, span)| (token, SimpleSpan::from(span)))
         .collect();
@@ -347,11 +356,20 @@ macro_rules! entry_points {
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
 pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap), Error> {
-    let tokens = tokenize(text)?;
+    parse_model_with_comments(text).map(|(model, map, _)| (model, map))
+}
+
+/// Parses a model like [`parse_model_with_source_map`], and also returns the
+/// spans of the text's comments, for the formatter.
+pub(crate) fn parse_model_with_comments(
+    text: &str,
+) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
+    let (tokens, comments) = crate::lexer::lex_with_comments(text);
+    let tokens = check_tokens(tokens, text)?;
     let parsed = run(Grammar::new().model, &tokens, text);
     let (model, landmarks) = parsed?;
     let map = SourceMap::of_model(&model, &landmarks);
-    Ok((model, map))
+    Ok((model, map, comments))
 }
 
 entry_points! {

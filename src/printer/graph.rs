@@ -101,14 +101,25 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
         });
     }
     s.text(" {");
+    node_lines(s, &g.node);
+    s.text("}");
+}
+
+/// The inside of a node list: one node per line, one level deeper than
+/// the braces, with their comments, then the comments that close the list.
+pub(crate) fn node_lines(s: &mut Sink<'_>, nodes: &[NodeProto]) {
     s.indent();
-    for (i, n) in g.node.iter().enumerate() {
+    for (i, n) in nodes.iter().enumerate() {
         s.newline();
-        s.at_index("node", i, |s| node(s, n));
+        s.at_index("node", i, |s| {
+            s.leading_comments();
+            node(s, n);
+            s.trailing_comments();
+        });
     }
+    s.closing_comments();
     s.dedent();
     s.newline();
-    s.text("}");
 }
 
 /// [`crate::Print`] for one node.
@@ -120,13 +131,7 @@ pub(crate) fn single_node(s: &mut Sink<'_>, n: &NodeProto) {
 /// [`crate::Print`] for a node list: `{`, one node per line, `}`.
 pub(crate) fn node_list(s: &mut Sink<'_>, nodes: &[NodeProto]) {
     s.text("{");
-    s.indent();
-    for (i, n) in nodes.iter().enumerate() {
-        s.newline();
-        s.at_index("node", i, |s| node(s, n));
-    }
-    s.dedent();
-    s.newline();
+    node_lines(s, nodes);
     s.text("}\n");
 }
 

@@ -11,6 +11,7 @@
 //!   table shared with the parser's `apply_*` functions, and the printing
 //!   side of it ([`schema::Ann`] values built from IR fields).
 //! * `annot.rs`: writing `@<key: value, ...>` annotations.
+//! * `comments.rs`: source comments carried through by `onnxtxt fmt`.
 //! * `types.rs`: types and value infos (what the type syntax can say, and the
 //!   `type` annotation for what it cannot).
 //! * `tensor.rs`: tensor constants, sparse tensor constants, element data.
@@ -22,6 +23,7 @@
 //! from the IR into the annotation of the smallest construct that owns it.
 
 mod annot;
+mod comments;
 mod graph;
 mod model;
 pub(crate) mod schema;
@@ -36,6 +38,7 @@ use crate::proto::{
     TensorProto, TypeProto, ValueInfoProto,
 };
 
+pub(crate) use comments::Comments;
 #[doc(hidden)]
 pub use writer::Sink;
 
@@ -148,6 +151,16 @@ impl Printer {
         // (or, in compat mode, replaced).
         let text = String::from_utf8(buffer).expect("the printer writes UTF-8");
         Printed { text, dropped }
+    }
+
+    /// Prints a model with `comments` where they belong (for `fmt`).
+    pub(crate) fn print_with_comments(&self, model: &ModelProto, comments: &Comments) -> String {
+        let mut buffer = Vec::new();
+        let mut sink = Sink::new(&mut buffer, *self).with_comments(comments);
+        model.print_to(&mut sink);
+        // Writing to a Vec cannot fail, and comments are UTF-8 source text.
+        let _ = sink.finish();
+        String::from_utf8(buffer).expect("the printer writes UTF-8")
     }
 
     /// Prints `item` to `out` through one buffer, never holding the whole

@@ -132,6 +132,7 @@ fn metadata_entry<'a>(
 
 /// Writes a model.
 pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
+    s.leading_comments();
     let mut entries = Vec::new();
     if let Some(v) = m.ir_version.ann() {
         entries.push(HeaderEntry {
@@ -184,12 +185,21 @@ pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
         ..Default::default()
     };
     s.at("graph", |s| {
+        s.leading_comments();
         graph::graph(s, m.graph.as_ref().unwrap_or(&placeholder), GraphPlace::Top)
     });
     s.text("\n");
     for (i, f) in m.functions.iter().enumerate() {
         s.text("\n");
-        s.at_index("functions", i, |s| function_body(s, f));
+        s.at_index("functions", i, |s| {
+            s.leading_comments();
+            function_body(s, f)
+        });
+        s.text("\n");
+    }
+    // Comments after everything else.
+    for line in s.comments_at(|c| &c.closing) {
+        s.text(&line);
         s.text("\n");
     }
 }
@@ -281,12 +291,6 @@ fn function_body(s: &mut Sink<'_>, f: &FunctionProto) {
         });
     }
     s.text(" {");
-    s.indent();
-    for (i, n) in f.node.iter().enumerate() {
-        s.newline();
-        s.at_index("node", i, |s| graph::node(s, n));
-    }
-    s.dedent();
-    s.newline();
+    graph::node_lines(s, &f.node);
     s.text("}");
 }

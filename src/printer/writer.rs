@@ -9,8 +9,11 @@
 //! of the line, which is how lists decide to break one item per line
 //! without building text twice in memory.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+
+use super::comments::Comments;
 
 use super::{Dropped, Printer};
 use crate::names;
@@ -32,6 +35,7 @@ pub struct Sink<'a> {
     probe: Option<Probe>,
     dropped: Vec<Dropped>,
     path: String,
+    comments: Option<&'a Comments>,
 }
 
 /// Whether a name must be quoted where a value name is expected: anything
@@ -131,6 +135,27 @@ impl<'a> Sink<'a> {
             probe: None,
             dropped: Vec::new(),
             path: String::new(),
+            comments: None,
+        }
+    }
+
+    /// A sink that also writes `comments` where they belong.
+    pub(crate) fn with_comments(mut self, comments: &'a Comments) -> Self {
+        self.comments = Some(comments);
+        self
+    }
+
+    /// The comments `table` holds for the current path (none while probing
+    /// the width).
+    pub(crate) fn comments_at(
+        &self,
+        table: impl Fn(&Comments) -> &HashMap<String, Vec<String>>,
+    ) -> Vec<String> {
+        match self.comments {
+            Some(comments) if self.probe.is_none() => {
+                table(comments).get(&self.path).cloned().unwrap_or_default()
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -199,7 +224,14 @@ impl<'a> Sink<'a> {
 
     /// Whether what `f` prints fits on the current line within the width,
     /// with no line break. Nothing is written and nothing is reported.
+    ///
+    /// Inside a probe the answer is always yes: the caller then writes the
+    /// inline form, which the outer probe measures. Probing again at every
+    /// level would make nested layouts cost time exponential in their depth.
     pub(crate) fn fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
+        if self.probe.is_some() {
+            return true;
+        }
         let budget = self.opts.width.saturating_sub(self.column);
         let saved = self.probe.replace(Probe {
             budget,

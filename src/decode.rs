@@ -1,0 +1,1244 @@
+//! Decoding binary ONNX models, with errors that name the byte offset and the
+//! IR path of the problem.
+//!
+//! `prost` alone is not enough here: it silently discards fields it does not
+//! know (so printing such a model would lose them) and its errors say neither
+//! where the problem is nor what was being decoded. [`decode_model`] first
+//! walks the protobuf wire format guided by the ONNX schema (the compiled
+//! `grammar/onnx.proto`, embedded by the build script), checking everything
+//! `prost` checks plus the absence of unknown fields and of integers too wide
+//! for their field, and only then lets `prost` build the IR. The walk is one
+//! linear pass over the bytes that copies nothing: payloads such as
+//! `raw_data` are skipped by their length, strings are checked in place.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use prost::Message as _;
+use prost_types::field_descriptor_proto::{Label as FieldLabel, Type};
+use prost_types::{DescriptorProto, FileDescriptorSet};
+
+use crate::error::{Diagnostic, Error};
+use crate::proto::ModelProto;
+
+/// How deeply messages may nest, counting the model itself as depth 0 and
+/// its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
+/// library's default is the same), beyond which it refuses to decode.
+pub const MAX_MESSAGE_DEPTH: usize = 100;
+
+/// The compiled schema, as written by `build.rs`.
+static SCHEMA_FDS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/onnx.fds"));
+
+/// Decodes a binary ONNX model (protobuf wire format).
+///
+/// Unlike a bare `ModelProto::decode`, this refuses input that would not
+/// print losslessly, and says where the problem is. The error's primary
+/// [`Diagnostic`] has a code `onnxtxt::decode::*`, its [`Diagnostic::span`]
+/// is the offending byte range of `bytes`, and [`Diagnostic::path`] the IR
+/// path being decoded (e.g. `graph.node[12].attribute[0].t.raw_data`; `None`
+/// at the top level of the model). It reports:
+///
+/// - input that ends early or a length that runs past the end of its
+///   enclosing message (`truncated`, `length`);
+/// - fields the ONNX schema does not have, which `prost` would silently
+///   drop (`unknown_field`);
+/// - malformed varints and tags (`varint`, `tag`), a wire type that does not
+///   match the field's type (`wire_type`), packed data whose length is not a
+///   whole number of elements (`packed`);
+/// - `string` fields that are not UTF-8 (`utf8`);
+/// - integers too wide for a 32-bit field, which would be truncated
+///   (`range`);
+/// - messages nested more than [`MAX_MESSAGE_DEPTH`] deep (`nesting`).
+///
+/// Packed and unpacked encodings of repeated numbers are both accepted, as
+/// are repeated occurrences of singular fields (the last one wins, as
+/// protobuf specifies).
+///
+/// # Example
+///
+/// ```
+/// use prost::Message;
+///
+/// let model = onnxtxt::parse_model(
+///     r#"<ir_version: 10, opset_import: ["": 21]> g (float[N] x) => (float[N] y) { y = Relu(x) }"#,
+/// )?;
+/// let bytes = model.encode_to_vec();
+/// assert_eq!(onnxtxt::decode_model(&bytes)?, model);
+///
+/// let error = onnxtxt::decode_model(&bytes[..bytes.len() - 3]).unwrap_err();
+/// let diagnostic = error.primary();
+/// assert_eq!(diagnostic.code, "onnxtxt::decode::truncated");
+/// assert_eq!(diagnostic.path.as_deref(), Some("opset_import[0]"));
+/// assert!(diagnostic.message.starts_with("length "));
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, Error> {
+    let schema = schema();
+    let walker = Walker { bytes, schema };
+    if let Err(failure) = walker.message(schema.model, 0, bytes.len(), 0) {
+        return Err(Error::from_diagnostics(vec![failure.into_diagnostic()]));
+    }
+    // The walk checks everything prost checks, so this is not expected to
+    // fail; if it does, still report it rather than panic.
+    ModelProto::decode(bytes).map_err(|e| {
+        Error::from_diagnostics(vec![Diagnostic::new(
+            "onnxtxt::decode::invalid",
+            format!("not a valid binary ONNX model: {e}"),
+            0..bytes.len(),
+        )])
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The schema, from the embedded FileDescriptorSet.
+
+/// The messages of the ONNX schema, reduced to what the walk needs.
+struct Schema {
+    messages: Vec<MessageInfo>,
+    /// The index of `ModelProto` in `messages`.
+    model: usize,
+}
+
+struct MessageInfo {
+    /// The name relative to the package, e.g. `TensorProto.Segment`.
+    name: String,
+    fields: Vec<FieldInfo>,
+    /// Field number → index in `fields`, or [`NO_FIELD`].
+    by_number: Vec<u16>,
+    /// Reserved field numbers (end exclusive).
+    reserved: Vec<Range<u64>>,
+}
+
+const NO_FIELD: u16 = u16::MAX;
+
+impl MessageInfo {
+    fn field(&self, number: u64) -> Option<&FieldInfo> {
+        let index = *self.by_number.get(usize::try_from(number).ok()?)?;
+        self.fields.get(usize::from(index))
+    }
+}
+
+struct FieldInfo {
+    name: String,
+    number: u64,
+    kind: Kind,
+    repeated: bool,
+    /// The schema's type, e.g. `int64` or `TensorProto`, for messages.
+    type_name: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A varint: 32-bit integers and enums (`wide: false`), 64-bit
+    /// integers, or bools (`wide: true`: every varint fits).
+    Varint {
+        wide: bool,
+    },
+    Fixed32,
+    Fixed64,
+    Str,
+    Bytes,
+    Message(usize),
+    Group,
+}
+
+impl Kind {
+    fn is_scalar(self) -> bool {
+        matches!(self, Kind::Varint { .. } | Kind::Fixed32 | Kind::Fixed64)
+    }
+
+    /// The wire type of one value of this kind.
+    fn wire_type(self) -> u64 {
+        match self {
+            Kind::Varint { .. } => VARINT,
+            Kind::Fixed64 => FIXED64,
+            Kind::Str | Kind::Bytes | Kind::Message(_) => LEN,
+            Kind::Group => START_GROUP,
+            Kind::Fixed32 => FIXED32,
+        }
+    }
+}
+
+const VARINT: u64 = 0;
+const FIXED64: u64 = 1;
+const LEN: u64 = 2;
+const START_GROUP: u64 = 3;
+const FIXED32: u64 = 5;
+
+fn wire_type_name(wire_type: u64) -> &'static str {
+    match wire_type {
+        VARINT => "varint",
+        FIXED64 => "64-bit",
+        LEN => "length-delimited",
+        START_GROUP => "start group",
+        4 => "end group",
+        FIXED32 => "32-bit",
+        _ => "invalid",
+    }
+}
+
+fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let set = FileDescriptorSet::decode(SCHEMA_FDS)
+            .expect("the schema embedded by build.rs is a valid FileDescriptorSet");
+        Schema::from_descriptors(&set)
+    })
+}
+
+impl Schema {
+    fn from_descriptors(set: &FileDescriptorSet) -> Schema {
+        // Every message with its fully qualified name (`.onnx.TensorProto`)
+        // and its name within the package (`TensorProto`).
+        let mut all: Vec<(String, String, &DescriptorProto)> = Vec::new();
+        fn collect<'a>(
+            prefix: &str,
+            local: &str,
+            messages: &'a [DescriptorProto],
+            all: &mut Vec<(String, String, &'a DescriptorProto)>,
+        ) {
+            for message in messages {
+                let full = format!("{prefix}.{}", message.name());
+                let name = if local.is_empty() {
+                    message.name().to_owned()
+                } else {
+                    format!("{local}.{}", message.name())
+                };
+                all.push((full.clone(), name.clone(), message));
+                collect(&full, &name, &message.nested_type, all);
+            }
+        }
+        for file in &set.file {
+            let prefix = match file.package() {
+                "" => String::new(),
+                package => format!(".{package}"),
+            };
+            collect(&prefix, "", &file.message_type, &mut all);
+        }
+        let index_of = |type_name: &str| all.iter().position(|(full, _, _)| full == type_name);
+
+        let messages = all
+            .iter()
+            .map(|(_, name, message)| {
+                let fields: Vec<FieldInfo> = message
+                    .field
+                    .iter()
+                    .map(|field| {
+                        let kind = match field.r#type() {
+                            Type::Int32 | Type::Uint32 | Type::Sint32 | Type::Enum => {
+                                Kind::Varint { wide: false }
+                            }
+                            Type::Int64 | Type::Uint64 | Type::Sint64 | Type::Bool => {
+                                Kind::Varint { wide: true }
+                            }
+                            Type::Fixed32 | Type::Sfixed32 | Type::Float => Kind::Fixed32,
+                            Type::Fixed64 | Type::Sfixed64 | Type::Double => Kind::Fixed64,
+                            Type::String => Kind::Str,
+                            Type::Bytes => Kind::Bytes,
+                            Type::Message => {
+                                index_of(field.type_name()).map_or(Kind::Group, Kind::Message)
+                            }
+                            Type::Group => Kind::Group,
+                        };
+                        let type_name = match field.r#type() {
+                            Type::Message | Type::Enum | Type::Group => field
+                                .type_name()
+                                .rsplit('.')
+                                .next()
+                                .unwrap_or_default()
+                                .to_owned(),
+                            other => other
+                                .as_str_name()
+                                .trim_start_matches("TYPE_")
+                                .to_ascii_lowercase(),
+                        };
+                        FieldInfo {
+                            name: field.name().to_owned(),
+                            number: u64::try_from(field.number()).unwrap_or(0),
+                            kind,
+                            repeated: field.label() == FieldLabel::Repeated,
+                            type_name,
+                        }
+                    })
+                    .collect();
+                let max = fields.iter().map(|f| f.number).max().unwrap_or(0);
+                let mut by_number = vec![NO_FIELD; usize::try_from(max).unwrap_or(0) + 1];
+                for (index, field) in fields.iter().enumerate() {
+                    if let (Ok(number), Ok(index)) =
+                        (usize::try_from(field.number), u16::try_from(index))
+                    {
+                        by_number[number] = index;
+                    }
+                }
+                let reserved = message
+                    .reserved_range
+                    .iter()
+                    .map(|r| {
+                        u64::try_from(r.start()).unwrap_or(0)..u64::try_from(r.end()).unwrap_or(0)
+                    })
+                    .collect();
+                MessageInfo {
+                    name: name.clone(),
+                    fields,
+                    by_number,
+                    reserved,
+                }
+            })
+            .collect();
+        Schema {
+            messages,
+            model: index_of(".onnx.ModelProto").expect("the schema defines onnx.ModelProto"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The walk.
+
+/// A problem found by the walk, with the IR path built up as it returns
+/// through the enclosing messages.
+struct Failure {
+    code: &'static str,
+    message: String,
+    span: Range<usize>,
+    help: Option<&'static str>,
+    /// Path segments, innermost first.
+    path: Vec<String>,
+    /// For a problem inside a packed run, the element's index in the run.
+    element: Option<usize>,
+    /// Whether the problem is with a packed run as a whole.
+    run: bool,
+}
+
+type Walk<T> = Result<T, Box<Failure>>;
+
+fn fail(code: &'static str, message: impl Into<String>, span: Range<usize>) -> Box<Failure> {
+    Box::new(Failure {
+        code,
+        message: message.into(),
+        span,
+        help: None,
+        path: Vec::new(),
+        element: None,
+        run: false,
+    })
+}
+
+impl Failure {
+    fn with_help(mut self: Box<Self>, help: &'static str) -> Box<Self> {
+        self.help = Some(help);
+        self
+    }
+
+    fn into_diagnostic(self) -> Diagnostic {
+        let mut diagnostic = Diagnostic::new(self.code, self.message, self.span);
+        if !self.path.is_empty() {
+            let mut path = String::new();
+            for (i, segment) in self.path.iter().rev().enumerate() {
+                if i > 0 {
+                    path.push('.');
+                }
+                path.push_str(segment);
+            }
+            diagnostic.path = Some(path);
+        }
+        diagnostic.help = self.help.map(str::to_owned);
+        diagnostic
+    }
+}
+
+const TRUNCATED_HELP: &str =
+    "the input ends early: the file may be truncated (an interrupted download or copy?)";
+
+struct Walker<'a> {
+    bytes: &'a [u8],
+    schema: &'static Schema,
+}
+
+impl Walker<'_> {
+    /// A "runs past the end" failure for `what` starting at `at`, in a
+    /// message (`message`) ending at `end`. Only the model itself ends at
+    /// the end of the input: lengths are checked before what they enclose,
+    /// so input cut short shows at the top level first.
+    fn overrun(
+        &self,
+        what: String,
+        at: usize,
+        left: usize,
+        end: usize,
+        message: &MessageInfo,
+    ) -> Box<Failure> {
+        if std::ptr::eq(message, &self.schema.messages[self.schema.model]) {
+            let message = format!(
+                "{what} runs past the end of the input ({} left)",
+                bytes(left)
+            );
+            fail("onnxtxt::decode::truncated", message, at..end).with_help(TRUNCATED_HELP)
+        } else {
+            let message = format!(
+                "{what} runs past the end of the enclosing {} ({} left)",
+                message.name,
+                bytes(left)
+            );
+            fail("onnxtxt::decode::length", message, at..end)
+        }
+    }
+
+    /// Reads a varint at `*pos`, which must end by `end`.
+    #[inline]
+    fn varint(&self, pos: &mut usize, end: usize, what: &str, message: &MessageInfo) -> Walk<u64> {
+        let start = *pos;
+        match read_varint(self.bytes, start, end) {
+            Ok((value, next)) => {
+                *pos = next;
+                Ok(value)
+            }
+            Err(VarintError::Overrun) => Err(self.overrun(
+                format!("{what} (a varint)"),
+                start,
+                end - start,
+                end,
+                message,
+            )),
+            Err(VarintError::Invalid) => Err(invalid_varint(what, start, end)),
+        }
+    }
+
+    /// Reads a length prefix at `*pos` and checks the bytes it announces are
+    /// there; returns the end of the payload (the payload starts at `*pos`).
+    #[inline]
+    fn length(&self, pos: &mut usize, end: usize, message: &MessageInfo) -> Walk<usize> {
+        let at = *pos;
+        let len = self.varint(pos, end, "length", message)?;
+        let left = end - *pos;
+        match usize::try_from(len) {
+            Ok(len) if len <= left => Ok(*pos + len),
+            _ => Err(self.overrun(format!("length {len}"), at, left, end, message)),
+        }
+    }
+
+    /// Walks the fields of a message of type `index` in `start..end`, at
+    /// nesting `depth` (the model is 0).
+    fn message(&self, index: usize, start: usize, end: usize, depth: usize) -> Walk<()> {
+        let info = &self.schema.messages[index];
+        let mut pos = start;
+        while pos < end {
+            let tag_at = pos;
+            let key = self.varint(&mut pos, end, "field tag", info)?;
+            let wire_type = key & 7;
+            let number = key >> 3;
+            if key > u64::from(u32::MAX) || number == 0 {
+                return Err(fail(
+                    "onnxtxt::decode::tag",
+                    format!("{} has an invalid field tag {key}", info.name),
+                    tag_at..pos,
+                ));
+            }
+            let Some(field) = info.field(number) else {
+                return Err(self.unknown_field(info, number, wire_type, tag_at..pos));
+            };
+            self.value(info, field, wire_type, &mut pos, end, tag_at, depth)
+                .map_err(|failure| self.locate(failure, field, start, tag_at))?;
+        }
+        Ok(())
+    }
+
+    fn unknown_field(
+        &self,
+        info: &MessageInfo,
+        number: u64,
+        wire_type: u64,
+        span: Range<usize>,
+    ) -> Box<Failure> {
+        if wire_type > FIXED32 {
+            return fail(
+                "onnxtxt::decode::wire_type",
+                format!(
+                    "{} field {number} has an invalid wire type {wire_type}",
+                    info.name
+                ),
+                span,
+            );
+        }
+        let what = if info.reserved.iter().any(|r| r.contains(&number)) {
+            "is reserved in the ONNX schema (a field of older ONNX versions)"
+        } else {
+            "is not in the ONNX schema"
+        };
+        fail(
+            "onnxtxt::decode::unknown_field",
+            format!(
+                "{} field {number} (wire type {wire_type}, {}) {what}; printing would lose it",
+                info.name,
+                wire_type_name(wire_type)
+            ),
+            span,
+        )
+        .with_help(
+            "onnxtxt knows the schema of onnx 1.23; the model may come from a newer \
+             ONNX version, or be corrupt",
+        )
+    }
+
+    /// Walks one occurrence of `field` (its tag ends at `*pos`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn value(
+        &self,
+        info: &MessageInfo,
+        field: &FieldInfo,
+        wire_type: u64,
+        pos: &mut usize,
+        end: usize,
+        tag_at: usize,
+        depth: usize,
+    ) -> Walk<()> {
+        match (field.kind, wire_type) {
+            (Kind::Varint { wide }, VARINT) => {
+                let at = *pos;
+                let value = self.varint(pos, end, "value", info)?;
+                if !wide {
+                    check_32_bits(value, field, at..*pos)?;
+                }
+            }
+            (Kind::Fixed32, FIXED32) => *pos = self.fixed(*pos, 4, end, info)?,
+            (Kind::Fixed64, FIXED64) => *pos = self.fixed(*pos, 8, end, info)?,
+            (kind, LEN) if field.repeated && kind.is_scalar() => {
+                let mark_run = |mut failure: Box<Failure>| {
+                    failure.run = failure.element.is_none();
+                    failure
+                };
+                let payload_end = self.length(pos, end, info).map_err(mark_run)?;
+                self.packed(kind, field, *pos, payload_end)
+                    .map_err(mark_run)?;
+                *pos = payload_end;
+            }
+            (Kind::Str, LEN) => {
+                let payload_end = self.length(pos, end, info)?;
+                if let Err(e) = std::str::from_utf8(&self.bytes[*pos..payload_end]) {
+                    let bad = *pos + e.valid_up_to();
+                    let bad_end = bad + e.error_len().unwrap_or(payload_end - bad);
+                    return Err(fail(
+                        "onnxtxt::decode::utf8",
+                        format!(
+                            "the string ({}) is not valid UTF-8: the invalid sequence starts \
+                             at its byte {}",
+                            bytes(payload_end - *pos),
+                            e.valid_up_to()
+                        ),
+                        bad..bad_end,
+                    )
+                    .with_help(
+                        "ONNX `string` fields must be UTF-8; other ONNX readers reject \
+                         this model too",
+                    ));
+                }
+                *pos = payload_end;
+            }
+            (Kind::Bytes, LEN) => *pos = self.length(pos, end, info)?,
+            (Kind::Message(index), LEN) => {
+                let payload_end = self.length(pos, end, info)?;
+                if depth >= MAX_MESSAGE_DEPTH {
+                    return Err(fail(
+                        "onnxtxt::decode::nesting",
+                        format!(
+                            "messages are nested more than {MAX_MESSAGE_DEPTH} deep, \
+                             beyond what protobuf decoders accept"
+                        ),
+                        tag_at..payload_end,
+                    ));
+                }
+                self.message(index, *pos, payload_end, depth + 1)?;
+                *pos = payload_end;
+            }
+            (kind, _) => {
+                let expected = if field.repeated && kind.is_scalar() {
+                    format!(
+                        "wire type {} ({}) or 2 (packed)",
+                        kind.wire_type(),
+                        wire_type_name(kind.wire_type())
+                    )
+                } else {
+                    format!(
+                        "wire type {} ({})",
+                        kind.wire_type(),
+                        wire_type_name(kind.wire_type())
+                    )
+                };
+                let label = if field.repeated { "repeated " } else { "" };
+                return Err(fail(
+                    "onnxtxt::decode::wire_type",
+                    format!(
+                        "wire type {wire_type} ({}) does not fit this field \
+                         ({label}{} {} = {}), which takes {expected}",
+                        wire_type_name(wire_type),
+                        field.type_name,
+                        field.name,
+                        field.number
+                    ),
+                    tag_at..*pos,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a fixed-width value of `width` bytes at `at`; returns its end.
+    #[inline]
+    fn fixed(&self, at: usize, width: usize, end: usize, info: &MessageInfo) -> Walk<usize> {
+        if end - at < width {
+            let what = format!("{}-bit value", width * 8);
+            return Err(self.overrun(what, at, end - at, end, info));
+        }
+        Ok(at + width)
+    }
+
+    /// Checks a packed run of `kind` values in `start..end`.
+    fn packed(&self, kind: Kind, field: &FieldInfo, start: usize, end: usize) -> Walk<()> {
+        let width = match kind {
+            Kind::Fixed32 => 4,
+            Kind::Fixed64 => 8,
+            Kind::Varint { wide } => {
+                let mut pos = start;
+                let mut element = 0;
+                while pos < end {
+                    let at = pos;
+                    let checked = self
+                        .packed_varint(&mut pos, end)
+                        .and_then(|value| match wide {
+                            true => Ok(()),
+                            false => check_32_bits(value, field, at..pos),
+                        });
+                    if let Err(mut failure) = checked {
+                        failure.element = Some(element);
+                        return Err(failure);
+                    }
+                    element += 1;
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let len = end - start;
+        if len % width != 0 {
+            return Err(fail(
+                "onnxtxt::decode::packed",
+                format!(
+                    "packed {} data of {len} bytes is not a whole number of {width}-byte values",
+                    field.type_name
+                ),
+                start..end,
+            ));
+        }
+        Ok(())
+    }
+
+    /// A varint inside a packed run (which has no message of its own to
+    /// name in errors).
+    fn packed_varint(&self, pos: &mut usize, end: usize) -> Walk<u64> {
+        let start = *pos;
+        match read_varint(self.bytes, start, end) {
+            Ok((value, next)) => {
+                *pos = next;
+                Ok(value)
+            }
+            Err(VarintError::Overrun) => Err(fail(
+                "onnxtxt::decode::length",
+                format!(
+                    "a varint runs past the end of the packed data ({} left)",
+                    bytes(end - start)
+                ),
+                start..end,
+            )),
+            Err(VarintError::Invalid) => Err(invalid_varint("value", start, end)),
+        }
+    }
+
+    /// Adds the path segment of `field` (whose occurrence has its tag at
+    /// `tag_at`, in a message starting at `start`) to `failure`.
+    fn locate(
+        &self,
+        mut failure: Box<Failure>,
+        field: &FieldInfo,
+        start: usize,
+        tag_at: usize,
+    ) -> Box<Failure> {
+        let mut segment = field.name.clone();
+        if field.repeated && !failure.run {
+            let index = self.count_before(field, start, tag_at) + failure.element.unwrap_or(0);
+            let _ = write!(segment, "[{index}]");
+        }
+        failure.element = None;
+        failure.run = false;
+        failure.path.push(segment);
+        failure
+    }
+
+    /// How many elements of repeated `field` the message starting at `start`
+    /// holds before `tag_at`. Only called on error, over bytes the walk has
+    /// already checked.
+    fn count_before(&self, field: &FieldInfo, start: usize, tag_at: usize) -> usize {
+        let mut count = 0;
+        let mut pos = start;
+        let next = |pos: &mut usize| -> Option<u64> {
+            let (value, next) = read_varint(self.bytes, *pos, self.bytes.len()).ok()?;
+            *pos = next;
+            Some(value)
+        };
+        while pos < tag_at {
+            let Some(key) = next(&mut pos) else { break };
+            let end = match key & 7 {
+                VARINT => next(&mut pos).map(|_| pos),
+                FIXED64 => Some(pos + 8),
+                FIXED32 => Some(pos + 4),
+                LEN => next(&mut pos).and_then(|len| pos.checked_add(usize::try_from(len).ok()?)),
+                _ => None,
+            };
+            let Some(end) = end else { break };
+            if key >> 3 == field.number {
+                count += match (field.kind, key & 7) {
+                    (Kind::Fixed32, LEN) => (end - pos) / 4,
+                    (Kind::Fixed64, LEN) => (end - pos) / 8,
+                    (Kind::Varint { .. }, LEN) => self
+                        .bytes
+                        .get(pos..end)
+                        .map_or(0, |run| run.iter().filter(|&&b| b < 0x80).count()),
+                    _ => 1,
+                };
+            }
+            pos = end;
+        }
+        count
+    }
+}
+
+enum VarintError {
+    /// The varint does not end before the end of its message.
+    Overrun,
+    /// More than 10 bytes, or more than 64 bits.
+    Invalid,
+}
+
+/// Reads a varint at `start` that must end by `end`, as prost does: at most
+/// 10 bytes, the last of which may only hold the 64th bit. Returns the
+/// value and the position after it.
+#[inline]
+fn read_varint(bytes: &[u8], start: usize, end: usize) -> Result<(u64, usize), VarintError> {
+    let end = end.min(bytes.len());
+    // The common case: one byte.
+    match bytes.get(start) {
+        Some(&b) if b < 0x80 && start < end => return Ok((u64::from(b), start + 1)),
+        _ => {}
+    }
+    let mut value = 0u64;
+    for i in 0..10 {
+        let at = start + i;
+        if at >= end {
+            return Err(VarintError::Overrun);
+        }
+        let b = bytes[at];
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            if i == 9 && b >= 0x02 {
+                break;
+            }
+            return Ok((value, at + 1));
+        }
+    }
+    Err(VarintError::Invalid)
+}
+
+fn invalid_varint(what: &str, start: usize, end: usize) -> Box<Failure> {
+    fail(
+        "onnxtxt::decode::varint",
+        format!("{what}: invalid varint (longer than 10 bytes or more than 64 bits)"),
+        start..(start + 10).min(end),
+    )
+}
+
+/// `1 byte`, `2 bytes`.
+fn bytes(n: usize) -> String {
+    if n == 1 {
+        "1 byte".into()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// Checks that a varint of a 32-bit field survives prost's `as i32`/`as u32`
+/// truncation: it fits in 32 bits, or is a sign-extended negative `int32`.
+#[inline]
+fn check_32_bits(value: u64, field: &FieldInfo, span: Range<usize>) -> Walk<()> {
+    #[allow(clippy::cast_possible_wrap)]
+    let signed = value as i64;
+    if value <= u64::from(u32::MAX) || (i64::from(i32::MIN)..0).contains(&signed) {
+        return Ok(());
+    }
+    Err(fail(
+        "onnxtxt::decode::range",
+        format!(
+            "value {value} does not fit in this {} field; printing would lose its high bits",
+            field.type_name
+        ),
+        span,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{
+        tensor_shape_proto, type_proto, AttributeProto, GraphProto, NodeProto, TensorProto,
+        TypeProto, ValueInfoProto,
+    };
+
+    fn mlp() -> Vec<u8> {
+        crate::parse_model(include_str!("../examples/mlp.onnxtxt"))
+            .expect("the example parses")
+            .encode_to_vec()
+    }
+
+    fn varint(mut value: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        loop {
+            let b = (value & 0x7f) as u8;
+            value >>= 7;
+            if value == 0 {
+                out.push(b);
+                return out;
+            }
+            out.push(b | 0x80);
+        }
+    }
+
+    fn tag(number: u64, wire_type: u64) -> Vec<u8> {
+        varint(number << 3 | wire_type)
+    }
+
+    /// A length-delimited field.
+    fn field(number: u64, payload: &[u8]) -> Vec<u8> {
+        let mut out = tag(number, LEN);
+        out.extend(varint(payload.len() as u64));
+        out.extend_from_slice(payload);
+        out
+    }
+
+    fn varint_field(number: u64, value: u64) -> Vec<u8> {
+        let mut out = tag(number, VARINT);
+        out.extend(varint(value));
+        out
+    }
+
+    fn error_of(bytes: &[u8]) -> Diagnostic {
+        match decode_model(bytes) {
+            Ok(model) => panic!("decoded, unexpectedly: {model:?}"),
+            Err(error) => {
+                let d = error.primary().clone();
+                assert!(
+                    d.span.start <= d.span.end && d.span.end <= bytes.len(),
+                    "{d:?}"
+                );
+                d
+            }
+        }
+    }
+
+    /// `decode_model` and `prost` agree on whether `bytes` decodes, except
+    /// where `decode_model` is deliberately stricter; when both decode, the
+    /// models are equal.
+    fn agrees_with_prost(bytes: &[u8]) {
+        let ours = decode_model(bytes);
+        let theirs = ModelProto::decode(bytes);
+        match (ours, theirs) {
+            (Ok(a), Ok(b)) => assert_eq!(a.encode_to_vec(), b.encode_to_vec()),
+            (Err(e), Ok(_)) => {
+                let code = e.primary().code;
+                assert!(
+                    code == "onnxtxt::decode::unknown_field" || code == "onnxtxt::decode::range",
+                    "rejected what prost accepts: {e:?}"
+                );
+            }
+            (Ok(_), Err(e)) => panic!("accepted what prost rejects ({e})"),
+            (Err(e), Err(_)) => {
+                let d = e.primary();
+                assert_ne!(d.code, "onnxtxt::decode::invalid", "{d:?}");
+                assert!(d.span.end <= bytes.len(), "{d:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn schema_comes_from_the_descriptors() {
+        let schema = schema();
+        let model = &schema.messages[schema.model];
+        assert_eq!(model.name, "ModelProto");
+        let graph = model.field(7).unwrap();
+        assert_eq!(
+            (graph.name.as_str(), graph.type_name.as_str()),
+            ("graph", "GraphProto")
+        );
+        assert!(schema
+            .messages
+            .iter()
+            .any(|m| m.name == "TensorProto.Segment"));
+        let tensor = schema
+            .messages
+            .iter()
+            .find(|m| m.name == "TensorProto")
+            .unwrap();
+        let float_data = tensor.field(4).unwrap();
+        assert!(float_data.repeated && float_data.kind == Kind::Fixed32);
+        assert!(model.field(99).is_none());
+    }
+
+    #[test]
+    fn valid_models_decode_as_prost_does() {
+        let bytes = mlp();
+        let model = decode_model(&bytes).unwrap();
+        assert_eq!(model, ModelProto::decode(bytes.as_slice()).unwrap());
+        assert_eq!(model.encode_to_vec(), bytes);
+        assert_eq!(decode_model(&[]).unwrap(), ModelProto::default());
+    }
+
+    #[test]
+    fn every_truncation_is_reported_within_the_input() {
+        let bytes = mlp();
+        for len in 0..bytes.len() {
+            let cut = &bytes[..len];
+            agrees_with_prost(cut);
+            if let Err(e) = decode_model(cut) {
+                let d = e.primary();
+                assert!(d.span.start <= len, "{len}: {d:?}");
+            }
+        }
+        // Cut inside the last field: its length runs past the end.
+        let d = error_of(&bytes[..bytes.len() - 1]);
+        assert_eq!(d.code, "onnxtxt::decode::truncated");
+        assert_eq!(d.path.as_deref(), Some("opset_import[0]"));
+        assert!(
+            d.message.contains("runs past the end of the input"),
+            "{d:?}"
+        );
+        assert!(d.help.is_some());
+    }
+
+    #[test]
+    fn random_corruption_never_panics_and_agrees_with_prost() {
+        let original = mlp();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let mut bytes = original.clone();
+            for _ in 0..=(next() % 3) {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = next() as u8;
+            }
+            agrees_with_prost(&bytes);
+        }
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        let mut bytes = mlp();
+        let at = bytes.len();
+        bytes.extend(varint_field(99, 1));
+        let d = error_of(&bytes);
+        assert_eq!(d.code, "onnxtxt::decode::unknown_field");
+        assert_eq!(d.path, None);
+        assert_eq!(d.span, at..at + 2);
+        assert_eq!(
+            d.message,
+            "ModelProto field 99 (wire type 0, varint) is not in the ONNX schema; \
+             printing would lose it"
+        );
+
+        // Deep inside: the third node of the graph.
+        let node = NodeProto {
+            op_type: Some("Relu".into()),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut third = node.clone();
+        let at_in_node = third.len();
+        third.extend(field(42, b"xyz"));
+        let graph = [field(1, &node), field(1, &node), field(1, &third)].concat();
+        let bytes = field(7, &graph);
+        let d = error_of(&bytes);
+        assert_eq!(d.code, "onnxtxt::decode::unknown_field");
+        assert_eq!(d.path.as_deref(), Some("graph.node[2]"));
+        let node_start = bytes.len() - third.len();
+        assert_eq!(d.span.start, node_start + at_in_node);
+        assert!(d
+            .message
+            .starts_with("NodeProto field 42 (wire type 2, length-delimited)"));
+
+        // A reserved field (GraphProto 3) says so.
+        let d = error_of(&field(7, &field(3, b"")));
+        assert!(d.message.contains("reserved"), "{d:?}");
+        assert_eq!(d.path.as_deref(), Some("graph"));
+    }
+
+    #[test]
+    fn bad_varints_are_refused() {
+        let mut eleven = vec![0x08];
+        eleven.extend([0xff; 10]);
+        eleven.push(0x01);
+        let d = error_of(&eleven);
+        assert_eq!(d.code, "onnxtxt::decode::varint");
+        assert_eq!((d.span.start, d.path.as_deref()), (1, Some("ir_version")));
+
+        // Ten bytes, but more than 64 bits.
+        let mut overflow = vec![0x08];
+        overflow.extend([0xff; 9]);
+        overflow.push(0x02);
+        assert_eq!(error_of(&overflow).code, "onnxtxt::decode::varint");
+        // Ten bytes holding exactly 64 bits are fine.
+        let mut max = vec![0x08];
+        max.extend([0xff; 9]);
+        max.push(0x01);
+        assert_eq!(decode_model(&max).unwrap().ir_version, Some(-1));
+
+        // A tag cut short at the end.
+        let d = error_of(&[0x08, 0x01, 0x80]);
+        assert_eq!(d.code, "onnxtxt::decode::truncated");
+        assert_eq!(d.span.start, 2);
+        assert!(d.message.starts_with("field tag"), "{d:?}");
+
+        // Field number 0, and an invalid wire type.
+        assert_eq!(error_of(&[0x00, 0x00]).code, "onnxtxt::decode::tag");
+        assert_eq!(error_of(&[0x0f, 0x00]).code, "onnxtxt::decode::wire_type");
+    }
+
+    #[test]
+    fn invalid_utf8_is_refused() {
+        let d = error_of(&field(2, &[b'a', 0xff, b'b']));
+        assert_eq!(d.code, "onnxtxt::decode::utf8");
+        assert_eq!(
+            d.message,
+            "the string (3 bytes) is not valid UTF-8: the invalid sequence starts at its byte 1"
+        );
+        assert_eq!(d.path.as_deref(), Some("producer_name"));
+        assert_eq!(d.span, 3..4);
+
+        let node = field(3, &[0xc3]);
+        let graph = [field(1, b""), field(1, &node)].concat();
+        let d = error_of(&field(7, &graph));
+        assert_eq!(d.path.as_deref(), Some("graph.node[1].name"));
+        assert!(d.message.contains("not valid UTF-8"));
+
+        // `bytes` fields hold anything.
+        let attribute = field(4, &[0xff, 0xfe]);
+        let node = field(5, &attribute);
+        let model = decode_model(&field(7, &field(1, &node))).unwrap();
+        assert_eq!(
+            model.graph.unwrap().node[0].attribute[0].s.as_deref(),
+            Some(&[0xff, 0xfe][..])
+        );
+    }
+
+    #[test]
+    fn wrong_wire_types_are_refused() {
+        let d = error_of(&field(1, b""));
+        assert_eq!(d.code, "onnxtxt::decode::wire_type");
+        assert_eq!(d.path.as_deref(), Some("ir_version"));
+        assert_eq!(
+            d.message,
+            "wire type 2 (length-delimited) does not fit this field (int64 ir_version = 1), \
+             which takes wire type 0 (varint)"
+        );
+        let d = error_of(&varint_field(7, 1));
+        assert_eq!(d.path.as_deref(), Some("graph"));
+        assert!(d.message.contains("(GraphProto graph = 7)"), "{d:?}");
+        // A repeated float given as a varint.
+        let tensor = varint_field(4, 1);
+        let d = error_of(&field(7, &field(5, &tensor)));
+        assert_eq!(
+            d.path.as_deref(),
+            Some("graph.initializer[0].float_data[0]")
+        );
+        assert!(d.message.contains("or 2 (packed)"), "{d:?}");
+    }
+
+    #[test]
+    fn lengths_past_the_enclosing_message_are_refused() {
+        // graph.node[12].attribute[0].t.raw_data, whose length claims 5
+        // more bytes than its tensor holds.
+        let tensor = [vec![0x4a, 4 + 5], vec![1, 2, 3, 4]].concat();
+        let attribute = [field(1, b"value"), field(5, &tensor)].concat();
+        let node = field(5, &attribute);
+        let mut graph = Vec::new();
+        for _ in 0..12 {
+            graph.extend(field(1, &field(4, b"Relu")));
+        }
+        graph.extend(field(1, &node));
+        let bytes = field(7, &graph);
+        let d = error_of(&bytes);
+        assert_eq!(d.code, "onnxtxt::decode::length");
+        assert_eq!(
+            d.path.as_deref(),
+            Some("graph.node[12].attribute[0].t.raw_data")
+        );
+        assert_eq!(
+            d.message,
+            "length 9 runs past the end of the enclosing TensorProto (4 bytes left)"
+        );
+        assert_eq!(d.span.start, bytes.len() - 5);
+        agrees_with_prost(&bytes);
+    }
+
+    #[test]
+    fn packed_and_unpacked_repeated_numbers_both_decode() {
+        // AttributeProto.ints (8) is unpacked in the schema, TensorProto
+        // float_data (4) packed: write each the other way too.
+        let unpacked_ints = [varint_field(8, 1), varint_field(8, 2)].concat();
+        let packed_ints = field(8, &[1, 2]);
+        let mut unpacked_floats = Vec::new();
+        for f in [1.5f32, -2.0] {
+            unpacked_floats.extend(tag(4, FIXED32));
+            unpacked_floats.extend(f.to_le_bytes());
+        }
+        let packed_floats = field(4, &[1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat());
+        let model_of = |ints: &[u8], floats: &[u8]| {
+            let attribute = [ints, &field(5, floats)].concat();
+            field(7, &field(1, &field(5, &attribute)))
+        };
+        let a = decode_model(&model_of(&unpacked_ints, &unpacked_floats)).unwrap();
+        let b = decode_model(&model_of(&packed_ints, &packed_floats)).unwrap();
+        assert_eq!(a, b);
+        let attribute = &a.graph.as_ref().unwrap().node[0].attribute[0];
+        assert_eq!(attribute.ints, [1, 2]);
+        assert_eq!(attribute.t.as_ref().unwrap().float_data, [1.5, -2.0]);
+
+        // A packed run that is not whole values, and a bad varint in one.
+        let bytes = model_of(b"", &field(4, &[0; 6]));
+        let d = error_of(&bytes);
+        assert_eq!(d.code, "onnxtxt::decode::packed");
+        assert_eq!(
+            d.path.as_deref(),
+            Some("graph.node[0].attribute[0].t.float_data")
+        );
+        let bytes = model_of(&[varint_field(8, 7), field(8, &[1, 2, 0x80])].concat(), b"");
+        let d = error_of(&bytes);
+        assert_eq!(d.code, "onnxtxt::decode::length");
+        assert_eq!(
+            d.path.as_deref(),
+            Some("graph.node[0].attribute[0].ints[3]")
+        );
+        agrees_with_prost(&bytes);
+    }
+
+    #[test]
+    fn wide_values_in_32_bit_fields_are_refused() {
+        let tensor = |value: u64| field(7, &field(5, &varint_field(2, value)));
+        let d = error_of(&tensor(1 << 33));
+        assert_eq!(d.code, "onnxtxt::decode::range");
+        assert_eq!(d.path.as_deref(), Some("graph.initializer[0].data_type"));
+        assert_eq!(
+            d.message,
+            "value 8589934592 does not fit in this int32 field; printing would lose its high bits"
+        );
+        // Negative values (sign-extended to 64 bits) and full 32-bit
+        // patterns are not truncated.
+        let data_type =
+            |bytes: &[u8]| decode_model(bytes).unwrap().graph.unwrap().initializer[0].data_type;
+        assert_eq!(data_type(&tensor(-5i64 as u64)), Some(-5));
+        assert_eq!(data_type(&tensor(u64::from(u32::MAX))), Some(-1));
+    }
+
+    /// A model whose graph input has a type nested `levels` sequences deep.
+    fn nested_model(levels: usize) -> ModelProto {
+        let mut ty = TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(crate::proto::TensorShapeProto {
+                    dim: vec![tensor_shape_proto::Dimension::default()],
+                }),
+            })),
+            ..Default::default()
+        };
+        for _ in 0..levels {
+            ty = TypeProto {
+                value: Some(type_proto::Value::SequenceType(Box::new(
+                    type_proto::Sequence {
+                        elem_type: Some(Box::new(ty)),
+                    },
+                ))),
+                ..Default::default()
+            };
+        }
+        ModelProto {
+            graph: Some(GraphProto {
+                input: vec![ValueInfoProto {
+                    name: Some("x".into()),
+                    r#type: Some(ty),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn nesting_is_limited_as_prost_limits_it() {
+        // graph, input, type, then two messages per sequence level, then
+        // tensor_type, shape, dim: 6 + 2 * levels messages below the model.
+        let mut refused = 0;
+        for levels in 40..52 {
+            let bytes = nested_model(levels).encode_to_vec();
+            agrees_with_prost(&bytes);
+            if let Err(e) = decode_model(&bytes) {
+                let d = e.primary();
+                assert_eq!(d.code, "onnxtxt::decode::nesting");
+                let path = d.path.as_deref().unwrap();
+                assert!(path.starts_with("graph.input[0].type.sequence_type.elem_type."));
+                assert_eq!(path.split('.').count(), MAX_MESSAGE_DEPTH + 1, "{path}");
+                refused += 1;
+            }
+        }
+        assert!(refused > 0 && refused < 12);
+        // Exactly at the limit decodes.
+        let at_limit = nested_model((MAX_MESSAGE_DEPTH - 6) / 2).encode_to_vec();
+        assert!(decode_model(&at_limit).is_ok());
+        let over = nested_model((MAX_MESSAGE_DEPTH - 6) / 2 + 1).encode_to_vec();
+        assert_eq!(error_of(&over).code, "onnxtxt::decode::nesting");
+    }
+
+    #[test]
+    fn everything_in_a_rich_model_decodes() {
+        let tensor = TensorProto {
+            dims: vec![2],
+            data_type: Some(1),
+            float_data: vec![1.0, 2.0],
+            raw_data: Some(vec![0; 3]),
+            ..Default::default()
+        };
+        let model = ModelProto {
+            ir_version: Some(10),
+            graph: Some(GraphProto {
+                node: vec![NodeProto {
+                    attribute: vec![AttributeProto {
+                        name: Some("t".into()),
+                        t: Some(tensor.clone()),
+                        tensors: vec![tensor.clone(), tensor],
+                        floats: vec![0.5, f32::NAN],
+                        ints: vec![-1, i64::MAX],
+                        strings: vec![vec![0xff]],
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let bytes = model.encode_to_vec();
+        assert_eq!(decode_model(&bytes).unwrap().encode_to_vec(), bytes);
+    }
+}

@@ -1,0 +1,218 @@
+//! Formatting text in the canonical style, keeping its comments: the core
+//! of `onnxtxt fmt`.
+//!
+//! The text is parsed with its source map; each comment is attached to the
+//! item it belongs to, and the printer writes it back there:
+//!
+//! * a comment after a node on the same line stays at the end of that
+//!   node's line;
+//! * a comment inside a node (between its attributes, say) moves to the
+//!   line before that node;
+//! * a comment between nodes goes before the next node of the same node
+//!   list, or, after the last one, before the list's closing `}`;
+//! * a comment at the top of the file stays at the top, one before a graph
+//!   or function goes before it, and one after everything stays last.
+
+use std::ops::Range;
+
+use crate::error::Error;
+use crate::parser::{parse_model_with_comments, SourceMap};
+use crate::printer::{Comments, Printer};
+
+/// Reformats a text model in the canonical style, keeping its comments.
+///
+/// ```
+/// let text = "g (float x) => (float y) {\n  # the activation\n  y = Relu (x)   # in place\n}\n";
+/// let formatted = onnxtxt::format(text)?;
+/// assert_eq!(formatted, "g (float x) => (float y) {\n  # the activation\n  y = Relu (x) # in place\n}\n");
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn format(text: &str) -> Result<String, Error> {
+    let (model, map, comments) = parse_model_with_comments(text)?;
+    let table = attach(text, &map, &comments);
+    Ok(Printer::new().print_with_comments(&model, &table))
+}
+
+/// What a comment can be attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ItemKind {
+    Node,
+    /// A graph or a function: something that holds a node list.
+    Body,
+}
+
+struct Item<'a> {
+    path: &'a str,
+    span: Range<usize>,
+    kind: ItemKind,
+}
+
+fn kind_of(path: &str) -> Option<ItemKind> {
+    let last = path.rsplit('.').next().unwrap_or(path);
+    if last.starts_with("node[") {
+        Some(ItemKind::Node)
+    } else if path == "graph"
+        || last == "g"
+        || last.starts_with("graphs[")
+        || last.starts_with("functions[")
+    {
+        Some(ItemKind::Body)
+    } else {
+        None
+    }
+}
+
+/// The path of the graph or function whose node list holds the node at
+/// `path`.
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once(".node[").map_or("", |(parent, _)| parent)
+}
+
+/// Attaches each comment of `text` to an item of `map`.
+fn attach(text: &str, map: &SourceMap, comments: &[Range<usize>]) -> Comments {
+    let mut items: Vec<Item<'_>> = map
+        .iter()
+        .filter_map(|(path, span)| {
+            Some(Item {
+                path,
+                span,
+                kind: kind_of(path)?,
+            })
+        })
+        .collect();
+    items.sort_by_key(|item| (item.span.start, std::cmp::Reverse(item.span.end)));
+    let first_token = text.len() - skip_blank_and_comments(text).len();
+    let mut table = Comments::default();
+    for comment in comments {
+        let line = text[comment.clone()].trim_end().to_owned();
+        let (table_field, path) = place(text, &items, comment, first_token);
+        let field = match table_field {
+            Place::Leading => &mut table.leading,
+            Place::Trailing => &mut table.trailing,
+            Place::Closing => &mut table.closing,
+        };
+        field.entry(path.to_owned()).or_default().push(line);
+    }
+    table
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Leading,
+    Trailing,
+    Closing,
+}
+
+/// Where the comment at `comment` goes.
+fn place<'a>(
+    text: &str,
+    items: &[Item<'a>],
+    comment: &Range<usize>,
+    first_token: usize,
+) -> (Place, &'a str) {
+    // At the end of a node's line.
+    let trailing = items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Node && i.span.end <= comment.start)
+        .filter(|i| {
+            text[i.span.end..comment.start]
+                .chars()
+                .all(|c| c != '\n' && c.is_whitespace())
+        })
+        .max_by_key(|i| i.span.end);
+    if let Some(node) = trailing {
+        return (Place::Trailing, node.path);
+    }
+    // Inside a node, or inside a graph or function.
+    let innermost = items
+        .iter()
+        .filter(|i| i.span.contains(&comment.start))
+        .min_by_key(|i| i.span.len());
+    match innermost {
+        Some(item) if item.kind == ItemKind::Node => (Place::Leading, item.path),
+        Some(body) => {
+            let next = items.iter().find(|i| {
+                i.kind == ItemKind::Node
+                    && parent_of(i.path) == body.path
+                    && i.span.start >= comment.end
+            });
+            match next {
+                Some(node) => (Place::Leading, node.path),
+                None => (Place::Closing, body.path),
+            }
+        }
+        None if comment.start < first_token => (Place::Leading, ""),
+        None => {
+            let next = items.iter().find(|i| {
+                i.kind == ItemKind::Body && !i.path.contains('.') && i.span.start >= comment.end
+            });
+            match next {
+                Some(body) => (Place::Leading, body.path),
+                None => (Place::Closing, ""),
+            }
+        }
+    }
+}
+
+/// `text` after its leading blanks and comments.
+fn skip_blank_and_comments(text: &str) -> &str {
+    &text[crate::lexer::skip_blank(text.as_bytes(), 0)..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format;
+
+    #[test]
+    fn comments_stay_with_their_items() {
+        let text = "\
+# top of the file
+<ir_version: 10, opset_import: [\"\": 21]>
+# before the graph
+g (float x) => (float y) {
+  # before t
+  t = Neg(x) # after t
+  y = If <k = 1, # inside the If
+    then_branch = th () => (float z) {
+      # before z
+      z = Identity(t)
+      # end of then_branch
+    }> (t)
+  # end of g
+}
+# before f
+<domain: \"d\", opset_import: [\"\": 21]> f (a) => (b) { b = Neg(a) }
+# the end
+";
+        let formatted = format(text).unwrap();
+        let expected_order = [
+            "# top of the file",
+            "# before the graph",
+            "# before t",
+            "t = Neg (x) # after t",
+            "# inside the If",
+            "# before z",
+            "# end of then_branch",
+            "# end of g",
+            "# before f",
+            "# the end",
+        ];
+        let mut position = 0;
+        for expected in expected_order {
+            let found = formatted[position..]
+                .find(expected)
+                .unwrap_or_else(|| panic!("{expected:?} missing or out of order in\n{formatted}"));
+            position += found + expected.len();
+        }
+        // Formatting is idempotent, comments included.
+        assert_eq!(format(&formatted).unwrap(), formatted);
+    }
+
+    #[test]
+    fn comments_inside_number_lists_are_kept() {
+        let formatted =
+            format("g () => (float[2] y) <float[2] w = {1, # one\n 2}> { y = Identity(w) }")
+                .unwrap();
+        assert!(formatted.contains("# one"), "{formatted}");
+    }
+}

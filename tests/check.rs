@@ -1,0 +1,816 @@
+//! Tests of `onnxtxt::check`: one failing and one passing case per check,
+//! from text, with the IR path and the located span of each finding; a few
+//! from IR built directly (raw data, packed sub-byte values); and the
+//! `onnxtxt check` command's exit codes and output.
+
+use std::process::{Command, Stdio};
+
+use onnxtxt::check::{check_model, check_text, Finding, Severity};
+use onnxtxt::proto::tensor_proto::DataType;
+use onnxtxt::proto::{GraphProto, ModelProto, OperatorSetIdProto, TensorProto};
+use prost::Message as _;
+
+const HEADER: &str = r#"<ir_version: 10, opset_import: ["": 21]>"#;
+
+/// A model made of the standard header and `rest`.
+fn model(rest: &str) -> String {
+    format!("{HEADER}\n{rest}\n")
+}
+
+fn findings(text: &str) -> Vec<Finding> {
+    match check_text(text) {
+        Ok((_, findings)) => findings,
+        Err(e) => panic!("{text}\ndoes not parse: {e:?}"),
+    }
+}
+
+/// `(code without prefix, path, text under the span)` of each finding.
+fn found(text: &str) -> Vec<(String, String, String)> {
+    findings(text)
+        .iter()
+        .map(|f| {
+            let d = &f.diagnostic;
+            assert!(d.span.start <= d.span.end && d.span.end <= text.len());
+            (
+                d.code.trim_start_matches("onnxtxt::check::").to_string(),
+                d.path.clone().unwrap_or_default(),
+                text[d.span.clone()].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn errors(text: &str) -> Vec<(String, String, String)> {
+    let all = findings(text);
+    found(text)
+        .into_iter()
+        .zip(all)
+        .filter(|(_, f)| f.severity == Severity::Error)
+        .map(|(x, _)| x)
+        .collect()
+}
+
+fn one(code: &str, path: &str, span: &str) -> Vec<(String, String, String)> {
+    vec![(code.to_string(), path.to_string(), span.to_string())]
+}
+
+fn clean(text: &str) {
+    let all = findings(text);
+    assert!(all.is_empty(), "{text}\nhas findings: {all:#?}");
+}
+
+// ---------------------------------------------------------------------------
+// Single assignment, definitions before use.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn value_assigned_by_two_nodes() {
+    let text = model("g (float x) => (float y) {\n  y = Relu(x)\n  y = Neg(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one("reassigned", "graph.node[1].output[0]", "y")
+    );
+    let f = &findings(&text)[0];
+    assert_eq!(
+        f.diagnostic.message,
+        "graph.node[1] (Neg): `y` is assigned a second time"
+    );
+    assert_eq!(&text[f.diagnostic.labels[0].span.clone()], "y");
+    clean(&model(
+        "g (float x) => (float y) {\n  h = Relu(x)\n  y = Neg(h)\n}",
+    ));
+}
+
+#[test]
+fn node_output_named_like_an_input_or_initializer() {
+    let text = model("g (float x) => (float y) {\n  x = Relu(x)\n  y = Neg(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one("reassigned", "graph.node[0].output[0]", "x")
+    );
+    let text = model(
+        "g (float x) => (float y) <float w = {1.0}> {\n  [n] w = Relu(x)\n  y = Add(x, w)\n}",
+    );
+    assert_eq!(
+        errors(&text),
+        one("reassigned", "graph.node[0].output[0]", "w")
+    );
+    assert!(findings(&text)[0]
+        .diagnostic
+        .message
+        .starts_with("graph.node[0] \"n\": "));
+    // An initializer may also be an input (a default value).
+    clean(&model(
+        "g (float x, float w = {1.0}) => (float y) {\n  y = Add(x, w)\n}",
+    ));
+}
+
+#[test]
+fn undefined_value() {
+    let text = model("g (float x) => (float y) {\n  y = Add(x, z)\n}");
+    assert_eq!(
+        errors(&text),
+        one("undefined_value", "graph.node[0].input[1]", "z")
+    );
+    // An empty input name means "absent".
+    clean(&model(
+        "g (float x, float hi) => (float y) {\n  y = Clip(x, , hi)\n}",
+    ));
+}
+
+#[test]
+fn use_before_definition() {
+    let text = model("g (float x) => (float y) {\n  y = Relu(h)\n  h = Neg(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one("use_before_definition", "graph.node[0].input[0]", "h")
+    );
+    let f = &findings(&text)[0];
+    assert_eq!(f.related[0].path, "graph.node[1].output[0]");
+    let text = model("g (float x) => (float y) {\n  y = Add(x, y)\n}");
+    assert_eq!(
+        errors(&text),
+        one("use_before_definition", "graph.node[0].input[1]", "y")
+    );
+}
+
+#[test]
+fn subgraphs_see_outer_values_defined_before_their_node() {
+    let ok = model(
+        "g (bool c, float x) => (float y) {
+  h = Neg(x)
+  y = If (c) <
+    then_branch = t () => (float a) { a = Relu(h) },
+    else_branch = e () => (float b) { b = Neg(x) }
+  >
+}",
+    );
+    clean(&ok);
+    let late = model(
+        "g (bool c, float x) => (float y) {
+  y = If (c) <
+    then_branch = t () => (float a) { a = Relu(h) },
+    else_branch = e () => (float b) { b = Neg(x) }
+  >
+  h = Neg(x)
+}",
+    );
+    let errs = errors(&late);
+    assert_eq!(
+        errs,
+        one(
+            "undefined_value",
+            "graph.node[0].attribute[\"then_branch\"].g.node[0].input[0]",
+            "h"
+        )
+    );
+    // A subgraph may not redefine an outer value.
+    let shadow = model(
+        "g (bool c, float x) => (float y) {
+  y = If (c) <
+    then_branch = t () => (float x) { x = Relu(c) },
+    else_branch = e () => (float b) { b = Neg(x) }
+  >
+}",
+    );
+    assert_eq!(
+        errors(&shadow),
+        one(
+            "reassigned",
+            "graph.node[0].attribute[\"then_branch\"].g.node[0].output[0]",
+            "x"
+        )
+    );
+}
+
+#[test]
+fn graph_output_never_assigned() {
+    let text = model("g (float x) => (float y, float z) {\n  y = Relu(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one("output_not_assigned", "graph.output[1]", "float z")
+    );
+    clean(&model(
+        "g (float x) => (float y, float z) {\n  y = Relu(x)\n  z = Neg(x)\n}",
+    ));
+    // A graph input may be an output as it is.
+    clean(&model("g (float x) => (float x) {\n}"));
+}
+
+// ---------------------------------------------------------------------------
+// Duplicate names.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn duplicate_graph_inputs() {
+    let text = model("g (float x, float[2] x) => (float y) {\n  y = Relu(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one("duplicate_input", "graph.input[1]", "float[2] x")
+    );
+    clean(&model(
+        "g (float x, float[2] x2) => (float y) {\n  y = Add(x, x2)\n}",
+    ));
+}
+
+#[test]
+fn duplicate_initializers() {
+    let text =
+        model("g (float x) => (float y) <float w = {1.0}, float w = {2.0}> {\n  y = Add(x, w)\n}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "duplicate_initializer",
+            "graph.initializer[1]",
+            "float w = {2.0}"
+        )
+    );
+    clean(&model(
+        "g (float x) => (float y) <float w = {1.0}, float v = {2.0}> {\n  h = Add(x, w)\n  y = Add(h, v)\n}",
+    ));
+}
+
+const SQUARE: &str = r#"<domain: "local", opset_import: ["": 21]>
+Square (x) => (y) {
+  y = Mul(x, x)
+}"#;
+
+#[test]
+fn duplicate_functions() {
+    let main = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float x) => (float y) {
+  y = local.Square(x)
+}"#;
+    let text = format!("{main}\n{SQUARE}\n{SQUARE}\n");
+    assert_eq!(
+        errors(&text),
+        one("duplicate_function", "functions[1]", "Square")
+    );
+    let f = &findings(&text)[0];
+    assert_eq!(f.related[0].path, "functions[0]");
+    clean(&format!("{main}\n{SQUARE}\n"));
+    // Another overload is another function.
+    let overloaded = SQUARE.replace("opset_import", "overload: \"v2\", opset_import");
+    clean(&format!("{main}\n{SQUARE}\n{overloaded}\n"));
+}
+
+#[test]
+fn duplicate_node_attributes() {
+    let text = model("g (float x) => (float y) {\n  y = Softmax <axis = 1, axis = 0> (x)\n}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "duplicate_attribute",
+            "graph.node[0].attribute[1]",
+            "axis = 0"
+        )
+    );
+    clean(&model(
+        "g (float x) => (float y) {\n  y = Softmax <axis = 1> (x)\n}",
+    ));
+}
+
+#[test]
+fn duplicate_function_attributes() {
+    let main = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float x) => (float y) {
+  y = local.Scale <alpha = 2.0> (x)
+}"#;
+    let f = |attrs: &str| {
+        format!(
+            "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nScale <{attrs}> (x) => (y) {{\n  a = Constant <value_float: float = @alpha> ()\n  y = Mul(x, a)\n}}\n"
+        )
+    };
+    assert_eq!(
+        errors(&f("alpha, alpha: float = 1.0")),
+        one(
+            "duplicate_attribute",
+            "functions[0].attribute_proto[0]",
+            "alpha: float = 1.0"
+        )
+    );
+    clean(&f("alpha, beta: float = 1.0"));
+}
+
+// ---------------------------------------------------------------------------
+// Domains and attribute references.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn node_domain_must_be_imported() {
+    let text = model("g (float x) => (float y) {\n  y = com.example.Foo(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "domain_not_imported",
+            "graph.node[0]",
+            "y = com.example.Foo(x)"
+        )
+    );
+    clean(
+        "<ir_version: 10, opset_import: [\"\": 21, \"com.example\": 1]>\ng (float x) => (float y) {\n  y = com.example.Foo(x)\n}\n",
+    );
+    // `ai.onnx` is the default domain.
+    clean("<ir_version: 10, opset_import: [\"ai.onnx\": 21]>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n");
+}
+
+#[test]
+fn function_domain_counts_only_if_imported() {
+    let text =
+        format!("{HEADER}\ng (float x) => (float y) {{\n  y = local.Square(x)\n}}\n{SQUARE}\n");
+    assert_eq!(
+        errors(&text),
+        one(
+            "domain_not_imported",
+            "graph.node[0]",
+            "y = local.Square(x)"
+        )
+    );
+}
+
+#[test]
+fn function_bodies_use_their_own_imports() {
+    let main = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float x) => (float y) {
+  y = local.Square(x)
+}"#;
+    let bad = format!(
+        "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSquare (x) => (y) {{\n  y = com.ms.Mul(x, x)\n}}\n"
+    );
+    assert_eq!(
+        errors(&bad),
+        one(
+            "domain_not_imported",
+            "functions[0].node[0]",
+            "y = com.ms.Mul(x, x)"
+        )
+    );
+    let none = format!("{main}\n<domain: \"local\">\nSquare (x) => (y) {{\n  y = Mul(x, x)\n}}\n");
+    assert_eq!(
+        errors(&none),
+        one(
+            "domain_not_imported",
+            "functions[0].node[0]",
+            "y = Mul(x, x)"
+        )
+    );
+    clean(&format!("{main}\n{SQUARE}\n"));
+}
+
+#[test]
+fn attribute_references_only_in_functions() {
+    let text = model("g (float x) => (float y) {\n  y = Softmax <axis: int = @ax> (x)\n}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "attribute_reference",
+            "graph.node[0].attribute[\"axis\"]",
+            "axis: int = @ax"
+        )
+    );
+}
+
+#[test]
+fn attribute_references_name_declared_attributes() {
+    let main = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float x) => (float y) {
+  y = local.Soft <ax = 1> (x)
+}"#;
+    let f = |attrs: &str, reference: &str| {
+        format!(
+            "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft {attrs} (x) => (y) {{\n  y = Softmax <axis: int = @{reference}> (x)\n}}\n"
+        )
+    };
+    assert_eq!(
+        errors(&f("<ax>", "axs")),
+        one(
+            "attribute_reference",
+            "functions[0].node[0].attribute[\"axis\"]",
+            "axis: int = @axs"
+        )
+    );
+    assert_eq!(
+        errors(&f("", "ax")),
+        one(
+            "attribute_reference",
+            "functions[0].node[0].attribute[\"axis\"]",
+            "axis: int = @ax"
+        )
+    );
+    clean(&f("<ax>", "ax"));
+    clean(&f("<ax: int = 1>", "ax"));
+    // References in subgraphs of function bodies are inside the function.
+    let nested = format!(
+        "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft <ax> (x) => (y) {{\n  c = Constant <value_bool: int = 1> ()\n  y = If (c) <then_branch = t () => (float a) {{ a = Softmax <axis: int = @ax> (x) }}, else_branch = e () => (float b) {{ b = Relu(x) }}>\n}}\n"
+    );
+    clean(&nested);
+}
+
+// ---------------------------------------------------------------------------
+// Tensor constants and shapes.
+// ---------------------------------------------------------------------------
+
+fn initializer(decl: &str) -> String {
+    model(&format!(
+        "g (float x) => (float y) <{decl}> {{\n  y = Add(x, w)\n}}"
+    ))
+}
+
+#[test]
+fn element_count_matches_shape() {
+    let text = initializer("float[2, 3] w = {1, 2, 3, 4, 5}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "tensor_size",
+            "graph.initializer[0]",
+            "float[2, 3] w = {1, 2, 3, 4, 5}"
+        )
+    );
+    assert_eq!(
+        findings(&text)[0].summary,
+        "the shape [2, 3] holds 6 elements, but the tensor has 5 values"
+    );
+    clean(&initializer("float[2, 3] w = {1, 2, 3, 4, 5, 6}"));
+    // A scalar needs one value, an empty tensor none.
+    assert_eq!(errors(&initializer("float w = {}"))[0].0, "tensor_size");
+    clean(&initializer("float[0] w = {}"));
+    clean(&initializer("float[2, 0] w = {}"));
+}
+
+#[test]
+fn complex_tensors_hold_pairs() {
+    let text = initializer("complex64[2] w = {1, 2}");
+    assert_eq!(errors(&text)[0].0, "tensor_size");
+    clean(&initializer("complex64[2] w = {1, 2, 3, 4}"));
+    clean(&initializer("complex128[1] w = {1, 2}"));
+}
+
+#[test]
+fn element_count_overflow_is_an_error_not_an_allocation() {
+    let text = initializer("float[4294967296, 4294967296, 4294967296] w = {1}");
+    assert_eq!(errors(&text)[0].0, "tensor_size");
+}
+
+#[test]
+fn values_fit_their_element_type() {
+    for (decl, bad) in [
+        ("int8[2] w = {127, 128}", true),
+        ("int8[2] w = {-128, 127}", false),
+        ("int8[1] w = {-129}", true),
+        ("uint8[2] w = {0, 255}", false),
+        ("uint8[1] w = {256}", true),
+        ("uint8[1] w = {-1}", true),
+        ("int16[1] w = {32768}", true),
+        ("uint16[1] w = {65535}", false),
+        ("bool[2] w = {0, 1}", false),
+        ("bool[1] w = {2}", true),
+        ("int4[2] w = {-8, 7}", false),
+        ("int4[1] w = {8}", true),
+        ("uint4[2] w = {0, 15}", false),
+        ("uint4[1] w = {16}", true),
+        ("int2[2] w = {-2, 1}", false),
+        ("int2[1] w = {2}", true),
+        ("uint2[1] w = {3}", false),
+        ("uint2[1] w = {4}", true),
+        ("uint32[1] w = {4294967295}", false),
+        ("uint32[1] w = {4294967296}", true),
+        ("uint64[1] w = {18446744073709551615}", false),
+        ("float16[1] w = {65536}", true),
+        ("float16[1] w = {1.5}", false),
+    ] {
+        let text = initializer(decl);
+        let errs = errors(&text);
+        if bad {
+            assert_eq!(
+                errs,
+                one("tensor_value", "graph.initializer[0]", decl),
+                "{decl}"
+            );
+        } else {
+            assert!(errs.is_empty(), "{decl}: {errs:?}");
+        }
+    }
+}
+
+#[test]
+fn tensor_attributes_are_checked_too() {
+    let text =
+        model("g () => (float y) {\n  y = Constant <value: tensor = int8[2] {1, 200}> ()\n}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "tensor_value",
+            "graph.node[0].attribute[\"value\"].t",
+            "value: tensor = int8[2] {1, 200}"
+        )
+    );
+    let text = model("g () => (float y) {\n  y = Constant <value: tensor = float[3] {1, 2}> ()\n}");
+    assert_eq!(errors(&text)[0].0, "tensor_size");
+    clean(&model(
+        "g () => (float y) {\n  y = Constant <value: tensor = float[2] {1, 2}> ()\n}",
+    ));
+}
+
+#[test]
+fn dimensions_are_not_negative() {
+    let text = initializer("float[-1] w = {}");
+    assert_eq!(
+        errors(&text),
+        one(
+            "negative_dimension",
+            "graph.initializer[0]",
+            "float[-1] w = {}"
+        )
+    );
+    let text = model("g (float[N, -3] x) => (float y) {\n  y = ReduceSum(x)\n}");
+    assert_eq!(
+        errors(&text),
+        one("negative_dimension", "graph.input[0]", "float[N, -3] x")
+    );
+    clean(&model(
+        "g (float[N, 3] x) => (float y) {\n  y = ReduceSum(x)\n}",
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// The model header.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn header_needs_ir_version_and_opset_import() {
+    let text = "<opset_import: [\"\": 21]>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n";
+    assert_eq!(
+        errors(text),
+        one(
+            "missing_ir_version",
+            "ir_version",
+            "<opset_import: [\"\": 21]>"
+        )
+    );
+    let text = "<ir_version: 10>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n";
+    let errs = errors(text);
+    assert_eq!(
+        errs[0],
+        one("missing_opset_import", "opset_import", "<ir_version: 10>")[0]
+    );
+    // Without opset_import, no domain is imported either.
+    assert_eq!(errs[1].0, "domain_not_imported");
+    let text = "g (float x) => (float y) {\n  y = Relu(x)\n}\n";
+    let codes: Vec<_> = errors(text).into_iter().map(|e| e.0).collect();
+    assert_eq!(
+        codes,
+        [
+            "missing_ir_version",
+            "missing_opset_import",
+            "domain_not_imported"
+        ]
+    );
+    assert_eq!(&text[findings(text)[0].diagnostic.span.clone()], "g");
+}
+
+// ---------------------------------------------------------------------------
+// Warnings.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn unused_values_are_warnings() {
+    let text = model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}");
+    let all = findings(&text);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].severity, Severity::Warning);
+    assert_eq!(
+        found(&text),
+        one("unused_value", "graph.node[0].output[0]", "h")
+    );
+    // Used in a subgraph counts.
+    clean(&model(
+        "g (bool c, float x) => (float y) {
+  h = Neg(x)
+  y = If (c) <
+    then_branch = t () => (float a) { a = Relu(h) },
+    else_branch = e () => (float b) { b = Neg(x) }
+  >
+}",
+    ));
+}
+
+#[test]
+fn unused_initializers_are_warnings() {
+    let text = initializer("float w = {1.0}, float v = {2.0}");
+    let all = findings(&text);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].severity, Severity::Warning);
+    assert_eq!(
+        found(&text),
+        one(
+            "unused_initializer",
+            "graph.initializer[1]",
+            "float v = {2.0}"
+        )
+    );
+}
+
+#[test]
+fn the_example_is_clean() {
+    clean(include_str!("../examples/mlp.onnxtxt"));
+}
+
+// ---------------------------------------------------------------------------
+// From IR: raw data and packed sub-byte values, which text cannot express
+// wrongly.
+// ---------------------------------------------------------------------------
+
+fn ir_model(tensor: TensorProto) -> ModelProto {
+    ModelProto {
+        ir_version: Some(10),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(21),
+        }],
+        graph: Some(GraphProto {
+            name: Some("g".into()),
+            initializer: vec![tensor],
+            output: vec![onnxtxt::proto::ValueInfoProto {
+                name: Some("w".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn ir_codes(tensor: TensorProto) -> Vec<&'static str> {
+    check_model(&ir_model(tensor))
+        .iter()
+        .map(|f| f.diagnostic.code.trim_start_matches("onnxtxt::check::"))
+        .collect()
+}
+
+fn tensor(data_type: DataType, dims: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some("w".into()),
+        data_type: Some(data_type as i32),
+        dims: dims.to_vec(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn raw_data_length() {
+    let raw = |bytes: usize| TensorProto {
+        raw_data: Some(vec![0; bytes]),
+        ..tensor(DataType::Float, &[2, 3])
+    };
+    assert!(ir_codes(raw(24)).is_empty());
+    assert_eq!(ir_codes(raw(20)), ["tensor_size"]);
+    let int4 = TensorProto {
+        raw_data: Some(vec![0; 2]),
+        ..tensor(DataType::Int4, &[3])
+    };
+    assert!(ir_codes(int4).is_empty());
+    let bools = TensorProto {
+        raw_data: Some(vec![0, 1, 2]),
+        ..tensor(DataType::Bool, &[3])
+    };
+    assert_eq!(ir_codes(bools), ["tensor_value"]);
+    let both = TensorProto {
+        raw_data: Some(vec![0; 4]),
+        float_data: vec![1.0],
+        ..tensor(DataType::Float, &[1])
+    };
+    assert_eq!(ir_codes(both), ["tensor_field"]);
+    let strings = TensorProto {
+        raw_data: Some(vec![]),
+        ..tensor(DataType::String, &[0])
+    };
+    assert_eq!(ir_codes(strings), ["tensor_field"]);
+}
+
+#[test]
+fn packed_sub_byte_entries() {
+    // One entry per element (the text parser's form) or two per byte (the
+    // IR's packed form) are both fine.
+    let per_element = TensorProto {
+        int32_data: vec![1, -1, 3],
+        ..tensor(DataType::Int4, &[3])
+    };
+    assert!(ir_codes(per_element).is_empty());
+    let packed = TensorProto {
+        int32_data: vec![0xF1, 0x03],
+        ..tensor(DataType::Int4, &[3])
+    };
+    assert!(ir_codes(packed).is_empty());
+    let bad = TensorProto {
+        int32_data: vec![0x1F1, 0x03],
+        ..tensor(DataType::Int4, &[3])
+    };
+    assert_eq!(ir_codes(bad), ["tensor_value"]);
+}
+
+#[test]
+fn values_in_the_wrong_field() {
+    let t = TensorProto {
+        int64_data: vec![1],
+        ..tensor(DataType::Float, &[1])
+    };
+    assert_eq!(ir_codes(t), ["tensor_field"]);
+    let untyped = TensorProto {
+        data_type: None,
+        ..tensor(DataType::Float, &[])
+    };
+    assert_eq!(ir_codes(untyped), ["tensor_type"]);
+}
+
+#[test]
+fn huge_dims_from_binary_do_not_allocate() {
+    let t = TensorProto {
+        raw_data: Some(vec![0; 4]),
+        ..tensor(DataType::Float, &[i64::MAX, i64::MAX])
+    };
+    assert_eq!(ir_codes(t), ["tensor_size"]);
+    let t = tensor(DataType::Float, &[i64::MAX / 2]);
+    assert_eq!(ir_codes(t), ["tensor_size"]);
+}
+
+// ---------------------------------------------------------------------------
+// The command.
+// ---------------------------------------------------------------------------
+
+struct Run {
+    code: i32,
+    stderr: String,
+}
+
+fn check_command(stdin: &[u8]) -> Run {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
+        .args(["check", "-"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("onnxtxt starts");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn command_exit_codes() {
+    let clean = check_command(include_bytes!("../examples/mlp.onnxtxt"));
+    assert_eq!((clean.code, clean.stderr.as_str()), (0, ""));
+
+    let warning = check_command(
+        model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}").as_bytes(),
+    );
+    assert_eq!(warning.code, 0, "{}", warning.stderr);
+    assert!(warning.stderr.contains("Warning"), "{}", warning.stderr);
+    assert!(
+        warning.stderr.contains("<stdin>: 0 errors, 1 warning"),
+        "{}",
+        warning.stderr
+    );
+
+    let error = check_command(model("g (float x) => (float y) {\n  y = Relu(z)\n}").as_bytes());
+    assert_eq!(error.code, 1);
+    assert!(
+        error.stderr.contains("`z` is used but never defined"),
+        "{}",
+        error.stderr
+    );
+    assert!(error.stderr.contains("<stdin>:3:"), "{}", error.stderr);
+    assert!(
+        error.stderr.contains("error: <stdin>: 1 error, 0 warnings"),
+        "{}",
+        error.stderr
+    );
+
+    let syntax = check_command(model("g (float x) => (float y) {\n  y = Relu(x\n}").as_bytes());
+    assert_eq!(syntax.code, 1);
+    assert!(
+        syntax.stderr.contains("onnxtxt::parse::"),
+        "{}",
+        syntax.stderr
+    );
+}
+
+#[test]
+fn command_on_binary_input_reports_paths() {
+    let text = model("g (float x) => (float y) {\n  [relu] y = Relu(z)\n}");
+    let binary = onnxtxt::parse_model(&text).unwrap().encode_to_vec();
+    let run = check_command(&binary);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "error[onnxtxt::check::undefined_value]: <stdin>: graph.node[0] \"relu\": `z` is used but never defined"
+        ),
+        "{}",
+        run.stderr
+    );
+}

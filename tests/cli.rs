@@ -1,0 +1,602 @@
+//! Tests of the `onnxtxt` command: exit codes, standard input and output,
+//! `-o` files written atomically, input kind detection, `--compat`, and how
+//! errors are rendered (snapshots in `snapshots/`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use prost::Message as _;
+
+const MLP: &str = include_str!("../examples/mlp.onnxtxt");
+const MLP_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mlp.onnxtxt");
+
+/// What a run of `onnxtxt` gave.
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+impl Run {
+    fn stdout_text(&self) -> String {
+        String::from_utf8(self.stdout.clone()).expect("stdout is UTF-8")
+    }
+}
+
+/// How to run `onnxtxt`.
+#[derive(Default)]
+struct Invocation<'a> {
+    stdin: Option<&'a [u8]>,
+    dir: Option<&'a Path>,
+    env: Vec<(&'a str, &'a str)>,
+}
+
+fn run_with(args: &[&str], how: Invocation<'_>) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_onnxtxt"));
+    command
+        .args(args)
+        .env_remove("NO_COLOR")
+        .stdin(if how.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = how.dir {
+        command.current_dir(dir);
+    }
+    for (key, value) in &how.env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("onnxtxt starts");
+    if let Some(input) = how.stdin {
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input).unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().expect("onnxtxt exits, not killed"),
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_with(args, Invocation::default())
+}
+
+fn run_stdin(args: &[&str], stdin: &[u8]) -> Run {
+    run_with(
+        args,
+        Invocation {
+            stdin: Some(stdin),
+            ..Invocation::default()
+        },
+    )
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    run_with(
+        args,
+        Invocation {
+            dir: Some(dir),
+            ..Invocation::default()
+        },
+    )
+}
+
+/// The binary model of `examples/mlp.onnxtxt`.
+fn mlp_binary() -> Vec<u8> {
+    onnxtxt::parse_model(MLP).unwrap().encode_to_vec()
+}
+
+/// The canonical text of `examples/mlp.onnxtxt`.
+fn mlp_canonical() -> String {
+    onnxtxt::to_text(&onnxtxt::parse_model(MLP).unwrap())
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn arg(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Rendered diagnostics without the trailing spaces ariadne leaves.
+fn trim_lines(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+fn assert_no_ansi(text: &str) {
+    assert!(!text.contains('\x1b'), "colour codes in {text:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Help and usage.
+
+#[test]
+fn help_texts() {
+    for (name, args) in [
+        ("cli_help", &["--help"][..]),
+        ("cli_parse_help", &["parse", "--help"]),
+        ("cli_print_help", &["print", "--help"]),
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, 0, "{name}: {out:?}");
+        snapshot(name, &out.stdout_text());
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["frobnicate"],
+        &["parse", "--bogus"],
+        &["print", "a", "b"],
+        &["print", "-o"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn missing_files_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.onnxtxt");
+    for command in ["parse", "print"] {
+        let out = run(&[command, arg(&missing)]);
+        assert_eq!(out.code, 2, "{command}: {out:?}");
+        assert!(out.stderr.starts_with("error: cannot read "), "{out:?}");
+        assert!(out.stderr.contains("missing.onnxtxt"), "{out:?}");
+        assert!(out.stdout.is_empty());
+    }
+    // An output directory that does not exist.
+    let nowhere = dir.path().join("no/such/dir/out.onnx");
+    let out = run(&["parse", MLP_PATH, "-o", arg(&nowhere)]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.starts_with("error: cannot write "), "{out:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Standard input and output, `-o`.
+
+#[test]
+fn parse_writes_the_binary_model() {
+    let expected = mlp_binary();
+    let from_file = run(&["parse", MLP_PATH]);
+    assert_eq!(from_file.code, 0, "{from_file:?}");
+    assert_eq!(from_file.stdout, expected);
+    assert_eq!(from_file.stderr, "");
+
+    for args in [&["parse", "-"][..], &["parse"], &["parse", "-", "-o", "-"]] {
+        let out = run_stdin(args, MLP.as_bytes());
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert_eq!(out.stdout, expected, "{args:?}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("mlp.onnx");
+    let out = run(&["parse", MLP_PATH, "-o", arg(&target)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read(&target).unwrap(), expected);
+    assert_eq!(listing(dir.path()), ["mlp.onnx"]);
+
+    // A relative output path, in the working directory.
+    let out = run_in(dir.path(), &["parse", MLP_PATH, "--output", "again.onnx"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read(dir.path().join("again.onnx")).unwrap(),
+        expected
+    );
+    assert_eq!(listing(dir.path()), ["again.onnx", "mlp.onnx"]);
+}
+
+#[test]
+fn print_writes_canonical_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = write(dir.path(), "mlp.onnx", &mlp_binary());
+    let expected = mlp_canonical();
+
+    let out = run(&["print", arg(&binary)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout_text(), expected);
+    assert_eq!(out.stderr, "");
+
+    for args in [&["print", "-"][..], &["print"]] {
+        let out = run_stdin(args, &mlp_binary());
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert_eq!(out.stdout_text(), expected);
+    }
+
+    let target = dir.path().join("mlp.txt");
+    let out = run(&["print", arg(&binary), "-o", arg(&target)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
+    assert_eq!(listing(dir.path()), ["mlp.onnx", "mlp.txt"]);
+}
+
+#[test]
+fn parse_then_print_round_trips() {
+    let binary = run(&["parse", MLP_PATH]);
+    assert_eq!(binary.code, 0);
+    let text = run_stdin(&["print", "-"], &binary.stdout);
+    assert_eq!(text.code, 0, "{text:?}");
+    assert_eq!(text.stdout_text(), mlp_canonical());
+    let again = run_stdin(&["parse", "-"], &text.stdout);
+    assert_eq!(again.stdout, binary.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Input kind detection.
+
+#[test]
+fn input_kind_comes_from_the_content_not_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    // Text named like a binary model is reformatted.
+    let text = write(dir.path(), "model.onnx", MLP.as_bytes());
+    let out = run(&["print", arg(&text)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout_text(), mlp_canonical());
+    assert_ne!(out.stdout_text(), MLP);
+
+    // A binary model named like text is printed.
+    let binary = write(dir.path(), "model.onnxtxt", &mlp_binary());
+    let out = run(&["print", arg(&binary)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout_text(), mlp_canonical());
+
+    // A binary model that happens to look like text: it starts with its
+    // `opset_import` (tag byte `B`) and holds no NUL byte.
+    let model = onnxtxt::proto::ModelProto {
+        opset_import: vec![onnxtxt::proto::OperatorSetIdProto {
+            domain: Some("ai".into()),
+            version: Some(21),
+        }],
+        ..Default::default()
+    };
+    let bytes = model.encode_to_vec();
+    assert_eq!(bytes[0], b'B');
+    let out = run_stdin(&["print"], &bytes);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout_text(), onnxtxt::to_text(&model));
+}
+
+#[test]
+fn parse_refuses_binary_and_non_utf8_input() {
+    let out = run_stdin(&["parse"], &mlp_binary());
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.is_empty());
+    let out = run_stdin(&["parse"], b"g () => () {}\xff");
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "error: <stdin>: the text is not valid UTF-8 (byte 13)\n"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Errors.
+
+const BAD_TEXT: &str = "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                        g (float[N] x) => (float[N] y) {\n  y = Relu(x\n}\n";
+
+#[test]
+fn invalid_text_exits_1_with_located_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.onnxtxt", BAD_TEXT.as_bytes());
+    for command in ["parse", "print"] {
+        let out = run_in(dir.path(), &[command, "bad.onnxtxt"]);
+        assert_eq!(out.code, 1, "{command}: {out:?}");
+        assert!(out.stdout.is_empty());
+        assert!(out.stderr.contains("bad.onnxtxt:3:"), "{out:?}");
+        assert_no_ansi(&out.stderr);
+        if command == "parse" {
+            snapshot("cli_parse_unclosed", &trim_lines(&out.stderr));
+        }
+    }
+    // Standard input is named `<stdin>`.
+    let out = run_stdin(
+        &["parse"],
+        b"<ir_version: 10>\ng () => () {\n  y = = Relu(x)\n}\n",
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("<stdin>:3:"), "{out:?}");
+    snapshot("cli_parse_stdin_syntax", &trim_lines(&out.stderr));
+}
+
+#[test]
+fn no_colour_when_asked_or_not_on_a_terminal() {
+    let run_colour = |no_color: Option<&str>| {
+        let mut env = Vec::new();
+        if let Some(value) = no_color {
+            env.push(("NO_COLOR", value));
+        }
+        run_with(
+            &["parse", "-"],
+            Invocation {
+                stdin: Some(BAD_TEXT.as_bytes()),
+                env,
+                ..Invocation::default()
+            },
+        )
+    };
+    for no_color in [None, Some("1"), Some("")] {
+        let out = run_colour(no_color);
+        assert_eq!(out.code, 1);
+        assert_no_ansi(&out.stderr);
+    }
+    // On a terminal (through `script`, where available) there is colour,
+    // unless NO_COLOR is set to something.
+    let Some(colour) = stderr_on_a_terminal(None) else {
+        return;
+    };
+    assert!(colour.contains('\x1b'), "{colour:?}");
+    let plain = stderr_on_a_terminal(Some("1")).unwrap();
+    assert!(plain.contains("<stdin>:3:"), "{plain:?}");
+    assert_no_ansi(&plain);
+}
+
+/// Runs `onnxtxt parse` on [`BAD_TEXT`] with its stderr on a pseudo
+/// terminal, through util-linux `script`; `None` if that is not available.
+fn stderr_on_a_terminal(no_color: Option<&str>) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.onnxtxt", BAD_TEXT.as_bytes());
+    let shell_command = format!(
+        "'{}' parse - < bad.onnxtxt > /dev/null",
+        env!("CARGO_BIN_EXE_onnxtxt")
+    );
+    let mut command = Command::new("script");
+    command
+        .args(["-q", "-e", "-c", &shell_command, "/dev/null"])
+        .current_dir(dir.path())
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null());
+    if let Some(value) = no_color {
+        command.env("NO_COLOR", value);
+    }
+    let output = command.output().ok()?;
+    (output.status.code() == Some(1)).then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// A binary model cut short, with an unknown field, and with a bad string.
+fn corrupt_models() -> Vec<(&'static str, Vec<u8>)> {
+    let binary = mlp_binary();
+    let truncated = binary[..binary.len() / 2].to_vec();
+    let mut unknown = binary.clone();
+    unknown.extend([0x98, 0x06, 0x01]); // field 99, varint 1
+    let bad_name = [0x12, 0x02, 0xc3, 0x28].to_vec(); // producer_name, not UTF-8
+    vec![
+        ("truncated", truncated),
+        ("unknown_field", unknown),
+        ("bad_utf8", bad_name),
+    ]
+}
+
+#[test]
+fn corrupt_binary_exits_1_with_offset_and_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = String::new();
+    for (name, bytes) in corrupt_models() {
+        let file = format!("{name}.onnx");
+        write(dir.path(), &file, &bytes);
+        let out = run_in(dir.path(), &["print", &file]);
+        assert_eq!(out.code, 1, "{name}: {out:?}");
+        assert!(out.stdout.is_empty(), "{name}");
+        assert!(
+            out.stderr.starts_with(&format!("error: {file}: byte ")),
+            "{name}: {out:?}"
+        );
+        assert_no_ansi(&out.stderr);
+        all.push_str(&out.stderr);
+    }
+    snapshot("cli_print_corrupt", &all);
+
+    let out = run_stdin(&["print"], &[0x3a, 0x10, 0x0a]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "error: <stdin>: byte 1: graph: length 16 runs past the end of the input (1 byte left)\n  \
+         help: the input ends early: the file may be truncated (an interrupted download or copy?)\n"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Atomic output.
+
+#[test]
+fn failed_runs_leave_existing_output_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_text = write(dir.path(), "bad.onnxtxt", BAD_TEXT.as_bytes());
+    let (_, corrupt) = corrupt_models().remove(0);
+    let corrupt = write(dir.path(), "corrupt.onnx", &corrupt);
+    let precious = b"precious contents\n";
+    let target = write(dir.path(), "out", precious);
+    let before = listing(dir.path());
+
+    for args in [
+        ["parse", arg(&bad_text), "-o", arg(&target)],
+        ["print", arg(&corrupt), "-o", arg(&target)],
+        ["print", arg(&bad_text), "-o", arg(&target)],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert_eq!(std::fs::read(&target).unwrap(), precious, "{args:?}");
+        assert_eq!(listing(dir.path()), before, "{args:?}");
+    }
+    // A missing input, too.
+    let out = run(&["print", "missing.onnx", "-o", arg(&target)]);
+    assert_eq!(out.code, 2);
+    assert_eq!(std::fs::read(&target).unwrap(), precious);
+    assert_eq!(listing(dir.path()), before);
+
+    // A successful run replaces it and leaves nothing else behind.
+    let out = run(&["parse", MLP_PATH, "-o", arg(&target)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(std::fs::read(&target).unwrap(), mlp_binary());
+    assert_eq!(listing(dir.path()), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn output_permissions() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o7777;
+    let dir = tempfile::tempdir().unwrap();
+
+    // A new file gets what any new file in the directory gets (the umask
+    // applies), not the temporary file's private 0600.
+    let reference = write(dir.path(), "reference", b"");
+    let new = dir.path().join("new.onnx");
+    let out = run(&["parse", MLP_PATH, "-o", arg(&new)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(mode(&new), mode(&reference));
+
+    // A replaced file keeps its permissions.
+    for wanted in [0o600, 0o640, 0o755] {
+        let existing = write(dir.path(), "existing.txt", b"old");
+        std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(wanted)).unwrap();
+        let out = run(&["print", MLP_PATH, "-o", arg(&existing)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert_eq!(mode(&existing), wanted);
+        assert_eq!(std::fs::read_to_string(&existing).unwrap(), mlp_canonical());
+    }
+    assert_eq!(
+        listing(dir.path()),
+        ["existing.txt", "new.onnx", "reference"]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// `--compat`.
+
+#[test]
+fn compat_lists_what_it_drops_on_stderr() {
+    let text = "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                g (float[N] x) => (float[N] y) {\n  @<doc_string: \"first layer\">\n  y = Relu(x)\n}\n";
+    let full = run_stdin(&["print"], text.as_bytes());
+    assert_eq!(full.code, 0, "{full:?}");
+    assert!(full
+        .stdout_text()
+        .contains("@<doc_string: \"first layer\">"));
+    assert_eq!(full.stderr, "");
+
+    let compat = run_stdin(&["print", "--compat"], text.as_bytes());
+    assert_eq!(compat.code, 0, "{compat:?}");
+    assert!(!compat.stdout_text().contains("doc_string"));
+    assert!(compat.stderr.starts_with("warning: dropped "), "{compat:?}");
+    assert!(compat.stderr.contains("graph.node[0]"), "{compat:?}");
+    assert!(compat.stderr.contains("doc_string"), "{compat:?}");
+    assert_eq!(compat.stderr.lines().count(), 1, "{compat:?}");
+
+    // Nothing to drop: nothing on stderr.
+    let out = run(&["print", "--compat", MLP_PATH]);
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stderr, "");
+    assert_eq!(out.stdout_text(), mlp_canonical());
+}
+
+// ---------------------------------------------------------------------------
+// Limits.
+
+/// A model with graphs nested `levels` deep through `If`-like attributes:
+/// the innermost graph is message depth `1 + 3 * levels` below the model.
+fn nested_graphs(levels: usize) -> onnxtxt::proto::ModelProto {
+    use onnxtxt::proto::{attribute_proto::AttributeType, *};
+    let mut graph = GraphProto {
+        name: Some("inner".into()),
+        ..Default::default()
+    };
+    for _ in 0..levels {
+        graph = GraphProto {
+            name: Some("outer".into()),
+            node: vec![NodeProto {
+                op_type: Some("If".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("then_branch".into()),
+                    r#type: Some(AttributeType::Graph as i32),
+                    g: Some(graph),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+    }
+    ModelProto {
+        ir_version: Some(10),
+        graph: Some(graph),
+        ..Default::default()
+    }
+}
+
+/// Prints the binary `model`, parses the text back and checks the bytes
+/// are the same.
+fn print_parse_round_trip(model: &[u8]) {
+    let text = run_stdin(&["print"], model);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let binary = run_stdin(&["parse"], &text.stdout);
+    assert_eq!(binary.code, 0, "{}", binary.stderr);
+    assert_eq!(binary.stdout, model);
+}
+
+#[test]
+fn nested_graphs_print_and_parse_back() {
+    print_parse_round_trip(&nested_graphs(6).encode_to_vec());
+}
+
+#[test]
+fn the_deepest_decodable_model_prints_and_parses_back() {
+    // The innermost graph is at message depth 1 + 3 * 33 = 100.
+    print_parse_round_trip(&nested_graphs(33).encode_to_vec());
+}
+
+#[test]
+fn models_nested_too_deep_are_refused() {
+    let too_deep = nested_graphs(34).encode_to_vec();
+    let out = run_stdin(&["print"], &too_deep);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("messages are nested more than 100 deep"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains(": graph.node[0].attribute[0].g.node[0]."),
+        "{out:?}"
+    );
+}
