@@ -9,8 +9,8 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
-    match args.command.run() {
+    match args.command.run(args.error_format) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(),
+        Err(failure) => failure.report(args.error_format),
     }
 }

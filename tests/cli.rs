@@ -407,6 +407,27 @@ fn corrupt_models() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 #[test]
+fn json_error_format_gives_one_object_per_diagnostic() {
+    let out = run_stdin(
+        &["parse", "--error-format", "json", "-"],
+        b"g (float x) -> (float y) {}\n{",
+    );
+    assert_eq!(out.code, 1);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(!lines.is_empty(), "{out:?}");
+    for line in lines {
+        assert!(
+            line.starts_with('{') && line.ends_with('}'),
+            "not one JSON object: {line}"
+        );
+        assert!(
+            line.contains("\"level\":\"error\"") && line.contains("\"line\":"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn corrupt_binary_exits_1_with_offset_and_path() {
     let dir = tempfile::tempdir().unwrap();
     let mut all = String::new();
@@ -417,7 +438,8 @@ fn corrupt_binary_exits_1_with_offset_and_path() {
         assert_eq!(out.code, 1, "{name}: {out:?}");
         assert!(out.stdout.is_empty(), "{name}");
         assert!(
-            out.stderr.starts_with(&format!("error: {file}: byte ")),
+            out.stderr.starts_with("error[onnxtxt::decode::")
+                && out.stderr.contains(&format!("]: {file}: byte ")),
             "{name}: {out:?}"
         );
         assert_no_ansi(&out.stderr);
@@ -429,7 +451,7 @@ fn corrupt_binary_exits_1_with_offset_and_path() {
     assert_eq!(out.code, 1);
     assert_eq!(
         out.stderr,
-        "error: <stdin>: byte 1: graph: length 16 runs past the end of the input (1 byte left)\n  \
+        "error[onnxtxt::decode::truncated]: <stdin>: byte 1: graph: length 16 runs past the end of the input (1 byte left)\n  \
          help: the input ends early: the file may be truncated (an interrupted download or copy?)\n"
     );
 }

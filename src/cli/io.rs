@@ -3,7 +3,8 @@
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
+use onnxtxt::proto::ModelProto;
+use onnxtxt::SourceMap;
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -14,7 +15,9 @@ pub(crate) enum Failure {
         text: String,
         error: onnxtxt::Error,
     },
-    /// The input is not a readable model (e.g. corrupt protobuf).
+    /// The input is a binary model that cannot be decoded.
+    Binary { name: String, error: onnxtxt::Error },
+    /// The input is not a readable model, or the checks found errors.
     Corrupt(String),
     /// Reading or writing failed, or the arguments cannot work.
     Io(String),
@@ -125,34 +128,63 @@ fn new_file_permissions(dir: &Path) -> std::io::Result<std::fs::Permissions> {
     Ok(permissions)
 }
 
-/// Renders `error`'s diagnostics over `text` with `FILE:LINE:COL`, in
-/// colour only on a terminal and when `NO_COLOR` is not set.
-pub(crate) fn render(name: &str, text: &str, error: &onnxtxt::Error) {
-    let colour = std::io::stderr().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let config = Config::default()
-        .with_index_type(IndexType::Byte)
-        .with_color(colour);
-    let source = (name, Source::from(text));
-    for diagnostic in error.diagnostics() {
-        let span = diagnostic.span.start.min(text.len())..diagnostic.span.end.min(text.len());
-        let mut report = Report::build(ReportKind::Error, (name, span.clone()))
-            .with_config(config)
-            .with_code(diagnostic.code)
-            .with_message(&diagnostic.message)
-            .with_label(
-                Label::new((name, span))
-                    .with_message(&diagnostic.message)
-                    .with_color(Color::Red),
-            );
-        for label in &diagnostic.labels {
-            report = report
-                .with_label(Label::new((name, label.span.clone())).with_message(&label.message));
-        }
-        if let Some(help) = &diagnostic.help {
-            report = report.with_help(help);
-        }
-        // Rendering can only fail if stderr is closed; nothing is left to tell.
-        let _ = report.finish().eprint(source.clone());
+/// A model read from text or binary input.
+pub(crate) struct Loaded {
+    /// How to name the input in messages.
+    pub(crate) name: String,
+    /// The text, with where each item is in it, for text input.
+    pub(crate) text: Option<(String, SourceMap)>,
+    /// The model.
+    pub(crate) model: ModelProto,
+}
+
+/// Reads a model from `input`, text or binary, told apart by the content
+/// (not the file name: some projects name protobuf text `.onnxtxt`).
+pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
+    if !looks_like_text(&input.bytes) {
+        return match onnxtxt::decode_model(&input.bytes) {
+            Ok(model) => Ok(Loaded {
+                name: input.name,
+                text: None,
+                model,
+            }),
+            Err(error) => Err(Failure::Binary {
+                name: input.name,
+                error,
+            }),
+        };
     }
+    let (name, text) = input.into_text()?;
+    match onnxtxt::parse_model_with_source_map(&text) {
+        Ok((model, map)) => Ok(Loaded {
+            name,
+            text: Some((text, map)),
+            model,
+        }),
+        // A binary model can, rarely, look like text (one that starts with
+        // its `opset_import`, tag `B`, and holds no NUL byte): if the text
+        // does not parse but the bytes decode, it was binary.
+        Err(error) => match onnxtxt::decode_model(text.as_bytes()) {
+            Ok(model) => Ok(Loaded {
+                name,
+                text: None,
+                model,
+            }),
+            Err(_) => Err(Failure::Invalid { name, text, error }),
+        },
+    }
+}
+
+/// Whether the input is the textual syntax rather than protobuf: text
+/// starts (after blanks and `#` comments) with `<`, `@`, a quote or a
+/// letter, and contains no NUL byte. Binary models usually start with a
+/// field tag byte that is none of those.
+fn looks_like_text(bytes: &[u8]) -> bool {
+    let start = onnxtxt::lexer::skip_blank(bytes, 0);
+    !bytes.contains(&0)
+        && std::str::from_utf8(bytes).is_ok()
+        && matches!(
+            bytes.get(start),
+            Some(b'<' | b'@' | b'"' | b'_' | b'A'..=b'Z' | b'a'..=b'z')
+        )
 }

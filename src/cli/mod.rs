@@ -5,12 +5,14 @@ mod check;
 mod io;
 mod parse;
 mod print;
+mod report;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 pub(crate) use io::Failure;
+use report::{show, show_message, ErrorFormat, Level, Shown};
 
 /// Parse and print the ONNX textual syntax.
 #[derive(Debug, Parser)]
@@ -18,6 +20,9 @@ pub(crate) use io::Failure;
 pub(crate) struct Args {
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// How to write diagnostics to stderr.
+    #[arg(long, global = true, value_enum, default_value_t)]
+    pub(crate) error_format: ErrorFormat,
 }
 
 /// The subcommands.
@@ -33,30 +38,49 @@ pub(crate) enum Command {
 
 impl Command {
     /// Runs the subcommand.
-    pub(crate) fn run(self) -> Result<(), Failure> {
+    pub(crate) fn run(self, format: ErrorFormat) -> Result<(), Failure> {
         match self {
             Command::Parse(args) => args.run(),
             Command::Print(args) => args.run(),
-            Command::Check(args) => args.run(),
+            Command::Check(args) => args.run(format),
         }
     }
 }
 
 impl Failure {
-    /// Prints the failure and gives the exit code: 1 for invalid input, 2
-    /// for usage and I/O problems.
-    pub(crate) fn report(self) -> ExitCode {
+    /// Shows the failure in `format` and gives the exit code: 1 for invalid
+    /// input, 2 for usage and I/O problems.
+    pub(crate) fn report(self, format: ErrorFormat) -> ExitCode {
+        let diagnostics = |file: &str, text: Option<&str>, error: &onnxtxt::Error| {
+            for diagnostic in error.diagnostics() {
+                let label = diagnostic.message.as_str();
+                show(
+                    format,
+                    &Shown {
+                        file,
+                        text,
+                        level: Level::Error,
+                        diagnostic,
+                        label,
+                    },
+                );
+            }
+        };
         match self {
             Failure::Invalid { name, text, error } => {
-                io::render(&name, &text, &error);
+                diagnostics(&name, Some(&text), &error);
+                ExitCode::from(1)
+            }
+            Failure::Binary { name, error } => {
+                diagnostics(&name, None, &error);
                 ExitCode::from(1)
             }
             Failure::Corrupt(message) => {
-                eprintln!("error: {message}");
+                show_message(format, Level::Error, &message);
                 ExitCode::from(1)
             }
             Failure::Io(message) => {
-                eprintln!("error: {message}");
+                show_message(format, Level::Error, &message);
                 ExitCode::from(2)
             }
         }
