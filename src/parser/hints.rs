@@ -228,9 +228,12 @@ fn misspelt_type_before(
         return None;
     }
     let before = source[..at].trim_end();
+    // The character found may be several bytes long (`é`).
     let start = before
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| {
+            i + before[i..].chars().next().map_or(1, char::len_utf8)
+        });
     let word = &before[start..];
     if word.is_empty()
         || crate::names::starts_type(word)

@@ -98,48 +98,63 @@ struct Grammar<'t, 's, I: Tokens<'t, 's>> {
 }
 
 impl<'t, 's: 't, I: Tokens<'t, 's>> Grammar<'t, 's, I> {
+    /// Ties the productions together. Graphs hold attributes that hold
+    /// graphs, and annotations hold values that hold annotations: both
+    /// loops are made with `recursive`, whose inner handles are weak, so
+    /// the grammar is freed when dropped (`Recursive::declare` would make
+    /// a reference cycle, leaking the grammar on every call). The
+    /// productions built inside the closure hold those weak handles: use
+    /// them only while the `Grammar` lives.
     fn new() -> Self {
-        let mut graph = Recursive::declare();
-        let mut annotation = Recursive::declare();
-        let graph_p = graph.clone().boxed();
-        let annotation_p = annotation.clone().boxed();
         let ty = types::type_proto();
-        let tensor = tensor::tensor_constant(ty.clone(), annotation_p.clone());
-        let sparse = tensor::sparse_constant(tensor.clone(), annotation_p.clone());
-        let value = value::value(
-            ty.clone(),
-            graph_p.clone(),
-            sparse.clone(),
-            annotation_p.clone(),
-        );
-        annotation.define(landmarks::landmark(
-            landmarks::Kind::Annotation,
-            value::entries(Token::AnnotationOpen, value.clone()),
-        ));
-        let header = value::entries(Token::LAngle, value).boxed();
-        let single =
-            attribute::single_value(ty.clone(), graph_p.clone(), sparse, annotation_p.clone());
-        let written = attribute::written_value(single).boxed();
-        let attribute = attribute::attribute(written.clone(), annotation_p.clone());
-        let node = node::node(attribute.clone(), annotation_p.clone());
-        let nodes = node::node_list(node.clone()).boxed();
-        graph.define(graph::graph(
-            ty.clone(),
-            nodes.clone(),
-            annotation_p.clone(),
-        ));
-        let function = graph::function(
-            ty.clone(),
-            nodes.clone(),
-            header.clone(),
-            written,
-            annotation_p.clone(),
-        );
-        let model = graph::model(header, graph_p.clone(), function.clone());
-        let value_info = graph::value_info(ty.clone(), annotation_p).boxed();
+        let mut parts = None;
+        let graph = recursive(|graph| {
+            let graph = graph.boxed();
+            let annotation = recursive(|annotation| {
+                let annotation = annotation.boxed();
+                let tensor = tensor::tensor_constant(ty.clone(), annotation.clone());
+                let sparse = tensor::sparse_constant(tensor, annotation.clone());
+                let value = value::value(ty.clone(), graph.clone(), sparse, annotation);
+                landmarks::landmark(
+                    landmarks::Kind::Annotation,
+                    value::entries(Token::AnnotationOpen, value),
+                )
+            })
+            .boxed();
+            let tensor = tensor::tensor_constant(ty.clone(), annotation.clone());
+            let sparse = tensor::sparse_constant(tensor.clone(), annotation.clone());
+            let value = value::value(
+                ty.clone(),
+                graph.clone(),
+                sparse.clone(),
+                annotation.clone(),
+            );
+            let header = value::entries(Token::LAngle, value).boxed();
+            let single =
+                attribute::single_value(ty.clone(), graph.clone(), sparse, annotation.clone());
+            let written = attribute::written_value(single).boxed();
+            let attribute = attribute::attribute(written.clone(), annotation.clone());
+            let node = node::node(attribute.clone(), annotation.clone());
+            let nodes = node::node_list(node.clone()).boxed();
+            let function = graph::function(
+                ty.clone(),
+                nodes.clone(),
+                header.clone(),
+                written,
+                annotation.clone(),
+            );
+            let value_info = graph::value_info(ty.clone(), annotation.clone()).boxed();
+            let body = graph::graph(ty.clone(), nodes.clone(), annotation);
+            parts = Some((header, function, node, nodes, tensor, attribute, value_info));
+            body
+        })
+        .boxed();
+        let (header, function, node, nodes, tensor, attribute, value_info) =
+            parts.expect("`recursive` runs its closure before returning");
+        let model = graph::model(header, graph.clone(), function.clone());
         Grammar {
             model,
-            graph: graph_p,
+            graph,
             function,
             node,
             nodes,
@@ -340,7 +355,8 @@ macro_rules! entry_points {
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
             let tokens = tokenize(text)?;
-            let parsed = run(Grammar::new().$field, &tokens, text);
+            let grammar = Grammar::new();
+            let parsed = run(grammar.$field.clone(), &tokens, text);
             parsed.map(|(output, _)| output)
         }
     )*};
@@ -366,7 +382,8 @@ pub(crate) fn parse_model_with_comments(
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
     let (tokens, comments) = crate::lexer::lex_with_comments(text);
     let tokens = check_tokens(tokens, text)?;
-    let parsed = run(Grammar::new().model, &tokens, text);
+    let grammar = Grammar::new();
+    let parsed = run(grammar.model.clone(), &tokens, text);
     let (model, landmarks) = parsed?;
     let map = SourceMap::of_model(&model, &landmarks);
     Ok((model, map, comments))
