@@ -10,6 +10,8 @@ pub mod names;
 mod parser;
 pub mod printer;
 pub mod proto;
+pub mod roundtrip;
+pub mod smith;
 pub mod tensor_data;
 
 pub use check::{check_model, Finding, Severity};

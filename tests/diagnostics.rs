@@ -107,6 +107,10 @@ fn corpus() -> Vec<(String, String)> {
             std::fs::read_to_string(&path).unwrap(),
         ));
     }
+    for seed in 0..12 {
+        let model = onnxtxt::smith::model_from_seed(seed);
+        texts.push((format!("smith seed {seed}"), onnxtxt::to_text(&model)));
+    }
     texts
 }
 

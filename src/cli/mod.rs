@@ -6,6 +6,7 @@ mod io;
 mod parse;
 mod print;
 mod report;
+mod smith;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,8 @@ pub(crate) enum Command {
     Parse(parse::ParseArgs),
     /// Print a binary (or text) model as canonical text.
     Print(print::PrintArgs),
+    /// Print a random well-formed model (for fuzzing other tools).
+    Smith(smith::SmithArgs),
     /// Check a model (text or binary) for what the grammar cannot catch.
     Check(check::CheckArgs),
 }
@@ -42,6 +45,7 @@ impl Command {
         match self {
             Command::Parse(args) => args.run(),
             Command::Print(args) => args.run(),
+            Command::Smith(args) => args.run(),
             Command::Check(args) => args.run(format),
         }
     }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs one fuzz target on the STABLE toolchain for a number of seconds.
+#
+#   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
+#
+# TARGET is parse_text, decode_binary, structured_model or fmt_idempotent.
+# cargo-fuzz passes nightly-only `-Z` flags to rustc (sanitizer and
+# coverage instrumentation); RUSTC_BOOTSTRAP=1 lets the stable compiler
+# accept them. The address sanitizer is left out (`--sanitizer none`): the
+# crate has no unsafe code, and without it the build needs no nightly-only
+# runtime and runs faster. Coverage (`-Cinstrument-coverage`-style
+# sancov counters) still guides libFuzzer.
+#
+# Crashes land in fuzz/artifacts/TARGET/; the growing corpus in
+# fuzz/corpus/TARGET/ (only the seed files there are tracked by git; run
+# `git clean -n fuzz/corpus` to see what a run added). Minimise a crash with
+#   RUSTC_BOOTSTRAP=1 cargo fuzz tmin --sanitizer none TARGET fuzz/artifacts/TARGET/crash-...
+# and copy it to fuzz/regressions/TARGET/ (tests/fuzz_regressions.rs replays it).
+set -euo pipefail
+target=${1:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]}
+seconds=${2:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]}
+shift 2
+cd "$(dirname "$0")"
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+# A scratch corpus directory, so the tracked seeds stay small; the seeds are
+# read from corpus/TARGET as a second input directory.
+mkdir -p "runs/$target"
+export RUSTC_BOOTSTRAP=1
+exec cargo fuzz run --sanitizer none -O "$target" "runs/$target" "corpus/$target" -- \
+    -dict=onnxtxt.dict -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+    -print_final_stats=1 "$@"

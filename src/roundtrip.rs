@@ -1,0 +1,425 @@
+//! The round-trip invariants, as functions: shared by the fuzz targets
+//! (`fuzz/fuzz_targets/*.rs`), the property test (`tests/roundtrip_prop.rs`)
+//! and the regression replay (`tests/fuzz_regressions.rs`).
+//!
+//! Every check returns `Err(description)` when an invariant breaks, and
+//! turns a panic of the parser or printer into an `Err` too (under
+//! `cargo fuzz`, whose panic hook aborts, a panic is reported as a crash
+//! before it gets here). The invariants:
+//!
+//! * [`check_text`]: every entry point (`parse_model`, `parse_graph`, ...)
+//!   either returns a value or an error whose spans lie inside the text, and
+//!   never panics; every value it returns prints to text that the same entry
+//!   point parses back to the same IR (compared as encoded bytes, so NaN
+//!   payloads count), and its `--compat` text parses too.
+//! * [`check_model`]: `encode(parse(print(m))) == encode(m)`, the text is
+//!   a fixed point of `print ∘ parse`, the compat text parses, and the same
+//!   holds for the model's parts through their own entry points (graph,
+//!   functions, nodes, attributes, value infos, initializers, types).
+//! * [`check_binary`]: bytes that decode as a `ModelProto` pass
+//!   [`check_model`].
+//! * [`check_fmt_idempotent`]: for text that parses,
+//!   `print(parse(print(parse(t)))) == print(parse(t))`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use prost::Message;
+
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
+    ValueInfoProto,
+};
+use crate::{Error, Print, Printer};
+
+/// The result of every check: `Err` describes the broken invariant.
+pub type Check = Result<(), String>;
+
+/// One parser entry point, with what the checks need to know about its IR
+/// kind.
+struct Entry<T> {
+    name: &'static str,
+    parse: fn(&str) -> Result<T, Error>,
+    encode: fn(&T) -> Vec<u8>,
+    /// Whether the printer may legitimately report dropped information for
+    /// this kind in lossless mode (a bare type's denotation has no syntax).
+    may_drop: bool,
+}
+
+fn encode<T: Message>(value: &T) -> Vec<u8> {
+    value.encode_to_vec()
+}
+
+// `parse_nodes` gives a `Vec`, so its `Entry::encode` takes `&Vec`.
+#[allow(clippy::ptr_arg)]
+fn encode_nodes(nodes: &Vec<NodeProto>) -> Vec<u8> {
+    GraphProto {
+        node: nodes.clone(),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+const MODEL: Entry<ModelProto> = Entry {
+    name: "parse_model",
+    parse: crate::parse_model,
+    encode,
+    may_drop: false,
+};
+const GRAPH: Entry<GraphProto> = Entry {
+    name: "parse_graph",
+    parse: crate::parse_graph,
+    encode,
+    may_drop: false,
+};
+const FUNCTION: Entry<FunctionProto> = Entry {
+    name: "parse_function",
+    parse: crate::parse_function,
+    encode,
+    may_drop: false,
+};
+const NODE: Entry<NodeProto> = Entry {
+    name: "parse_node",
+    parse: crate::parse_node,
+    encode,
+    may_drop: false,
+};
+const NODES: Entry<Vec<NodeProto>> = Entry {
+    name: "parse_nodes",
+    parse: crate::parse_nodes,
+    encode: encode_nodes,
+    may_drop: false,
+};
+const TYPE: Entry<TypeProto> = Entry {
+    name: "parse_type",
+    parse: crate::parse_type,
+    encode,
+    may_drop: true,
+};
+const TENSOR: Entry<TensorProto> = Entry {
+    name: "parse_tensor",
+    parse: crate::parse_tensor,
+    encode,
+    may_drop: false,
+};
+const ATTRIBUTE: Entry<AttributeProto> = Entry {
+    name: "parse_attribute",
+    parse: crate::parse_attribute,
+    encode,
+    may_drop: false,
+};
+const VALUE_INFO: Entry<ValueInfoProto> = Entry {
+    name: "parse_value_info",
+    parse: crate::parse_value_info,
+    encode,
+    may_drop: false,
+};
+
+/// Runs `f`, turning a panic into an `Err` naming `what`.
+fn guard<R>(what: &str, f: impl FnOnce() -> R) -> Result<R, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_owned());
+        format!("{what} panicked: {message}")
+    })
+}
+
+/// Parses `text` with `entry`, never panicking, checking the spans of an
+/// error.
+fn parse<T>(entry: &Entry<T>, text: &str) -> Result<Result<T, Error>, String> {
+    let result = guard(entry.name, || (entry.parse)(text))?;
+    if let Err(error) = &result {
+        if error.diagnostics().is_empty() {
+            return Err(format!(
+                "{} returned an error with no diagnostic",
+                entry.name
+            ));
+        }
+        for d in error.diagnostics() {
+            let spans = std::iter::once(&d.span).chain(d.labels.iter().map(|l| &l.span));
+            for span in spans {
+                if span.start > span.end || span.end > text.len() {
+                    return Err(format!(
+                        "{}: diagnostic span {span:?} outside the text ({} bytes): {}",
+                        entry.name,
+                        text.len(),
+                        d.message
+                    ));
+                }
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// Prints `value` (lossless or compat), never panicking.
+fn print<T: Print + ?Sized>(
+    what: &str,
+    value: &T,
+    compat: bool,
+) -> Result<crate::printer::Printed, String> {
+    guard(what, || Printer::new().compat(compat).print(value))
+}
+
+/// The core invariant for one value of one kind: the printed text parses
+/// back (through the same entry point) to the same encoding, printing is a
+/// fixed point, and the compat text parses.
+fn round_trip<T: Print + std::fmt::Debug>(entry: &Entry<T>, value: &T) -> Check {
+    let printed = print("print", value, false)?;
+    let text = &printed.text;
+    if !printed.dropped.is_empty() && !entry.may_drop {
+        return Err(format!(
+            "{}: the lossless printer dropped {:?}\n--- text\n{text}",
+            entry.name, printed.dropped
+        ));
+    }
+    let reparsed = match parse(entry, text)? {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(format!(
+                "{}: printed text does not parse back: {e:?}\n--- text\n{text}",
+                entry.name
+            ))
+        }
+    };
+    if printed.dropped.is_empty() && (entry.encode)(&reparsed) != (entry.encode)(value) {
+        return Err(format!(
+            "{}: round trip changes the IR\n{}\n--- text\n{text}",
+            entry.name,
+            first_difference(&format!("{value:#?}"), &format!("{reparsed:#?}"))
+        ));
+    }
+    let again = print("print (second time)", &reparsed, false)?.text;
+    if &again != text {
+        return Err(format!(
+            "{}: printing is not idempotent\n--- first\n{text}\n--- second\n{again}",
+            entry.name
+        ));
+    }
+    let compat = print("print --compat", value, true)?.text;
+    if let Err(e) = parse(entry, &compat)? {
+        return Err(format!(
+            "{}: compat text does not parse: {e:?}\n--- compat text\n{compat}",
+            entry.name
+        ));
+    }
+    Ok(())
+}
+
+/// Where two `{:#?}` renderings first differ, with a little context.
+fn first_difference(original: &str, reparsed: &str) -> String {
+    let a: Vec<&str> = original.lines().collect();
+    let b: Vec<&str> = reparsed.lines().collect();
+    let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) else {
+        return "--- the Debug renderings are equal: the difference is in float bits (NaN payloads) or field encoding".to_owned();
+    };
+    // The enclosing fields: each earlier line indented less than the last.
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut path = Vec::new();
+    let mut level = a.get(i).or(b.get(i)).map_or(0, |l| indent(l));
+    for line in a[..i.min(a.len())].iter().rev() {
+        if indent(line) < level {
+            level = indent(line);
+            path.push(line.trim());
+        }
+    }
+    path.reverse();
+    let from = i.saturating_sub(6);
+    let context =
+        |lines: &[&str]| lines[from.min(lines.len())..(i + 3).min(lines.len())].join("\n");
+    format!(
+        "--- where: {}\n--- original IR (Debug, lines {}..)\n{}\n--- parsed back\n{}",
+        path.join(" "),
+        from + 1,
+        context(&a),
+        context(&b)
+    )
+}
+
+/// Parses `text` through every entry point: none may panic or give an error
+/// located outside the text; whatever parses must survive [`round_trip`].
+///
+/// ```
+/// onnxtxt::roundtrip::check_text("g (float x) => (float y) { y = Relu(x) }").unwrap();
+/// onnxtxt::roundtrip::check_text("not } valid {").unwrap();
+/// ```
+pub fn check_text(text: &str) -> Check {
+    fn one<T: Print + std::fmt::Debug>(entry: &Entry<T>, text: &str) -> Check {
+        match parse(entry, text)? {
+            Ok(value) => round_trip(entry, &value)
+                .map_err(|e| format!("{e}\n--- input (parsed by {})\n{text}", entry.name)),
+            Err(_) => Ok(()),
+        }
+    }
+    one(&MODEL, text)?;
+    one(&GRAPH, text)?;
+    one(&FUNCTION, text)?;
+    one(&NODE, text)?;
+    one(&NODES, text)?;
+    one(&TYPE, text)?;
+    one(&TENSOR, text)?;
+    one(&ATTRIBUTE, text)?;
+    one(&VALUE_INFO, text)
+}
+
+/// For text that parses (through any entry point), printing what it parses
+/// to is a fixed point of `print ∘ parse`.
+///
+/// ```
+/// onnxtxt::roundtrip::check_fmt_idempotent("<ir_version: 8> g () => () {}").unwrap();
+/// ```
+pub fn check_fmt_idempotent(text: &str) -> Check {
+    fn one<T: Print>(entry: &Entry<T>, text: &str) -> Check {
+        let Ok(value) = parse(entry, text)? else {
+            return Ok(());
+        };
+        let first = print("print", &value, false)?.text;
+        let reparsed = parse(entry, &first)?.map_err(|e| {
+            format!(
+                "{}: printed text does not parse back: {e:?}\n--- input\n{text}\n--- printed\n{first}",
+                entry.name
+            )
+        })?;
+        let second = print("print", &reparsed, false)?.text;
+        if first != second {
+            return Err(format!(
+                "{}: print(parse(print(parse(t)))) != print(parse(t))\n--- input\n{text}\n--- first\n{first}\n--- second\n{second}",
+                entry.name
+            ));
+        }
+        Ok(())
+    }
+    one(&MODEL, text)?;
+    one(&GRAPH, text)?;
+    one(&FUNCTION, text)?;
+    one(&NODE, text)?;
+    one(&NODES, text)?;
+    one(&TYPE, text)?;
+    one(&TENSOR, text)?;
+    one(&ATTRIBUTE, text)?;
+    one(&VALUE_INFO, text)
+}
+
+/// The lossless round trip of a whole model, `encode(parse(print(m))) ==
+/// encode(m)`, plus idempotent printing and parseable compat text, for the
+/// model and for its parts through their own entry points.
+///
+/// ```
+/// let model = onnxtxt::smith::model_from_seed(3);
+/// onnxtxt::roundtrip::check_model(&model).unwrap();
+/// ```
+pub fn check_model(model: &ModelProto) -> Check {
+    round_trip(&MODEL, model)?;
+    if let Some(graph) = &model.graph {
+        check_graph_parts(graph)?;
+    }
+    for function in &model.functions {
+        round_trip(&FUNCTION, function)?;
+        round_trip(&NODES, &function.node)?;
+        for node in &function.node {
+            check_node_parts(node)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_graph_parts(graph: &GraphProto) -> Check {
+    round_trip(&GRAPH, graph)?;
+    round_trip(&NODES, &graph.node)?;
+    for node in &graph.node {
+        check_node_parts(node)?;
+    }
+    for vi in graph
+        .input
+        .iter()
+        .chain(&graph.output)
+        .chain(&graph.value_info)
+    {
+        round_trip(&VALUE_INFO, vi)?;
+        if let Some(ty) = &vi.r#type {
+            round_trip(&TYPE, ty)?;
+        }
+    }
+    for tensor in &graph.initializer {
+        round_trip(&TENSOR, tensor)?;
+    }
+    Ok(())
+}
+
+fn check_node_parts(node: &NodeProto) -> Check {
+    round_trip(&NODE, node)?;
+    for attribute in &node.attribute {
+        round_trip(&ATTRIBUTE, attribute)?;
+    }
+    Ok(())
+}
+
+/// Bytes that decode as a binary `ModelProto` must pass [`check_model`]
+/// (the reference being the decoded model re-encoded: prost drops unknown
+/// fields). Bytes that do not decode pass trivially.
+pub fn check_binary(bytes: &[u8]) -> Check {
+    match guard("ModelProto::decode", || ModelProto::decode(bytes))? {
+        Ok(model) => check_model(&model),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The fuzz targets of `fuzz/`, each a check over raw fuzzer bytes. The
+/// regression replay (`tests/fuzz_regressions.rs`) runs the files under
+/// `fuzz/regressions/<target>/` and `fuzz/corpus/<target>/` through
+/// the same functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// UTF-8 text through [`check_text`] (other bytes are skipped).
+    ParseText,
+    /// Bytes through [`check_binary`].
+    DecodeBinary,
+    /// Bytes through [`crate::smith::arbitrary_model`], then [`check_model`].
+    StructuredModel,
+    /// UTF-8 text through [`check_fmt_idempotent`].
+    FmtIdempotent,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 4] = [
+        Target::ParseText,
+        Target::DecodeBinary,
+        Target::StructuredModel,
+        Target::FmtIdempotent,
+    ];
+
+    /// The target's name: its file in `fuzz/fuzz_targets/` and its
+    /// directories under `fuzz/corpus/` and `fuzz/regressions/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::ParseText => "parse_text",
+            Target::DecodeBinary => "decode_binary",
+            Target::StructuredModel => "structured_model",
+            Target::FmtIdempotent => "fmt_idempotent",
+        }
+    }
+
+    /// The target named `name`.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Runs the target's check over one fuzzer input.
+    pub fn check(self, data: &[u8]) -> Check {
+        match self {
+            Target::ParseText => std::str::from_utf8(data).map_or(Ok(()), check_text),
+            Target::DecodeBinary => check_binary(data),
+            Target::StructuredModel => {
+                let mut u = arbitrary::Unstructured::new(data);
+                match crate::smith::arbitrary_model(&mut u) {
+                    Ok(model) => check_model(&model),
+                    Err(_) => Ok(()),
+                }
+            }
+            Target::FmtIdempotent => std::str::from_utf8(data).map_or(Ok(()), check_fmt_idempotent),
+        }
+    }
+}
