@@ -20,9 +20,6 @@ const KNOWN_FAILING: &[&str] = &[
     // A TYPE_PROTO attribute whose `tp` has no kind prints as
     // `@<tp: {}> a: type_proto = float` and parses back with tp = float.
     "decode_binary/kindless_type_proto_attribute.onnx",
-    // A raw float tensor holding a NaN with a payload prints as
-    // `@<raw: true> float[1] t = {nan}` and loses the payload.
-    "decode_binary/raw_float_nan_payload.onnx",
 ];
 
 /// Signatures (a substring of the `--- where:` line of a round-trip
@@ -30,10 +27,8 @@ const KNOWN_FAILING: &[&str] = &[
 /// model failing only because of one of them is skipped, and counted.
 /// Remove an entry with its `KNOWN_FAILING` files. The same table is in
 /// `tests/roundtrip_prop.rs`.
-const KNOWN_BUG_SIGNATURES: &[(&str, &str)] = &[
-    ("kindless_type_proto_attribute", "tp: Some( TypeProto {\n"),
-    ("raw_float_nan_payload", "raw_data: Some( [\n"),
-];
+const KNOWN_BUG_SIGNATURES: &[(&str, &str)] =
+    &[("kindless_type_proto_attribute", "tp: Some( TypeProto {\n")];
 
 fn known_bug(error: &str) -> Option<&'static str> {
     let line = error.lines().find(|l| l.starts_with("--- where:"))?;

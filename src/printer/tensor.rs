@@ -120,7 +120,11 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
             .all(|e| e.key.is_some() && e.value.is_some());
     let raw_values = match (&t.raw_data, canonical) {
         (Some(raw), Some(field)) if !external && Elements::of_field(t, field).is_empty() => {
-            element_count(&t.dims).and_then(|n| tensor_data::unpack_raw(data_type, raw, n))
+            // Raw elements that have no exact text (NaN payloads) keep
+            // their bytes in a `raw_data` annotation instead.
+            element_count(&t.dims)
+                .and_then(|n| tensor_data::unpack_raw(data_type, raw, n))
+                .filter(|values| Elements::of_values(values).exact())
         }
         _ => None,
     };
