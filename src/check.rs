@@ -28,7 +28,7 @@ use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::type_proto::Value as TypeValue;
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
-    SparseTensorProto, TensorProto, TypeProto,
+    SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
 use crate::tensor_data::{raw_byte_len, typed_field, TypedField};
 
@@ -90,6 +90,25 @@ fn attribute_path(path: &str, field: &str, index: usize, attributes: &[Attribute
         Some(name) if unique => format!("{path}.{field}[{name:?}]"),
         _ => format!("{path}.{field}[{index}]"),
     }
+}
+
+/// Each item's name with its IR path `{path}.{field}[i]`.
+fn named<'a, T>(
+    items: &'a [T],
+    name: impl Fn(&'a T) -> &'a str,
+    path: &str,
+    field: &str,
+) -> Vec<(&'a str, String)> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (name(item), format!("{path}.{field}[{i}]")))
+        .collect()
+}
+
+/// A value info's name (`""` when it has none).
+fn value_name(info: &ValueInfoProto) -> &str {
+    info.name.as_deref().unwrap_or("")
 }
 
 /// Checks `model` and returns its findings, errors and warnings, in the
@@ -410,20 +429,10 @@ impl Checker {
         };
         let body = Body {
             path,
-            inputs: function
-                .input
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.as_str(), format!("{path}.input[{i}]")))
-                .collect(),
+            inputs: named(&function.input, String::as_str, path, "input"),
             initializers: Vec::new(),
             nodes: &function.node,
-            outputs: function
-                .output
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.as_str(), format!("{path}.output[{i}]")))
-                .collect(),
+            outputs: named(&function.output, String::as_str, path, "output"),
             kind: "function",
         };
         self.body(&body, None, &context);
@@ -460,50 +469,27 @@ impl Checker {
             let name = sparse_name(sparse);
             self.sparse(sparse, &sparse_path, &named_subject(&sparse_path, name));
         }
-        let body =
-            Body {
+        let body = Body {
+            path,
+            inputs: named(&graph.input, value_name, path, "input"),
+            initializers: named(
+                &graph.initializer,
+                |t| t.name.as_deref().unwrap_or(""),
                 path,
-                inputs: graph
-                    .input
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        (
-                            v.name.as_deref().unwrap_or(""),
-                            format!("{path}.input[{i}]"),
-                        )
-                    })
-                    .collect(),
-                initializers: graph
-                    .initializer
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| {
-                        (
-                            t.name.as_deref().unwrap_or(""),
-                            format!("{path}.initializer[{i}]"),
-                        )
-                    })
-                    .chain(
-                        graph.sparse_initializer.iter().enumerate().map(|(i, s)| {
-                            (sparse_name(s), format!("{path}.sparse_initializer[{i}]"))
-                        }),
-                    )
-                    .collect(),
-                nodes: &graph.node,
-                outputs: graph
-                    .output
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        (
-                            v.name.as_deref().unwrap_or(""),
-                            format!("{path}.output[{i}]"),
-                        )
-                    })
-                    .collect(),
-                kind: "graph",
-            };
+                "initializer",
+            )
+            .into_iter()
+            .chain(named(
+                &graph.sparse_initializer,
+                sparse_name,
+                path,
+                "sparse_initializer",
+            ))
+            .collect(),
+            nodes: &graph.node,
+            outputs: named(&graph.output, value_name, path, "output"),
+            kind: "graph",
+        };
         self.body(&body, parent, context);
     }
 

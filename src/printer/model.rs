@@ -11,7 +11,7 @@
 
 use super::annot::value_of;
 use super::graph::{self, GraphPlace};
-use super::schema::{opsets_are_pairs, Ann, AnnMessage, Field, UNSET};
+use super::schema::{opset_pairs, opsets_are_pairs, Ann, AnnMessage, Field, UNSET};
 use super::types;
 use super::writer::Sink;
 use crate::proto::{
@@ -74,17 +74,7 @@ fn opset_entry<'a>(
                 "opset import entry with a missing domain or version written with the default",
             );
         }
-        Ann::Pairs(
-            opsets
-                .iter()
-                .map(|o| {
-                    (
-                        o.domain.as_deref().unwrap_or("").as_bytes(),
-                        Ann::Int(o.version.unwrap_or(0)),
-                    )
-                })
-                .collect(),
-        )
+        opset_pairs(opsets)
     } else {
         OperatorSetIdProto::ann_list(opsets)
     };

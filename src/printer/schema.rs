@@ -298,20 +298,26 @@ fn default_list<M: AnnMessage>(items: &[M]) -> Ann<'_> {
 
 fn ann_opsets(items: &[OperatorSetIdProto]) -> Ann<'_> {
     if opsets_are_pairs(items) {
-        Ann::Pairs(
-            items
-                .iter()
-                .map(|o| {
-                    (
-                        o.domain.as_deref().unwrap_or("").as_bytes(),
-                        Ann::Int(o.version.unwrap_or(0)),
-                    )
-                })
-                .collect(),
-        )
+        opset_pairs(items)
     } else {
         default_list(items)
     }
+}
+
+/// Opset imports in the reference's `["domain": version]` form (a missing
+/// domain or version written as its default).
+pub(crate) fn opset_pairs(items: &[OperatorSetIdProto]) -> Ann<'_> {
+    Ann::Pairs(
+        items
+            .iter()
+            .map(|o| {
+                (
+                    o.domain.as_deref().unwrap_or("").as_bytes(),
+                    Ann::Int(o.version.unwrap_or(0)),
+                )
+            })
+            .collect(),
+    )
 }
 
 message_table!(impl_ann_message);
