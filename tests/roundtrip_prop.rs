@@ -19,21 +19,6 @@ fn config() -> ProptestConfig {
     }
 }
 
-/// Known bugs (see `KNOWN_FAILING` in `tests/fuzz_regressions.rs`), by a
-/// substring the `--- where:` line of their mismatch ends with: a case that
-/// fails only because of one is rejected (and printed), not failed. Empty
-/// this table as they are fixed.
-const KNOWN_BUG_SIGNATURES: &[(&str, &str)] =
-    &[("kindless_type_proto_attribute", "tp: Some( TypeProto {\n")];
-
-fn known_bug(error: &str) -> Option<&'static str> {
-    let line = format!("{}\n", error.lines().find(|l| l.starts_with("--- where:"))?);
-    KNOWN_BUG_SIGNATURES
-        .iter()
-        .find(|(_, signature)| line.ends_with(signature))
-        .map(|(name, _)| *name)
-}
-
 proptest! {
     #![proptest_config(config())]
 
@@ -43,12 +28,6 @@ proptest! {
     ) {
         let mut u = arbitrary::Unstructured::new(&bytes);
         let model = onnxtxt::smith::arbitrary_model(&mut u).unwrap();
-        if let Err(e) = onnxtxt::roundtrip::check_model(&model) {
-            if let Some(bug) = known_bug(&e) {
-                eprintln!("case rejected: known bug {bug}");
-                return Err(TestCaseError::reject(bug));
-            }
-            return Err(TestCaseError::fail(e));
-        }
+        onnxtxt::roundtrip::check_model(&model).map_err(TestCaseError::fail)?;
     }
 }

@@ -329,13 +329,12 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
     for (key, value) in fields {
         if key == "tp" {
             if main == "tp" {
-                tp_image = Some(match types::type_entry(a.tp.as_ref(), &mut entries, "tp") {
-                    Some(image) => image,
-                    None if a.tp.is_none() => {
+                tp_image = Some(match a.tp.as_ref() {
+                    Some(tp) => types::shown_type_entry(tp, &mut entries, "tp"),
+                    None => {
                         entries.push(("tp", UNSET));
                         types::placeholder_type()
                     }
-                    None => types::placeholder_type(),
                 });
             } else if let Some(tp) = a.tp.ann() {
                 entries.push(("tp", tp));

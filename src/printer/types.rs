@@ -189,26 +189,47 @@ fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorSh
     }
 }
 
-/// The `type` entry and the image to print for an optional type field.
-/// The image is `None` when no type is printed.
+/// For a type the syntax must show even when the IR has none of it (an
+/// attribute's `tp`): pushes `key`'s annotation turning the shown type into
+/// `t`, if they differ, and returns the shown type — the placeholder when
+/// `t` has no kind, so that the annotation clears the placeholder's kind.
+pub(crate) fn shown_type_entry<'a>(
+    t: &'a TypeProto,
+    entries: &mut Entries<'a>,
+    key: &'static str,
+) -> TypeProto {
+    let image = type_image(t).unwrap_or_else(placeholder_type);
+    push_type_diff(&image, t, entries, key);
+    image
+}
+
+/// For an optional type (a value info's): pushes `key`'s annotation for
+/// what the type syntax cannot say of `t`, and returns the type to print,
+/// `None` when `t` has no kind and so no type is printed.
 pub(crate) fn type_entry<'a>(
     t: Option<&'a TypeProto>,
     entries: &mut Entries<'a>,
     key: &'static str,
 ) -> Option<TypeProto> {
     let t = t?;
-    match type_image(t) {
-        Some(image) => {
-            let diff = type_diff(&image, t);
-            if !diff.is_empty() {
-                entries.push((key, Ann::Msg(diff)));
-            }
-            Some(image)
-        }
-        None => {
-            entries.push((key, Ann::Msg(type_diff(&TypeProto::default(), t))));
-            None
-        }
+    let image = type_image(t);
+    match &image {
+        Some(image) => push_type_diff(image, t, entries, key),
+        // Even an empty annotation says the type is there.
+        None => entries.push((key, Ann::Msg(type_diff(&TypeProto::default(), t)))),
+    }
+    image
+}
+
+fn push_type_diff<'a>(
+    image: &TypeProto,
+    t: &'a TypeProto,
+    entries: &mut Entries<'a>,
+    key: &'static str,
+) {
+    let diff = type_diff(image, t);
+    if !diff.is_empty() {
+        entries.push((key, Ann::Msg(diff)));
     }
 }
 
