@@ -20,6 +20,9 @@ cd "$root"
 bash conformance/setup.sh
 python=.venv/bin/python
 
+# The reference parser and checker must accept every model in examples/.
+"$python" conformance/examples.py
+
 corpus="${ONNXTXT_CORPUS:-target/conformance}"
 case "$corpus" in /*) ;; *) corpus="$root/$corpus" ;; esac
 export ONNXTXT_CORPUS="$corpus"

@@ -1,0 +1,183 @@
+//! `onnxtxt print` as a git textconv driver, set up by running the shell
+//! block of the README's "Reviewing models with git" section as it is written
+//! (with the built `onnxtxt` first on `PATH`) in a temporary repository: a
+//! binary model is committed, changed (a node and an attribute), and
+//! `git diff`, `git log -p` and `git show --textconv` must show its text.
+//!
+//! Hermetic: `HOME` is the temporary folder, the system configuration and
+//! every `GIT_*` variable of the caller are ignored. Skipped, with a message,
+//! when git is not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempfile::TempDir;
+
+const MLP: &str = include_str!("../examples/mlp.onnxtxt");
+const ONNXTXT: &str = env!("CARGO_BIN_EXE_onnxtxt");
+
+/// The first `sh` block of the README's "Reviewing models with git"
+/// section.
+fn readme_setup() -> &'static str {
+    let readme = include_str!("../README.md");
+    let section = readme
+        .split("\n## Reviewing models with git\n")
+        .nth(1)
+        .expect("README.md has a \"Reviewing models with git\" section");
+    let section = section.split("\n## ").next().unwrap();
+    section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.split("```").next())
+        .expect("the section has a ```sh block")
+}
+
+/// A temporary git repository (`repo/` in a temporary home).
+struct Repo {
+    home: TempDir,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let repo = Repo {
+            home: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir(repo.path()).unwrap();
+        repo.git(&["init", "--quiet"]);
+        repo.git(&["config", "user.name", "onnxtxt tests"]);
+        repo.git(&["config", "user.email", "tests@onnxtxt.invalid"]);
+        repo
+    }
+
+    fn path(&self) -> PathBuf {
+        self.home.path().join("repo")
+    }
+
+    /// `program` run in the repository, isolated from the caller's git
+    /// configuration, with the built `onnxtxt` first on `PATH`.
+    fn command(&self, program: &str) -> Command {
+        let bin = Path::new(ONNXTXT).parent().unwrap().to_path_buf();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path =
+            std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap();
+        let mut command = Command::new(program);
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("GIT_") {
+                command.env_remove(key);
+            }
+        }
+        command
+            .current_dir(self.path())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("PATH", path);
+        command
+    }
+
+    /// Runs `command`, which must succeed, and gives its standard output.
+    fn run(mut command: Command) -> String {
+        let output = command.output().expect("the command starts");
+        assert!(
+            output.status.success(),
+            "{command:?} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).expect("the output is UTF-8")
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let mut command = self.command("git");
+        command.args(args);
+        Repo::run(command)
+    }
+
+    /// Writes `text`, parsed by `onnxtxt parse`, to `model.onnx`.
+    fn write_model(&self, text: &str) {
+        let source = self.home.path().join("model.onnxtxt");
+        std::fs::write(&source, text).unwrap();
+        let mut command = self.command(ONNXTXT);
+        command.arg("parse").arg(&source).args(["-o", "model.onnx"]);
+        Repo::run(command);
+    }
+}
+
+/// Whether git can run; prints why not.
+fn have_git() -> bool {
+    match Command::new("git").arg("--version").output() {
+        Ok(_) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipped: git is not installed ({e})");
+            false
+        }
+        Err(e) => panic!("git does not run: {e}"),
+    }
+}
+
+/// Asserts that `output` has every line of `lines`.
+fn assert_lines(output: &str, lines: &[&str]) {
+    for line in lines {
+        assert!(
+            output.lines().any(|l| l == *line),
+            "no line {line:?} in:\n{output}"
+        );
+    }
+}
+
+#[test]
+fn git_shows_model_changes_as_text() {
+    if !have_git() {
+        return;
+    }
+    let repo = Repo::new();
+    let mut setup = repo.command("sh");
+    setup.args(["-e", "-c", readme_setup()]);
+    Repo::run(setup);
+
+    repo.write_model(MLP);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "--quiet", "-m", "the perceptron"]);
+
+    let changed = MLP
+        .replace("a = Relu (h)", "a = Sigmoid (h)")
+        .replace("Softmax <axis: int = 1>", "Softmax <axis: int = -1>");
+    assert_ne!(changed, MLP, "the example still has the edited lines");
+    repo.write_model(&changed);
+    let changes = [
+        "-  [relu] a = Relu (h)",
+        "+  [relu] a = Sigmoid (h)",
+        "-  probabilities = Softmax <axis: int = 1> (logits)",
+        "+  probabilities = Softmax <axis: int = -1> (logits)",
+    ];
+    assert_lines(&repo.git(&["diff"]), &changes);
+    assert_lines(
+        &repo.git(&["diff", "--no-textconv"]),
+        &["Binary files a/model.onnx and b/model.onnx differ"],
+    );
+
+    repo.git(&["commit", "--quiet", "-a", "-m", "another activation"]);
+    let log = repo.git(&["log", "-p"]);
+    assert_lines(&log, &changes);
+    assert_lines(&log, &["+  [layer1] h = Gemm (x, w1, b1)"]);
+    // `cachetextconv` kept the text where the README says.
+    repo.git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "refs/notes/textconv/onnx",
+    ]);
+
+    let old = repo.git(&["show", "--textconv", "HEAD~1:model.onnx"]);
+    assert_eq!(old, onnxtxt::to_text(&onnxtxt::parse_model(MLP).unwrap()));
+}
+
+#[test]
+fn readme_setup_names_the_driver() {
+    assert_lines(
+        readme_setup(),
+        &[
+            "echo '*.onnx diff=onnx' >> .gitattributes",
+            "git config diff.onnx.textconv \"onnxtxt print\"",
+        ],
+    );
+}
