@@ -4,8 +4,8 @@
 //! never written: each of its keys is reported as dropped instead.
 
 use super::schema::{Ann, Entries};
-use super::writer::Sink;
-use super::{graph, tensor, writer};
+use super::writer::{PrintedFloat, Sink};
+use super::{graph, tensor};
 
 /// Where an annotation goes relative to its construct.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,22 +49,22 @@ pub(crate) fn entries_inline(s: &mut Sink<'_>, entries: &Entries<'_>) {
 pub(crate) fn value_of(s: &mut Sink<'_>, value: &Ann<'_>) {
     match value {
         Ann::Int(v) => s.int(*v),
-        Ann::Uint(v) => s.uint(*v),
+        Ann::Uint(v) => s.int(*v),
         Ann::F32(v) => {
-            if writer::f32_text(*v, &mut ryu::Buffer::new()).is_some() {
-                s.f32(*v);
+            if v.has_text() {
+                s.float(*v);
             } else {
                 s.text("{bits: ");
-                s.uint(u64::from(v.to_bits()));
+                s.int(u64::from(v.to_bits()));
                 s.text("}");
             }
         }
         Ann::F64(v) => {
-            if writer::f64_text(*v, &mut ryu::Buffer::new()).is_some() {
-                s.f64(*v);
+            if v.has_text() {
+                s.float(*v);
             } else {
                 s.text("{bits: ");
-                s.uint(v.to_bits());
+                s.int(v.to_bits());
                 s.text("}");
             }
         }

@@ -14,7 +14,7 @@ use super::annot::{self, Place};
 use super::schema::{Ann, Entries, Field, UNSET};
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
-use super::writer::{graph_name_is_bare, is_qualified, Sink};
+use super::writer::{graph_name_is_bare, is_qualified, PrintedFloat, Sink};
 use crate::names;
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto};
@@ -298,57 +298,42 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
         entries.push(("type", a.r#type.ann().unwrap_or(UNSET)));
     }
     let mut tp_image: Option<TypeProto> = None;
-    let exact_floats = {
-        let mut b = ryu::Buffer::new();
-        a.floats
+    // The value field is annotated only when its text cannot say it exactly.
+    let main_is_exact = || match main {
+        "f" => a.f.is_none_or(PrintedFloat::has_text),
+        "floats" => a.floats.iter().all(|x| x.has_text()),
+        "type_protos" => a
+            .type_protos
             .iter()
-            .all(|x| super::writer::f32_text(*x, &mut b).is_some())
+            .all(|t| types::type_image(t).as_ref() == Some(t)),
+        _ => true,
     };
-    let exact_f =
-        a.f.is_none_or(|x| super::writer::f32_text(x, &mut ryu::Buffer::new()).is_some());
-    let type_protos_exact = a
-        .type_protos
-        .iter()
-        .all(|t| types::type_image(t).as_ref() == Some(t));
-    let fields: [(&'static str, Option<Ann<'_>>); 14] = [
-        ("f", a.f.ann()),
-        ("i", a.i.ann()),
-        ("s", a.s.ann()),
-        ("t", a.t.ann()),
-        ("g", a.g.ann()),
-        ("sparse_tensor", a.sparse_tensor.ann()),
-        ("tp", None),
-        ("floats", a.floats.ann()),
-        ("ints", a.ints.ann()),
-        ("strings", a.strings.ann()),
-        ("tensors", a.tensors.ann()),
-        ("graphs", a.graphs.ann()),
-        ("sparse_tensors", a.sparse_tensors.ann()),
-        ("type_protos", a.type_protos.ann()),
+    let fields: [(&'static str, &dyn Field); 14] = [
+        ("f", &a.f),
+        ("i", &a.i),
+        ("s", &a.s),
+        ("t", &a.t),
+        ("g", &a.g),
+        ("sparse_tensor", &a.sparse_tensor),
+        ("tp", &a.tp),
+        ("floats", &a.floats),
+        ("ints", &a.ints),
+        ("strings", &a.strings),
+        ("tensors", &a.tensors),
+        ("graphs", &a.graphs),
+        ("sparse_tensors", &a.sparse_tensors),
+        ("type_protos", &a.type_protos),
     ];
-    for (key, value) in fields {
-        if key == "tp" {
-            if main == "tp" {
-                tp_image = Some(match a.tp.as_ref() {
-                    Some(tp) => types::shown_type_entry(tp, &mut entries, "tp"),
-                    None => {
-                        entries.push(("tp", UNSET));
-                        types::placeholder_type()
-                    }
-                });
-            } else if let Some(tp) = a.tp.ann() {
-                entries.push(("tp", tp));
-            }
-            continue;
-        }
-        let present = value.is_some();
-        let exact = match key {
-            "f" => exact_f,
-            "floats" => exact_floats,
-            "type_protos" => type_protos_exact,
-            _ => true,
-        };
-        if key == main {
+    for (key, field) in fields {
+        if key == "tp" && main == "tp" {
+            tp_image = Some(match a.tp.as_ref() {
+                Some(tp) => types::shown_type_entry(tp, &mut entries, "tp"),
+                None => {
+                    entries.push(("tp", UNSET));
+                    types::placeholder_type()
+                }
+            });
+        } else if key == main {
             // Lists are always shown (empty or not); singular values need a placeholder when absent.
             let list = matches!(
                 key,
@@ -360,12 +345,12 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
                     | "sparse_tensors"
                     | "type_protos"
             );
-            if !present && !list {
+            if !field.is_set() && !list {
                 entries.push((key, UNSET));
-            } else if !exact {
-                entries.push((key, value.unwrap_or(Ann::List(Vec::new()))));
+            } else if !main_is_exact() {
+                entries.push((key, field.ann().unwrap_or(Ann::List(Vec::new()))));
             }
-        } else if let Some(value) = value {
+        } else if let Some(value) = field.ann() {
             entries.push((key, value));
         }
     }
@@ -396,7 +381,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
             s.list(&a.ints, |s, _, v| s.int(*v));
             s.text("]");
         }
-        A::Float => s.f32(a.f.unwrap_or(0.0)),
+        A::Float => s.float(a.f.unwrap_or(0.0)),
         A::Int => s.int(a.i.unwrap_or(0)),
         A::String => s.string(a.s.as_deref().unwrap_or(b"")),
         A::Tensor => match &a.t {
@@ -414,7 +399,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
         A::TypeProto => print_type(s, tp_image.as_ref().unwrap_or(&types::placeholder_type())),
         A::Floats => {
             s.text("[");
-            s.list(&a.floats, |s, _, v| s.f32(*v));
+            s.list(&a.floats, |s, _, v| s.float(*v));
             s.text("]");
         }
         A::Strings => {

@@ -145,7 +145,7 @@ impl Printer {
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
         let mut buffer = Vec::new();
         let dropped = self
-            .write(item, &mut buffer)
+            .write_unbuffered(item, &mut buffer)
             .expect("writing to a Vec cannot fail");
         // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
         // (or, in compat mode, replaced).
@@ -183,11 +183,21 @@ impl Printer {
     /// ```
     pub fn write<T: Print + ?Sized, W: Write>(&self, item: &T, out: W) -> io::Result<Vec<Dropped>> {
         let mut buffered = io::BufWriter::with_capacity(1 << 16, out);
-        let mut sink = Sink::new(&mut buffered, *self);
-        item.print_to(&mut sink);
-        let dropped = sink.finish()?;
+        let dropped = self.write_unbuffered(item, &mut buffered)?;
         buffered.flush()?;
         Ok(dropped)
+    }
+
+    /// [`Printer::write`] without a buffer of its own, for writers that are
+    /// buffers already.
+    fn write_unbuffered<T: Print + ?Sized>(
+        &self,
+        item: &T,
+        out: &mut dyn Write,
+    ) -> io::Result<Vec<Dropped>> {
+        let mut sink = Sink::new(out, *self);
+        item.print_to(&mut sink);
+        sink.finish()
     }
 }
 

@@ -44,6 +44,8 @@ pub(crate) const UNSET: Ann<'static> = Ann::Ident("unset");
 /// A field as an annotation value; `None` when it is absent or empty.
 pub(crate) trait Field {
     fn ann(&self) -> Option<Ann<'_>>;
+    /// Whether [`Field::ann`] gives a value, without building it.
+    fn is_set(&self) -> bool;
 }
 
 /// A message as an annotation value.
@@ -71,10 +73,16 @@ macro_rules! scalar_fields {
             fn ann(&self) -> Option<Ann<'_>> {
                 self.as_ref().map(|$v| $e)
             }
+            fn is_set(&self) -> bool {
+                self.is_some()
+            }
         }
         impl Field for Vec<$ty> {
             fn ann(&self) -> Option<Ann<'_>> {
                 (!self.is_empty()).then(|| Ann::List(self.iter().map(|$v| $e).collect()))
+            }
+            fn is_set(&self) -> bool {
+                !self.is_empty()
             }
         }
     )*};
@@ -94,17 +102,26 @@ impl<M: AnnMessage> Field for Option<M> {
     fn ann(&self) -> Option<Ann<'_>> {
         self.as_ref().map(AnnMessage::ann_one)
     }
+    fn is_set(&self) -> bool {
+        self.is_some()
+    }
 }
 
 impl Field for Option<Box<TypeProto>> {
     fn ann(&self) -> Option<Ann<'_>> {
         self.as_deref().map(AnnMessage::ann_one)
     }
+    fn is_set(&self) -> bool {
+        self.is_some()
+    }
 }
 
 impl<M: AnnMessage> Field for Vec<M> {
     fn ann(&self) -> Option<Ann<'_>> {
         (!self.is_empty()).then(|| M::ann_list(self))
+    }
+    fn is_set(&self) -> bool {
+        !self.is_empty()
     }
 }
 

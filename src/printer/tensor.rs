@@ -12,7 +12,7 @@
 
 use super::annot::{self, Place};
 use super::schema::{Ann, Field, UNSET};
-use super::writer::{f32_text, f64_text, name_needs_quotes, Sink};
+use super::writer::{name_needs_quotes, push_float, push_int, PrintedFloat, Sink};
 use crate::names;
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
@@ -73,10 +73,9 @@ impl<'a> Elements<'a> {
 
     /// Whether the printed elements read back as exactly these values.
     fn exact(self) -> bool {
-        let mut b = ryu::Buffer::new();
         match self {
-            Elements::F32(v) => v.iter().all(|x| f32_text(*x, &mut b).is_some()),
-            Elements::F64(v) => v.iter().all(|x| f64_text(*x, &mut b).is_some()),
+            Elements::F32(v) => v.iter().all(|x| x.has_text()),
+            Elements::F64(v) => v.iter().all(|x| x.has_text()),
             _ => true,
         }
     }
@@ -253,13 +252,13 @@ fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill
             {
                 s.fill(fill, v, |s, _, x| narrow_float(s, data_type, *x));
             } else {
-                s.fill(fill, v, |s, _, x| s.int(i64::from(*x)));
+                s.fill_numbers(fill, v, push_int);
             }
         }
-        Elements::I64(v) => s.fill(fill, v, |s, _, x| s.int(*x)),
-        Elements::U64(v) => s.fill(fill, v, |s, _, x| s.uint(*x)),
-        Elements::F32(v) => s.fill(fill, v, |s, _, x| s.f32(*x)),
-        Elements::F64(v) => s.fill(fill, v, |s, _, x| s.f64(*x)),
+        Elements::I64(v) => s.fill_numbers(fill, v, push_int),
+        Elements::U64(v) => s.fill_numbers(fill, v, push_int),
+        Elements::F32(v) => s.fill_numbers(fill, v, push_float),
+        Elements::F64(v) => s.fill_numbers(fill, v, push_float),
         Elements::Str(v) => s.fill(fill, v, |s, _, x| s.string(x)),
     }
 }
@@ -270,7 +269,7 @@ fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill
 fn narrow_float(s: &mut Sink<'_>, data_type: i32, bits: i32) {
     if let Ok(pattern) = u32::try_from(bits) {
         if let Some(value) = tensor_data::bits_to_f64(data_type, pattern) {
-            let mut b = ryu::Buffer::new();
+            let mut b = zmij::Buffer::new();
             if value.is_nan() || value.is_infinite() {
                 let text = if value.is_nan() {
                     if value.is_sign_negative() {

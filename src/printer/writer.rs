@@ -93,35 +93,72 @@ pub(crate) fn sanitize(text: &str) -> String {
     out
 }
 
-/// The text of an `f32` that parses back to the same bits, if there is one
-/// (NaNs other than the two default quiet NaNs have none).
-pub(crate) fn f32_text(value: f32, buffer: &mut ryu::Buffer) -> Option<&str> {
-    if value.is_nan() {
-        return match value.to_bits() {
-            0x7fc0_0000 => Some("nan"),
-            0xffc0_0000 => Some("-nan"),
-            _ => None,
-        };
-    }
-    if value.is_infinite() {
-        return Some(if value > 0.0 { "inf" } else { "-inf" });
-    }
-    Some(buffer.format_finite(value))
+/// A float the printer writes as its shortest decimal that reads back to
+/// the same value (Żmij's algorithm, through [`zmij`]).
+pub(crate) trait PrintedFloat: zmij::Float {
+    /// Whether some text reads back as exactly these bits: every value but
+    /// the NaNs other than the default quiet NaN (of either sign).
+    fn has_text(self) -> bool;
+    /// NaN.
+    fn is_nan(self) -> bool;
+    /// ±infinity.
+    fn is_infinite(self) -> bool;
+    /// Has the sign bit set.
+    fn is_sign_negative(self) -> bool;
 }
 
-/// The text of an `f64` that parses back to the same bits, if there is one.
-pub(crate) fn f64_text(value: f64, buffer: &mut ryu::Buffer) -> Option<&str> {
-    if value.is_nan() {
-        return match value.to_bits() {
-            0x7ff8_0000_0000_0000 => Some("nan"),
-            0xfff8_0000_0000_0000 => Some("-nan"),
-            _ => None,
-        };
+macro_rules! printed_float {
+    ($float:ty, $quiet_nan:expr) => {
+        impl PrintedFloat for $float {
+            fn has_text(self) -> bool {
+                !self.is_nan() || self.abs().to_bits() == $quiet_nan
+            }
+            fn is_nan(self) -> bool {
+                <$float>::is_nan(self)
+            }
+            fn is_infinite(self) -> bool {
+                <$float>::is_infinite(self)
+            }
+            fn is_sign_negative(self) -> bool {
+                <$float>::is_sign_negative(self)
+            }
+        }
+    };
+}
+printed_float!(f32, 0x7fc0_0000);
+printed_float!(f64, 0x7ff8_0000_0000_0000);
+
+/// Appends a float's text ([`Sink::float`]) to `out`, for [`Sink::fill_numbers`].
+pub(crate) fn push_float<F: PrintedFloat>(value: F, out: &mut Vec<u8>) {
+    out.extend_from_slice(float_or_nan(value, &mut zmij::Buffer::new()).as_bytes());
+}
+
+/// Appends an integer in decimal to `out`, for [`Sink::fill_numbers`].
+pub(crate) fn push_int(value: impl itoa::Integer, out: &mut Vec<u8>) {
+    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+}
+
+/// [`float_text`], or `nan` with the value's sign when there is none.
+fn float_or_nan<F: PrintedFloat>(value: F, buffer: &mut zmij::Buffer) -> &str {
+    let negative = value.is_sign_negative();
+    float_text(value, buffer).unwrap_or(if negative { "-nan" } else { "nan" })
+}
+
+/// The text of a float that reads back to the same bits, if there is one
+/// (see [`PrintedFloat::has_text`]).
+pub(crate) fn float_text<F: PrintedFloat>(value: F, buffer: &mut zmij::Buffer) -> Option<&str> {
+    if !value.has_text() {
+        None
+    } else if value.is_nan() || value.is_infinite() {
+        Some(match (value.is_nan(), value.is_sign_negative()) {
+            (true, false) => "nan",
+            (true, true) => "-nan",
+            (false, false) => "inf",
+            (false, true) => "-inf",
+        })
+    } else {
+        Some(buffer.format_finite(value))
     }
-    if value.is_infinite() {
-        return Some(if value > 0.0 { "inf" } else { "-inf" });
-    }
-    Some(buffer.format_finite(value))
 }
 
 impl<'a> Sink<'a> {
@@ -400,40 +437,17 @@ impl<'a> Sink<'a> {
         self.put(&text.as_bytes()[start..]);
     }
 
-    pub(crate) fn int(&mut self, value: i64) {
-        let mut buffer = itoa_buffer();
-        let _ = write!(buffer, "{value}");
-        self.text(&buffer);
+    /// An integer in decimal.
+    pub(crate) fn int(&mut self, value: impl itoa::Integer) {
+        self.put(itoa::Buffer::new().format(value).as_bytes());
     }
 
-    pub(crate) fn uint(&mut self, value: u64) {
-        let mut buffer = itoa_buffer();
-        let _ = write!(buffer, "{value}");
-        self.text(&buffer);
-    }
-
-    /// An `f32` as the shortest text that reads back to the same value. A NaN
-    /// with a payload other than the default has no such text: it is written
-    /// `nan` (callers check [`f32_text`] first and carry the bits elsewhere).
-    pub(crate) fn f32(&mut self, value: f32) {
-        let mut buffer = ryu::Buffer::new();
-        let text = f32_text(value, &mut buffer).unwrap_or(if value.is_sign_negative() {
-            "-nan"
-        } else {
-            "nan"
-        });
-        self.put(text.as_bytes());
-    }
-
-    /// An `f64`, as [`Sink::f32`].
-    pub(crate) fn f64(&mut self, value: f64) {
-        let mut buffer = ryu::Buffer::new();
-        let text = f64_text(value, &mut buffer).unwrap_or(if value.is_sign_negative() {
-            "-nan"
-        } else {
-            "nan"
-        });
-        self.put(text.as_bytes());
+    /// A float as the shortest text that reads back to the same value. A
+    /// NaN with a payload other than the default has no such text: it is
+    /// written `nan` (callers check [`PrintedFloat::has_text`] first and
+    /// carry the bits elsewhere).
+    pub(crate) fn float<F: PrintedFloat>(&mut self, value: F) {
+        self.put(float_or_nan(value, &mut zmij::Buffer::new()).as_bytes());
     }
 
     /// Writes `items` separated by `, `.
@@ -477,6 +491,51 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// [`Sink::fill`] for numbers, the bulk of large tensors: each item is
+    /// formatted by `format` into one buffer holding many lines, handed to
+    /// the output in large pieces rather than item by item.
+    pub(crate) fn fill_numbers<T: Copy>(
+        &mut self,
+        fill: bool,
+        items: &[T],
+        format: impl Fn(T, &mut Vec<u8>),
+    ) {
+        if self.probe.is_some() {
+            // Deciding a layout: the item-by-item path stops at the first
+            // overflow.
+            let mut item = Vec::new();
+            return self.fill(fill, items, |s, _, x| {
+                item.clear();
+                format(*x, &mut item);
+                s.put(&item);
+            });
+        }
+        const PIECE: usize = 1 << 16;
+        let indent = 2 * self.level;
+        let mut piece = Vec::with_capacity(PIECE + 64);
+        let mut column = self.column;
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                if fill && column + FILL_SLACK > self.opts.width {
+                    piece.extend_from_slice(b",\n");
+                    piece.resize(piece.len() + indent, b' ');
+                    column = indent;
+                } else {
+                    piece.extend_from_slice(b", ");
+                    column += 2;
+                }
+            }
+            let start = piece.len();
+            format(*x, &mut piece);
+            column += piece.len() - start;
+            if piece.len() >= PIECE {
+                self.put(&piece);
+                piece.clear();
+            }
+        }
+        self.put(&piece);
+    }
+
     /// Writes a bracketed list: on one line when it fits, else one item per
     /// line, indented one level, with the closing bracket on its own line.
     pub(crate) fn block_list<T>(
@@ -517,10 +576,6 @@ impl<'a> Sink<'a> {
 /// line: the longest float text (`-1.1754944e-38`) and its comma.
 const FILL_SLACK: usize = 16;
 
-fn itoa_buffer() -> String {
-    String::with_capacity(20)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,20 +604,26 @@ mod tests {
 
     #[test]
     fn floats_are_shortest_and_exact() {
-        assert_eq!(render(|s| s.f32(1.0)), "1.0");
-        assert_eq!(render(|s| s.f32(-0.0)), "-0.0");
-        assert_eq!(render(|s| s.f32(0.1)), "0.1");
-        assert_eq!(render(|s| s.f32(1e-7)), "1e-7");
-        assert_eq!(render(|s| s.f32(f32::INFINITY)), "inf");
-        assert_eq!(render(|s| s.f32(f32::NEG_INFINITY)), "-inf");
-        assert_eq!(render(|s| s.f32(f32::NAN)), "nan");
-        assert_eq!(render(|s| s.f32(-f32::NAN)), "-nan");
-        assert_eq!(render(|s| s.f64(0.1)), "0.1");
-        let mut b = ryu::Buffer::new();
-        assert_eq!(f32_text(f32::from_bits(0x7fc0_0001), &mut b), None);
+        assert_eq!(render(|s| s.float(1.0f32)), "1.0");
+        assert_eq!(render(|s| s.float(-0.0f32)), "-0.0");
+        assert_eq!(render(|s| s.float(0.1f32)), "0.1");
+        assert_eq!(render(|s| s.float(1e-7f32)), "1e-7");
+        assert_eq!(render(|s| s.float(1e22f32)), "1e+22");
+        assert_eq!(render(|s| s.float(f32::INFINITY)), "inf");
+        assert_eq!(render(|s| s.float(f32::NEG_INFINITY)), "-inf");
+        assert_eq!(render(|s| s.float(f32::NAN)), "nan");
+        assert_eq!(render(|s| s.float(-f32::NAN)), "-nan");
+        assert_eq!(render(|s| s.float(0.1f64)), "0.1");
+        assert_eq!(render(|s| s.float(-f64::NAN)), "-nan");
+        let mut b = zmij::Buffer::new();
+        assert_eq!(float_text(f32::from_bits(0x7fc0_0001), &mut b), None);
+        assert_eq!(
+            float_text(f64::from_bits(0xfff8_0000_0000_0001), &mut b),
+            None
+        );
         for bits in [1u32, 0x3dcc_cccd, 0x7f7f_ffff, 0x0080_0000, 0xc2f6_e979] {
             let v = f32::from_bits(bits);
-            let text = f32_text(v, &mut b).unwrap().to_owned();
+            let text = float_text(v, &mut b).unwrap().to_owned();
             assert_eq!(text.parse::<f32>().unwrap().to_bits(), bits, "{text}");
         }
     }
