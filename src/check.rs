@@ -371,6 +371,24 @@ impl Checker {
 
     fn function(&mut self, function: &FunctionProto, path: &str) {
         let subject = function_subject(function, path);
+        if function.domain.is_none() && function.opset_import.is_empty() {
+            // Text without a header after the graph reads as a function,
+            // but was most likely meant as a second graph.
+            let name = function.name.as_deref().unwrap_or("");
+            let f = self.push(
+                Severity::Error,
+                "onnxtxt::check::function_without_header",
+                &subject,
+                format!("{path}.name"),
+                format!("`{name}` is read as a function, but it has no domain and imports no operator set"),
+            );
+            f.diagnostic.help = Some(
+                "a model has one graph; what follows it are functions, each with a header \
+                 such as `<domain: \"local\", opset_import: [\"\": 21]>` before its name"
+                    .into(),
+            );
+            return;
+        }
         let domains = self.opsets(
             &function.opset_import,
             &format!("{path}.opset_import"),

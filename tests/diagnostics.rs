@@ -66,6 +66,19 @@ fn every_mistake_has_its_snapshot() {
     }
 }
 
+/// Recovery goes on after every error, but a run reports at most 50, in the
+/// order of the text.
+#[test]
+fn errors_are_capped_and_in_order() {
+    let broken: String = (0..200).map(|i| format!("  v{i} = Relu x{i}\n")).collect();
+    let text = format!("g (float x) => (float y) {{\n{broken}  y = Relu(x)\n}}\n");
+    let error = onnxtxt::parse_model(&text).unwrap_err();
+    let starts: Vec<usize> = error.diagnostics().iter().map(|d| d.span.start).collect();
+    assert_eq!(starts.len(), 50);
+    assert!(starts.windows(2).all(|w| w[0] < w[1]), "{starts:?}");
+    assert_eq!(&text[error.span()], "x0");
+}
+
 // ---------------------------------------------------------------------------
 // Mutations.
 // ---------------------------------------------------------------------------

@@ -10,8 +10,9 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{ident, quotable_id, string_literal, text_literal};
+use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
-use super::tensor::{build_tensor, is_special_float, parse_float, tensor_tail};
+use super::tensor::{build_tensor, data, is_special_float, parse_float, tensor_tail, Data};
 use super::{emit_diagnostic, Extra, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::names::{attribute_type_by_name, attribute_type_name};
@@ -95,6 +96,48 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>>(
         string_literal().map(Single::Bytes),
     ))
     .labelled("an attribute value")
+    .or(mistaken_value())
+}
+
+/// Values people write that are not values in this syntax, reported with
+/// the fix: Python's booleans, and tensor values without their type. Tried
+/// only when no value matches.
+fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, Single<'s>, Extra<'t, 's>> + Clone {
+    let boolean = select! { Token::Ident(word) if ["True", "False", "true", "false"].contains(&word) => word }
+        .validate(|word, e, emitter| {
+            let digit = if word.eq_ignore_ascii_case("true") { "1" } else { "0" };
+            emitter.emit(Rich::custom(
+                e.span(),
+                with_help(
+                    format!("`{word}` is not a value: there are no boolean attributes"),
+                    format!("flags are integers: write `{digit}`"),
+                ),
+            ));
+            Single::Int(digit)
+        });
+    let untyped_tensor = data().validate(|data, e, emitter| {
+        let (element, count) = match &data {
+            Data::Numbers(text, _) => {
+                let float = text.contains(['.', 'e', 'E', 'n', 'N']);
+                (
+                    if float { "float" } else { "int64" },
+                    text.split(',').count(),
+                )
+            }
+            Data::Literals(items) => ("string", items.len()),
+            Data::Absent | Data::External(_) => ("float", 1),
+        };
+        emitter.emit(Rich::custom(
+            e.span(),
+            with_help(
+                "tensor values need their element type and shape in front",
+                format!("write e.g. `{element}[{count}] {}`", quote(e.span())),
+            ),
+        ));
+        Single::Tensor(Box::default())
+    });
+    boolean.or(untyped_tensor).labelled("an attribute value")
 }
 
 /// A value or a list of values.
@@ -222,8 +265,21 @@ pub(crate) fn fill(
                     .and_then(|t| AttributeType::try_from(t).ok())
                     .map(element_type);
                 let kind = store_in_list(attribute, single, expected, span)?;
-                if expected.is_some_and(|e| e != kind) {
-                    return Err((mismatch(expected, kind), Some(span)));
+                match expected {
+                    Some(expected) if expected != kind && declared.is_some() => {
+                        return Err((mismatch(Some(expected), kind), Some(span)));
+                    }
+                    Some(expected) if expected != kind => {
+                        return Err((
+                            format!(
+                                "a list holds values of one type, but this `{}` follows `{}` values",
+                                type_name(Some(kind)),
+                                type_name(Some(expected)),
+                            ),
+                            Some(span),
+                        ));
+                    }
+                    _ => {}
                 }
                 attribute.r#type = Some(list_type(kind) as i32);
             }

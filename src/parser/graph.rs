@@ -6,7 +6,9 @@ use chumsky::prelude::*;
 use super::annotation::{self, Entry, Value};
 use super::attribute::{attribute_name, fill, type_annotation, Written};
 use super::common::{quotable_id, quotable_non_type_id};
+use super::hints::{quote, with_help};
 use super::landmarks::{landmark, landmark_with, Kind};
+use super::recovery::{function_item, list_item};
 use super::tensor::{build_tensor, data, Data};
 use super::{emit_diagnostic, Extra, Parsed, Tokens};
 use crate::error::Diagnostic;
@@ -82,11 +84,44 @@ fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>>(
         .ignore_then(annotation.clone().or_not())
         .then(data().or_not())
         .map_with(|(entries, data), e| (entries, data.unwrap_or(Data::Absent), e.span()));
+    let item = annotation
+        .clone()
+        .or_not()
+        .then(bare_value_info(ty.clone()))
+        .then(tail.or_not())
+        .map(|((a, v), t)| (a, v, t));
+    item.or(values_before_name(ty, annotation))
+}
+
+/// `float[2] {1, 2} b`: a tensor's values written before its name,
+/// reported with the fix. Tried only when an item does not parse.
+fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>>(
+    ty: Parsed<'t, 's, I, TypeProto>,
+    annotation: Parsed<'t, 's, I, Vec<Entry>>,
+) -> impl Parser<'t, I, ListItem<'s>, Extra<'t, 's>> + Clone {
+    let spanned_name = quotable_id().map_with(|name, e| (name, e.span()));
     annotation
         .or_not()
-        .then(bare_value_info(ty))
-        .then(tail.or_not())
-        .map(|((a, v), t)| (a, v, t))
+        .then(ty.map_with(|t, e| (t, e.span())))
+        .then(data().map_with(|data, e| (data, e.span())))
+        .then(spanned_name)
+        .validate(
+            |(((entries, ty), (data, data_span)), (name, name_span)), e, emitter| {
+                emitter.emit(Rich::custom(
+                    e.span(),
+                    with_help(
+                        "the name of a tensor comes before its values",
+                        format!(
+                            "write `{} {} = {}`",
+                            quote(ty.1),
+                            quote(name_span),
+                            quote(data_span)
+                        ),
+                    ),
+                ));
+                (entries, (Some(ty), name), Some((None, data, data_span)))
+            },
+        )
 }
 
 /// The initializer tensor of `value-info = values`, named after the value.
@@ -123,15 +158,17 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
     // The input list and the `<...>` list hold the same items; landmarks
     // record which list and whether the item is initialized.
     let list = |open, close, kind: fn(bool) -> Kind| {
-        landmark_with(
+        let item = landmark_with(
             move |(_, _, tail): &ListItem<'s>| kind(tail.is_some()),
             item.clone(),
-        )
-        .separated_by(just(Token::Comma))
-        .collect::<Vec<_>>()
-        .delimited_by(just(open), just(close))
+        );
+        list_item(item, close, (None, (None, String::new()), None))
+            .separated_by(just(Token::Comma))
+            .collect::<Vec<_>>()
+            .delimited_by(just(open), just(close))
     };
-    let outputs = landmark(Kind::Output, value_info(ty, annotation.clone()))
+    let output = landmark(Kind::Output, value_info(ty, annotation.clone()));
+    let outputs = list_item(output, Token::RParen, ValueInfoProto::default())
         .separated_by(just(Token::Comma))
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen));
@@ -139,7 +176,7 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
         .or_not()
         .then(landmark(Kind::Name, quotable_id()))
         .then(list(Token::LParen, Token::RParen, Kind::Input).or_not())
-        .then_ignore(just(Token::Arrow))
+        .then_ignore(arrow())
         .then(outputs)
         .then(list(Token::LAngle, Token::RAngle, Kind::ListEntry).or_not())
         .then(nodes)
@@ -188,8 +225,20 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
     landmark(Kind::Graph, graph).boxed()
 }
 
+/// `=>` between the input and output lists. A `->` in its place, or
+/// nothing before the output list, is reported and parsing goes on.
+fn arrow<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+    let instead = just(Token::ThinArrow)
+        .ignored()
+        .or(just(Token::LParen).rewind().ignored());
+    just(Token::Arrow)
+        .ignored()
+        .recover_with(via_parser(instead))
+}
+
 /// One entry of a function's attribute list: a name, or a name with a
 /// default value, or (as the reference accepts) a name with only a type.
+#[derive(Clone)]
 enum FunctionAttribute {
     Name(String),
     Proto(Box<AttributeProto>),
@@ -237,28 +286,37 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
         },
         parameter,
     );
-    let parameters = parameter
-        .separated_by(just(Token::Comma))
-        .at_least(1)
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LAngle), just(Token::RAngle));
+    let parameters = list_item(
+        parameter,
+        Token::RAngle,
+        FunctionAttribute::Name(String::new()),
+    )
+    .separated_by(just(Token::Comma))
+    .at_least(1)
+    .collect::<Vec<_>>()
+    .delimited_by(just(Token::LAngle), just(Token::RAngle));
     let io = annotation
         .clone()
         .or_not()
-        .then(bare_value_info(ty.clone()))
+        .then(bare_value_info(ty.clone()));
+    let io = list_item(io, Token::RParen, (None, (None, String::new())))
         .separated_by(just(Token::Comma))
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen));
-    let infos = value_info(ty, annotation)
-        .separated_by(just(Token::Comma))
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LAngle), just(Token::RAngle));
+    let infos = list_item(
+        value_info(ty, annotation),
+        Token::RAngle,
+        ValueInfoProto::default(),
+    )
+    .separated_by(just(Token::Comma))
+    .collect::<Vec<_>>()
+    .delimited_by(just(Token::LAngle), just(Token::RAngle));
     let function = header
         .or_not()
         .then(landmark(Kind::Name, quotable_id()))
         .then(parameters.or_not())
         .then(io.clone())
-        .then_ignore(just(Token::Arrow))
+        .then_ignore(arrow())
         .then(io)
         .then(infos.or_not())
         .then(nodes)
@@ -337,7 +395,11 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>>(
     landmark(Kind::Header, header)
         .or_not()
         .then(graph)
-        .then(function.repeated().collect::<Vec<_>>())
+        .then(
+            function_item(function, FunctionProto::default())
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
         .then_ignore(trailing_text().or_not())
         .validate(|((header, graph), functions), _, emitter| {
             let mut model = ModelProto {
@@ -366,11 +428,25 @@ fn header_error(entry: &Entry, expected: &str) -> Diagnostic {
 fn int_value(entry: &Entry) -> Result<i64, Diagnostic> {
     match &entry.value {
         Value::Number(text, span) => text.parse().map_err(|_| {
-            Diagnostic::new(
+            let is_integer = text.bytes().all(|b| b == b'-' || b.is_ascii_digit());
+            if is_integer {
+                return Diagnostic::new(
+                    "onnxtxt::parse::header_value",
+                    super::common::out_of_range::<i64>(text),
+                    span.clone(),
+                );
+            }
+            let diagnostic = Diagnostic::new(
                 "onnxtxt::parse::header_value",
-                super::common::out_of_range::<i64>(text),
+                format!("`{}` takes an integer, found `{text}`", entry.key),
                 span.clone(),
-            )
+            );
+            match text.parse::<f64>() {
+                Ok(value) if value.fract() == 0.0 && value.abs() < 1e15 => {
+                    diagnostic.with_help(format!("write `{value}` without a fraction or exponent"))
+                }
+                _ => diagnostic,
+            }
         }),
         _ => Err(header_error(entry, "an integer")),
     }
@@ -459,14 +535,22 @@ const MODEL_KEYS: &[&str] = &[
 /// The reference's function header keys.
 const FUNCTION_KEYS: &[&str] = &["opset_import", "doc_string", "domain", "overload"];
 
-/// Adds "did you mean" to an unknown-key diagnostic when `key` looks like a
-/// misspelt header key.
-fn suggest_key(diagnostic: Diagnostic, key: &str, keys: &[&str]) -> Diagnostic {
+/// Words an unknown-key diagnostic for a header (the keys of headers and
+/// annotations are checked by the same code, which speaks of
+/// annotations), with "did you mean" when `key` looks like a misspelt
+/// header key.
+fn unknown_header_key(diagnostic: Diagnostic, key: &str, keys: &[&str], of: &str) -> Diagnostic {
+    if diagnostic.code != "onnxtxt::parse::unknown_annotation" {
+        return diagnostic;
+    }
+    let unknown = Diagnostic::new(
+        "onnxtxt::parse::unknown_header_key",
+        format!("`{key}` is not a key of a {of} header"),
+        diagnostic.span,
+    );
     match super::hints::closest(key, keys.iter().copied()) {
-        Some(known) if diagnostic.help.is_none() => {
-            diagnostic.with_help(format!("did you mean `{known}`?"))
-        }
-        _ => diagnostic,
+        Some(known) => unknown.with_help(format!("did you mean `{known}`?")),
+        None => unknown.with_help(format!("the keys are {}", keys.join(", "))),
     }
 }
 
@@ -487,7 +571,7 @@ fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagno
         _ => {
             let key = entry.key.clone();
             return annotation::apply_model_entry(model, entry)
-                .map_err(|d| suggest_key(d, &key, MODEL_KEYS));
+                .map_err(|d| unknown_header_key(d, &key, MODEL_KEYS, "model"));
         }
     }
     Ok(())
@@ -506,7 +590,7 @@ fn apply_function_header(function: &mut FunctionProto, entry: Entry) -> Result<(
         _ => {
             let key = entry.key.clone();
             return annotation::apply_function_entry(function, entry)
-                .map_err(|d| suggest_key(d, &key, FUNCTION_KEYS));
+                .map_err(|d| unknown_header_key(d, &key, FUNCTION_KEYS, "function"));
         }
     }
     Ok(())

@@ -11,18 +11,83 @@ use crate::lexer::Token;
 /// which carry only a string.
 const HELP_SEPARATOR: char = '\u{1f}';
 
+/// Ends the code that may start a custom error's string.
+const CODE_SEPARATOR: char = '\u{1e}';
+
+/// Open and close a span quoted by [`quote`].
+const QUOTE: (char, char) = ('\u{2}', '\u{3}');
+
 /// A custom error message with a help line, split again by
-/// [`split_help`].
+/// [`split_custom`].
 pub(crate) fn with_help(message: impl std::fmt::Display, help: impl std::fmt::Display) -> String {
     format!("{message}{HELP_SEPARATOR}{help}")
 }
 
-/// Splits a message made by [`with_help`].
-pub(crate) fn split_help(message: &str) -> (&str, Option<&str>) {
-    match message.split_once(HELP_SEPARATOR) {
-        Some((message, help)) => (message, Some(help)),
-        None => (message, None),
+/// The codes of the diagnostics the grammar reports through
+/// [`encode`] (a custom error carries its code as text, which is mapped
+/// back to one of these).
+const EMITTED_CODES: &[&str] = &[
+    "onnxtxt::parse::annotation",
+    "onnxtxt::parse::header_value",
+    "onnxtxt::parse::unknown_annotation",
+    "onnxtxt::parse::unknown_header_key",
+];
+
+/// The code named `code`, if it is one the grammar emits.
+pub(crate) fn emitted_code(code: &str) -> Option<&'static str> {
+    EMITTED_CODES.iter().copied().find(|&c| c == code)
+}
+
+/// A whole diagnostic as the string of a custom error, split again by
+/// [`split_custom`]; its labels are dropped.
+pub(crate) fn encode(diagnostic: Diagnostic) -> String {
+    debug_assert!(
+        emitted_code(diagnostic.code).is_some(),
+        "{} is missing from EMITTED_CODES",
+        diagnostic.code
+    );
+    let message = format!("{}{CODE_SEPARATOR}{}", diagnostic.code, diagnostic.message);
+    match diagnostic.help {
+        Some(help) => with_help(message, help),
+        None => message,
     }
+}
+
+/// Splits the string of a custom error into its code (if it has one),
+/// message and help line.
+pub(crate) fn split_custom(text: &str) -> (Option<&str>, &str, Option<&str>) {
+    let (code, rest) = match text.split_once(CODE_SEPARATOR) {
+        Some((code, rest)) => (Some(code), rest),
+        None => (None, text),
+    };
+    match rest.split_once(HELP_SEPARATOR) {
+        Some((message, help)) => (code, message, Some(help)),
+        None => (code, rest, None),
+    }
+}
+
+/// Stands for the source text of `span` in a help line written where only
+/// spans are known (inside the grammar); [`improve`] puts the text in.
+pub(crate) fn quote(span: SimpleSpan) -> String {
+    format!("{}{}..{}{}", QUOTE.0, span.start, span.end, QUOTE.1)
+}
+
+/// Replaces what [`quote`] made with the quoted text.
+fn unquote(text: &str, source: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((before, after)) = rest.split_once(QUOTE.0) {
+        out.push_str(before);
+        let (range, after) = after.split_once(QUOTE.1).unwrap_or((after, ""));
+        let quoted = range
+            .split_once("..")
+            .and_then(|(a, b)| Some(a.parse::<usize>().ok()?..b.parse::<usize>().ok()?))
+            .and_then(|range| source.get(range));
+        out.push_str(quoted.unwrap_or_default());
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The candidate closest to `word`, if it is close enough to be a likely
@@ -80,12 +145,13 @@ pub(crate) fn attribute_type_help(word: &str) -> Option<String> {
 /// stray bracket is reported once, where it is, with where it was opened.
 pub(crate) fn check_delimiters(
     tokens: &[(Token<'_>, SimpleSpan)],
+    source: &str,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut open: Vec<(Token<'_>, SimpleSpan)> = Vec::new();
-    for &(token, span) in tokens {
+    let mut open: Vec<(Token<'_>, SimpleSpan, usize)> = Vec::new();
+    for (index, &(token, span)) in tokens.iter().enumerate() {
         if closer_of(token).is_some() {
-            open.push((token, span));
+            open.push((token, span, index));
             continue;
         }
         if !is_closer(token) {
@@ -93,10 +159,10 @@ pub(crate) fn check_delimiters(
         }
         match open
             .iter()
-            .rposition(|&(opener, _)| closer_of(opener) == Some(token))
+            .rposition(|&(opener, _, _)| closer_of(opener) == Some(token))
         {
             Some(index) => {
-                for &(opener, opened) in &open[index + 1..] {
+                for &(opener, opened, _) in &open[index + 1..] {
                     diagnostics.push(unclosed(opener, opened, Some(span)));
                 }
                 open.truncate(index);
@@ -111,9 +177,40 @@ pub(crate) fn check_delimiters(
             ),
         }
     }
-    for &(opener, opened) in &open {
-        diagnostics.push(unclosed(opener, opened, None));
+    // Only the brackets that will be reported are worth a guess.
+    for (n, &(opener, opened, index)) in open.iter().enumerate() {
+        let end = (n < super::MAX_ERRORS)
+            .then(|| likely_end(tokens, index, source))
+            .flatten();
+        diagnostics.push(unclosed(opener, opened, end));
     }
+}
+
+/// Where a bracket that is never closed was probably meant to be closed:
+/// before the first later token that starts a line indented no deeper
+/// than the bracket's own line, unless the token before it (a `,` or an
+/// opening bracket) asks for more. Not guessed for `{`, whose content
+/// usually stands on lines of its own.
+fn likely_end(
+    tokens: &[(Token<'_>, SimpleSpan)],
+    index: usize,
+    source: &str,
+) -> Option<SimpleSpan> {
+    let (opener, opened) = tokens[index];
+    if opener == Token::LBrace {
+        return None;
+    }
+    let indent = |at: usize| {
+        let line = &source[source[..at].rfind('\n').map_or(0, |i| i + 1)..];
+        line.len() - line.trim_start_matches([' ', '\t']).len()
+    };
+    let limit = indent(opened.start);
+    tokens[index..].windows(2).find_map(|pair| {
+        let [(before, before_span), (_, span)] = [pair[0], pair[1]];
+        let starts_line = source[before_span.end..span.start].contains('\n');
+        let continues = before == Token::Comma || closer_of(before).is_some();
+        (starts_line && !continues && indent(span.start) <= limit).then_some(span)
+    })
 }
 
 fn unclosed(opener: Token<'_>, opened: SimpleSpan, closed_by: Option<SimpleSpan>) -> Diagnostic {
@@ -132,7 +229,7 @@ fn unclosed(opener: Token<'_>, opened: SimpleSpan, closed_by: Option<SimpleSpan>
     }
 }
 
-fn closer_of(token: Token<'_>) -> Option<Token<'static>> {
+pub(crate) fn closer_of(token: Token<'_>) -> Option<Token<'static>> {
     Some(match token {
         Token::LParen => Token::RParen,
         Token::LBracket => Token::RBracket,
@@ -142,7 +239,7 @@ fn closer_of(token: Token<'_>) -> Option<Token<'static>> {
     })
 }
 
-fn is_closer(token: Token<'_>) -> bool {
+pub(crate) fn is_closer(token: Token<'_>) -> bool {
     matches!(
         token,
         Token::RParen | Token::RBracket | Token::RBrace | Token::RAngle
@@ -166,14 +263,51 @@ fn word_at(source: &str, at: usize) -> &str {
     &source[start..end.max(start)]
 }
 
-/// Adds a help line (or a better message) to a syntax diagnostic, using
-/// the source text around it.
+/// A better message, span or help line for a diagnostic, from the source
+/// text around it.
+#[derive(Default)]
+struct Rewrite {
+    message: Option<String>,
+    span: Option<std::ops::Range<usize>>,
+    help: Option<String>,
+}
+
+impl Rewrite {
+    fn help(help: impl Into<String>) -> Option<Self> {
+        Some(Rewrite {
+            help: Some(help.into()),
+            ..Rewrite::default()
+        })
+    }
+
+    fn new(message: impl Into<String>, help: impl Into<String>) -> Option<Self> {
+        Some(Rewrite {
+            message: Some(message.into()),
+            help: Some(help.into()),
+            ..Rewrite::default()
+        })
+    }
+
+    fn at(mut self, span: std::ops::Range<usize>) -> Self {
+        self.span = Some(span);
+        self
+    }
+}
+
+/// Adds a help line (or a better message) to a diagnostic, using the
+/// source text around it, and puts the text of [`quote`]d spans in.
 pub(crate) fn improve(diagnostic: &mut Diagnostic, source: &str) {
-    let at = diagnostic.span.start;
-    if source[at.min(source.len())..].starts_with("->") {
-        diagnostic.message = "expected `=>` between the input and output lists, found `->`".into();
-        diagnostic.span = at..at + 2;
-        diagnostic.help = Some("write `=>`".into());
+    diagnostic.message = unquote(&diagnostic.message, source);
+    diagnostic.help = diagnostic.help.take().map(|help| unquote(&help, source));
+    let at = diagnostic.span.start.min(source.len());
+    if let Some(rewrite) = known_mistake(diagnostic, source, at) {
+        if let Some(message) = rewrite.message {
+            diagnostic.message = message;
+        }
+        if let Some(span) = rewrite.span {
+            diagnostic.span = span;
+        }
+        diagnostic.help = rewrite.help.or(diagnostic.help.take());
         return;
     }
     // Suggestions are computed here, once per reported error, not while
@@ -193,12 +327,6 @@ pub(crate) fn improve(diagnostic: &mut Diagnostic, source: &str) {
         }
     }
     let word = word_at(source, at);
-    if let Some(help) = misspelt_type_before(source, at) {
-        diagnostic.message = format!("`{}` is not a type", help.0);
-        diagnostic.span = help.1;
-        diagnostic.help = Some(help.2);
-        return;
-    }
     let needs_quotes = word
         .chars()
         .any(|c| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -206,43 +334,190 @@ pub(crate) fn improve(diagnostic: &mut Diagnostic, source: &str) {
         && word.parse::<f64>().is_err()
         && !word.contains(':');
     let is_path = word.contains("::") || word.starts_with('/') || word.contains('/');
-    if diagnostic.help.is_none() && (needs_quotes || is_path) && !word.contains('.') {
+    let digit_first = word.starts_with(|c: char| c.is_ascii_digit())
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && word.parse::<f64>().is_err();
+    if diagnostic.help.is_some() {
+        return;
+    }
+    if digit_first {
+        diagnostic.help = Some(format!(
+            "a name that starts with a digit must be quoted: \"{word}\""
+        ));
+    } else if (needs_quotes || is_path) && !word.contains('.') {
         diagnostic.help = Some(format!(
             "a name that is not a plain identifier must be quoted: \"{word}\""
         ));
-    } else if diagnostic.help.is_none() && (needs_quotes || is_path) {
+    } else if needs_quotes || is_path {
         diagnostic.help = Some(format!(
             "if `{word}` is a name, quote it: \"{word}\" (a bare `a.b` is read as a domain and an operator)"
         ));
     }
 }
 
-/// When a syntax error is at a name that follows an identifier close to an
-/// element type name (`float32 x`), the real mistake is the type.
-fn misspelt_type_before(
-    source: &str,
-    at: usize,
-) -> Option<(String, std::ops::Range<usize>, String)> {
-    let at = at.min(source.len());
-    if !source[at..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '"') {
+/// Mistakes recognised by what the text around a syntax error looks like.
+fn known_mistake(diagnostic: &Diagnostic, source: &str, at: usize) -> Option<Rewrite> {
+    let rest = &source[at..];
+    let message = diagnostic.message.as_str();
+    if rest.starts_with("->") {
+        return Some(
+            Rewrite::new(
+                "expected `=>` between the input and output lists, found `->`",
+                "write `=>`",
+            )?
+            .at(at..at + 2),
+        );
+    }
+    if diagnostic.code == "onnxtxt::parse::character" {
+        return character_mistake(rest, at);
+    }
+    if let Some(rewrite) = misspelt_type_before(source, at) {
+        return Some(rewrite);
+    }
+    if diagnostic.code != "onnxtxt::parse::syntax" {
         return None;
     }
+    let (before, before_start) = word_before(source, at);
+    if rest.starts_with('[') && ["seq", "optional", "map", "sparse_tensor"].contains(&before) {
+        let inner = group_inner(rest)?;
+        return Rewrite::help(format!(
+            "`{before}` takes its element type in parentheses: `{before}({inner})`"
+        ));
+    }
+    if message.contains("an attribute list") {
+        if rest.starts_with('{') {
+            let inner = group_inner(rest).filter(|inner| inner.contains('='))?;
+            return Rewrite::new(
+                "attributes are written in `<...>`, not in `{...}`",
+                format!("write `<{inner}>`"),
+            );
+        }
+        let input = word_at(source, at);
+        if !input.is_empty() && !before.is_empty() {
+            return Rewrite::help(format!(
+                "a node's inputs are written in parentheses after the operator: `{before}({input})`"
+            ));
+        }
+    }
+    let number = word_at(source, at).parse::<f64>().is_ok();
+    if number && message.starts_with("expected") && message.contains("a name") {
+        return Rewrite::help(
+            "a node input must name a value; for a constant, declare an initializer \
+             (e.g. `<float[1] c = {1.0}>` after the graph's outputs) or use a `Constant` node",
+        );
+    }
+    if message.starts_with("expected a graph, found `(`") {
+        return Rewrite::new(
+            "a graph needs a name before its input list",
+            "write a name first, e.g. `main (...) => (...) {...}`",
+        );
+    }
+    if message.contains("a key") && rest.starts_with('"') && source[..before_start].ends_with('{') {
+        let open = source[..before_start].len() - 1;
+        let inner = group_inner(&source[open..])?;
+        return Rewrite::new(
+            "a `{...}` value holds fields named by identifiers, not by strings",
+            format!("a list of pairs with string keys is written in square brackets: `[{inner}]`"),
+        );
+    }
+    None
+}
+
+/// Mistakes in characters the lexer could not read; `rest` is the text
+/// from `at` on.
+fn character_mistake(rest: &str, at: usize) -> Option<Rewrite> {
+    if let Some(quoted) = rest.strip_prefix('\'') {
+        let line = quoted.split('\n').next().unwrap_or_default();
+        let inner = line.split('\'').next().unwrap_or_default();
+        return Rewrite::new(
+            "single quotes do not quote anything",
+            format!("strings and quoted names use double quotes: \"{inner}\""),
+        );
+    }
+    if rest.starts_with("//") || rest.starts_with("/*") {
+        return Rewrite::new(
+            format!("`{}` does not start a comment", &rest[..2]),
+            "a comment starts with `#` and runs to the end of the line",
+        )
+        .map(|r| r.at(at..at + 2));
+    }
+    if rest.starts_with(';') {
+        return Rewrite::help("nodes and list items are not ended by `;`: remove it");
+    }
+    None
+}
+
+/// The word that ends just before `at` (blanks skipped), and where it
+/// starts; empty after a bracket or other punctuation.
+fn word_before(source: &str, at: usize) -> (&str, usize) {
     let before = source[..at].trim_end();
-    // The character found may be several bytes long (`é`).
     let start = before
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(0, |i| {
             i + before[i..].chars().next().map_or(1, char::len_utf8)
         });
-    let word = &before[start..];
-    if word.is_empty()
-        || crate::names::starts_type(word)
-        || word.starts_with(|c: char| c.is_ascii_digit())
-    {
+    (&before[start..], start)
+}
+
+/// The text inside the bracketed group that `text` starts with.
+fn group_inner(text: &str) -> Option<&str> {
+    let open = text.chars().next()?;
+    let close = match open {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(&text[1..i]);
+            }
+        }
+    }
+    None
+}
+
+/// When a syntax error is at a name or a `[` that follows an identifier
+/// close to an element type name (`float32 x`, `float32[N]`), the real
+/// mistake is the type; after a `:`, a `[` follows an attribute type
+/// (`axes: int[]`).
+fn misspelt_type_before(source: &str, at: usize) -> Option<Rewrite> {
+    let rest = &source[at..];
+    let shape = rest.starts_with('[');
+    if !(shape || rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '"')) {
         return None;
     }
-    let help = element_type_help(word)?;
-    Some((word.to_owned(), start..start + word.len(), help))
+    let (word, start) = word_before(source, at);
+    if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if shape && source[..start].trim_end().ends_with(':') {
+        let list = crate::names::ATTRIBUTE_TYPES
+            .iter()
+            .map(|(name, _)| *name)
+            .find(|name| name.strip_suffix('s') == Some(word))?;
+        let brackets = group_inner(rest)?.len() + 2;
+        return Some(
+            Rewrite::new(
+                format!("`{word}{}` is not an attribute type", &rest[..brackets]),
+                format!("a list of `{word}` is declared `{list}`"),
+            )?
+            .at(start..at + brackets),
+        );
+    }
+    if crate::names::starts_type(word) {
+        return None;
+    }
+    Some(
+        Rewrite::new(format!("`{word}` is not a type"), element_type_help(word)?)?
+            .at(start..start + word.len()),
+    )
 }
 
 #[cfg(test)]
@@ -287,9 +562,20 @@ mod tests {
     #[test]
     fn help_travels_inside_a_message() {
         assert_eq!(
-            split_help(&with_help("bad", "fix it")),
-            ("bad", Some("fix it"))
+            split_custom(&with_help("bad", "fix it")),
+            (None, "bad", Some("fix it"))
         );
-        assert_eq!(split_help("bad"), ("bad", None));
+        assert_eq!(split_custom("bad"), (None, "bad", None));
+        let coded = encode(Diagnostic::new("onnxtxt::parse::header_value", "bad", 0..1));
+        assert_eq!(
+            split_custom(&coded),
+            (Some("onnxtxt::parse::header_value"), "bad", None)
+        );
+    }
+
+    #[test]
+    fn help_quotes_the_source() {
+        let help = format!("write `{}`", quote(SimpleSpan::from(4..7)));
+        assert_eq!(unquote(&help, "one two three"), "write `two`");
     }
 }

@@ -14,6 +14,10 @@
 //! | `value.rs` | `key: value` entries of headers and annotations |
 //! | `annotation.rs` | what annotation keys mean for each construct |
 //!
+//! `recovery.rs` keeps parsing after a syntax error so that one run reports
+//! every independent mistake; `hints.rs` turns failures into diagnostics
+//! that say how to fix them.
+//!
 //! Productions that need each other (a graph holds nodes, whose attributes
 //! hold graphs) are tied together in [`Grammar::new`]. Nothing here
 //! recurses on the Rust stack without bound: [`check_nesting`] rejects text
@@ -30,6 +34,7 @@ mod graph;
 mod hints;
 mod landmarks;
 mod node;
+mod recovery;
 mod tensor;
 mod types;
 mod value;
@@ -77,11 +82,8 @@ pub(crate) fn emit_diagnostic<'t, 's>(
     emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
     diagnostic: Diagnostic,
 ) {
-    let message = match diagnostic.help {
-        Some(help) => hints::with_help(diagnostic.message, help),
-        None => diagnostic.message,
-    };
-    emitter.emit(Rich::custom(SimpleSpan::from(diagnostic.span), message));
+    let span = SimpleSpan::from(diagnostic.span.clone());
+    emitter.emit(Rich::custom(span, hints::encode(diagnostic)));
 }
 
 /// Every entry point of the grammar.
@@ -189,7 +191,7 @@ fn check_tokens<'s>(
         .iter()
         .any(|(t, _)| matches!(t, Token::UnclosedString(_)))
     {
-        hints::check_delimiters(&tokens, &mut diagnostics);
+        hints::check_delimiters(&tokens, source, &mut diagnostics);
     }
     if !diagnostics.is_empty() {
         diagnostics.sort_by_key(|d| d.span.start);
@@ -200,19 +202,22 @@ fn check_tokens<'s>(
     Ok(tokens)
 }
 
-/// Converts the errors of a failed parse of `source`.
-fn to_error(errors: Vec<Rich<'_, Token<'_>>>, source: &str) -> Error {
-    Error::from_diagnostics(
-        errors
-            .iter()
-            .take(MAX_ERRORS)
-            .map(|e| {
-                let mut diagnostic = diagnostic_of(e);
-                hints::improve(&mut diagnostic, source);
-                diagnostic
-            })
-            .collect(),
-    )
+/// Converts the errors of a failed parse of `source`: in the order of the
+/// text, at most [`MAX_ERRORS`] of them.
+fn to_error(mut errors: Vec<Rich<'_, Token<'_>>>, source: &str) -> Error {
+    errors.sort_by_key(|e| e.span().start);
+    let mut diagnostics: Vec<Diagnostic> = errors
+        .iter()
+        .take(MAX_ERRORS)
+        .map(|e| {
+            let mut diagnostic = diagnostic_of(e);
+            hints::improve(&mut diagnostic, source);
+            diagnostic
+        })
+        .collect();
+    diagnostics.sort_by_key(|d| d.span.start);
+    diagnostics.dedup();
+    Error::from_diagnostics(diagnostics)
 }
 
 /// Diagnostics for text the lexer could not read.
@@ -299,8 +304,11 @@ fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
     let span = error.span().into_range();
     match error.reason() {
         RichReason::Custom(message) => {
-            let (message, help) = hints::split_help(message);
-            let diagnostic = Diagnostic::new("onnxtxt::parse::invalid", message, span);
+            let (code, message, help) = hints::split_custom(message);
+            let code = code
+                .and_then(hints::emitted_code)
+                .unwrap_or("onnxtxt::parse::invalid");
+            let diagnostic = Diagnostic::new(code, message, span);
             match help {
                 Some(help) => diagnostic.with_help(help),
                 None => diagnostic,

@@ -5,7 +5,9 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{id_list, ident, quotable_id, text_literal};
+use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
+use super::recovery::{list_item, no_match, statement};
 use super::{emit_diagnostic, Extra, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{AttributeProto, NodeProto};
@@ -57,15 +59,86 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Operator, Ext
 }
 
 /// `<attr, ...>`, at least one attribute.
-pub(crate) fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>>(
+fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>>(
     attribute: Parsed<'t, 's, I, AttributeProto>,
 ) -> impl Parser<'t, I, Vec<AttributeProto>, Extra<'t, 's>> + Clone {
-    attribute
+    list_item(attribute, Token::RAngle, AttributeProto::default())
         .separated_by(just(Token::Comma))
         .at_least(1)
         .collect()
         .delimited_by(just(Token::LAngle), just(Token::RAngle))
         .labelled("an attribute list")
+}
+
+/// `(x, axis = 1)`: attributes written among the inputs, reported with
+/// the fix. Tried only when a node's inputs do not parse.
+fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
+    attribute: Parsed<'t, 's, I, AttributeProto>,
+) -> impl Parser<'t, I, (Vec<AttributeProto>, Vec<String>), Extra<'t, 's>> + Clone {
+    let input = quotable_id().map_with(|name, e| (name, e.span()));
+    let attributes = attribute
+        .separated_by(just(Token::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .map_with(|attributes, e| (attributes, e.span()));
+    looks_like_attributes_among_inputs()
+        .ignore_then(
+            input
+                .then_ignore(just(Token::Comma))
+                .repeated()
+                .collect::<Vec<_>>()
+                .then(attributes)
+                .delimited_by(just(Token::LParen), just(Token::RParen)),
+        )
+        .validate(|(inputs, (attributes, span)), _, emitter| {
+            let written: Vec<String> = inputs.iter().map(|(_, span)| quote(*span)).collect();
+            emitter.emit(Rich::custom(
+                span,
+                with_help(
+                    "attributes are not inputs: they are written in `<...>`",
+                    format!(
+                        "write `<{}> ({})` after the operator",
+                        quote(span),
+                        written.join(", ")
+                    ),
+                ),
+            ));
+            (
+                attributes,
+                inputs.into_iter().map(|(name, _)| name).collect(),
+            )
+        })
+}
+
+/// Whether `(` starts names separated by commas and then `name =` or
+/// `name: type =`. Looks ahead without consuming anything and, when the
+/// answer is no, fails where it started: its error never joins (and
+/// muddles) the one that the real inputs report further on.
+fn looks_like_attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
+) -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+    custom(|inp| {
+        let before = inp.cursor();
+        let start = inp.save();
+        let mut found = inp.next() == Some(Token::LParen);
+        while found {
+            let name = matches!(inp.next(), Some(Token::Ident(_) | Token::Str(_)));
+            match (name, inp.next()) {
+                (true, Some(Token::Comma)) => {}
+                (true, Some(Token::Eq)) => break,
+                (true, Some(Token::Colon)) => {
+                    found = matches!(inp.next(), Some(Token::Ident(_)))
+                        && inp.next() == Some(Token::Eq);
+                    break;
+                }
+                _ => found = false,
+            }
+        }
+        inp.rewind(start);
+        if found {
+            return Ok(());
+        }
+        Err(no_match(inp, &before))
+    })
 }
 
 /// A node. Its attributes may come before or after its inputs.
@@ -78,12 +151,13 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
         .map(Option::unwrap_or_default)
         .delimited_by(just(Token::LBracket), just(Token::RBracket));
     let inputs = id_list().delimited_by(just(Token::LParen), just(Token::RParen));
-    let attributes = attribute_list(attribute);
+    let attributes = attribute_list(attribute.clone());
     let call = choice((
         attributes.clone().then(inputs.clone()),
         inputs
             .then(attributes.or_not().map(Option::unwrap_or_default))
             .map(|(i, a)| (a, i)),
+        attributes_among_inputs(attribute),
     ));
     let node = annotation
         .or_not()
@@ -120,7 +194,8 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
 pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>>(
     node: Parsed<'t, 's, I, NodeProto>,
 ) -> impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone {
-    node.repeated()
+    statement(node, NodeProto::default())
+        .repeated()
         .collect()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
 }

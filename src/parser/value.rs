@@ -5,6 +5,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{Entry, Value};
 use super::common::string_literal;
+use super::recovery::list_item;
 use super::tensor::tensor_tail;
 use super::{Extra, Parsed, Tokens};
 use crate::lexer::Token;
@@ -33,11 +34,12 @@ pub(crate) fn entries<'t, 's: 't, I: Tokens<'t, 's>>(
     open: Token<'s>,
     value: impl Parser<'t, I, Value, Extra<'t, 's>> + Clone + 't,
 ) -> impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone {
-    entry(value)
+    list_item(entry(value).map(Some), Token::RAngle, None)
         .separated_by(just(Token::Comma))
         .at_least(1)
-        .collect()
+        .collect::<Vec<_>>()
         .delimited_by(just(open), just(Token::RAngle))
+        .map(|entries| entries.into_iter().flatten().collect())
 }
 
 /// Any value an entry may hold.
