@@ -96,6 +96,10 @@ pub enum Token<'s> {
     /// `-` not followed by a number.
     #[token("-")]
     Minus,
+    /// `... 997 more`: where `print --elide` left values out. Never valid;
+    /// read as one token so the parser can say what happened.
+    #[regex(r"\.\.\.( +[0-9]+ +more)?")]
+    Elided(&'s str),
     /// A `#` comment, to the end of its line. [`lex`] sets comments
     /// aside: the parser never sees them.
     #[regex(r"#[^\n]*", allow_greedy = true)]
@@ -265,6 +269,7 @@ impl std::fmt::Display for Token<'_> {
             Token::Dot => f.write_str("`.`"),
             Token::Question => f.write_str("`?`"),
             Token::Minus => f.write_str("`-`"),
+            Token::Elided(_) => f.write_str("elided values"),
             Token::Comment => f.write_str("a comment"),
             Token::Error => f.write_str("an unexpected character"),
         }
@@ -382,6 +387,25 @@ mod tests {
     fn arrow_needs_adjacent_characters() {
         assert_eq!(kinds("= >"), vec![Token::Eq, Token::RAngle]);
         assert_eq!(kinds("=>"), vec![Token::Arrow]);
+    }
+
+    #[test]
+    fn the_elision_marker_is_one_token() {
+        use Token::*;
+        assert_eq!(
+            kinds("{1, ... 3 more} ... a.b"),
+            vec![
+                LBrace,
+                Int("1"),
+                Comma,
+                Elided("... 3 more"),
+                RBrace,
+                Elided("..."),
+                Ident("a"),
+                Dot,
+                Ident("b")
+            ]
+        );
     }
 
     #[test]

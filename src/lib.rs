@@ -4,6 +4,7 @@
 pub mod check;
 pub mod decode;
 pub mod error;
+pub mod external;
 mod format;
 pub mod lexer;
 pub mod names;

@@ -98,10 +98,7 @@ pub(crate) fn write_output(
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let failed =
         |e: &dyn std::fmt::Display| Failure::Io(format!("cannot write {}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    let dir = directory_of(path);
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
     // The temporary file is private; give the result the permissions the
     // file it replaces had, or those of a newly created file.
@@ -117,6 +114,14 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         .map_err(|e| failed(&e))?;
     file.persist(path).map_err(|e| failed(&e.error))?;
     Ok(())
+}
+
+/// The directory `path` is in (`.` for a bare file name).
+pub(crate) fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
 }
 
 /// The permissions an ordinary new file in `dir` gets (honouring the

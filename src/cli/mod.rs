@@ -5,6 +5,7 @@ mod check;
 mod io;
 mod parse;
 mod print;
+mod progress;
 mod report;
 mod smith;
 

@@ -1,10 +1,12 @@
 //! `onnxtxt parse`: text model in, binary model out.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use onnxtxt::external::{inline, InlineProblem};
 use prost::Message;
 
-use super::io::{read_input, write_output, Failure};
+use super::io::{directory_of, read_input, write_output, Failure};
+use super::progress::Progress;
 
 /// Arguments of `onnxtxt parse`.
 #[derive(Debug, clap::Args)]
@@ -14,13 +16,48 @@ pub(crate) struct ParseArgs {
     /// Where to write the binary model (standard output if not a terminal).
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
+    /// Bring the data of external-data tensors back into the model,
+    /// checking each tensor's length and checksum.
+    #[arg(long)]
+    pub(crate) inline_external: bool,
+    /// With --inline-external: the directory the data locations are
+    /// relative to (by default the text file's, or the current directory
+    /// for standard input).
+    #[arg(long, value_name = "DIR", requires = "inline_external")]
+    pub(crate) external_dir: Option<PathBuf>,
 }
 
 impl ParseArgs {
     pub(crate) fn run(self) -> Result<(), Failure> {
-        let (name, text) = read_input(self.input.as_deref())?.into_text()?;
-        let model =
-            onnxtxt::parse_model(&text).map_err(|error| Failure::Invalid { name, text, error })?;
-        write_output(self.output.as_ref(), &model.encode_to_vec(), true)
+        let input = read_input(self.input.as_deref())?;
+        let progress = Progress::new(input.bytes.len());
+        let (name, text) = input.into_text()?;
+        progress.stage(format!("parsing {name}"));
+        let mut model = onnxtxt::parse_model(&text).map_err(|error| Failure::Invalid {
+            name: name.clone(),
+            text,
+            error,
+        })?;
+        if self.inline_external {
+            progress.stage("reading external data");
+            let dir = match (&self.external_dir, &self.input) {
+                (Some(dir), _) => dir.as_path(),
+                (None, Some(input)) => directory_of(input),
+                (None, None) => Path::new("."),
+            };
+            inline(&mut model, |location| {
+                let path = dir.join(location);
+                std::fs::read(&path)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+            })
+            .map_err(|e| match e.problem {
+                InlineProblem::Load(_) => Failure::Io(format!("{name}: {e}")),
+                _ => Failure::Corrupt(format!("{name}: {e}")),
+            })?;
+        }
+        progress.stage("encoding");
+        let bytes = model.encode_to_vec();
+        drop(progress);
+        write_output(self.output.as_ref(), &bytes, true)
     }
 }

@@ -1,8 +1,11 @@
 //! `onnxtxt print`: binary (or text) model in, canonical text out.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::io::{load_model, read_input, write_output, Failure};
+use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
+
+use super::io::{directory_of, load_model, read_input, write_output, Failure};
+use super::progress::Progress;
 
 /// Arguments of `onnxtxt print`.
 #[derive(Debug, clap::Args)]
@@ -15,17 +18,109 @@ pub(crate) struct PrintArgs {
     /// Use only the reference syntax; list on stderr what had to be dropped.
     #[arg(long)]
     pub(crate) compat: bool,
+    /// Move the data of big tensors into FILE and print them as external
+    /// data; FILE must be in the directory of the text output (the current
+    /// directory for standard output) or below it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) external_data: Option<PathBuf>,
+    /// With --external-data: move tensors whose data is longer than this.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_THRESHOLD, requires = "external_data")]
+    pub(crate) threshold: usize,
+    /// For reading only: print the first N values of bigger tensors and
+    /// mark the rest as elided (such text cannot be parsed back).
+    #[arg(long, value_name = "N", conflicts_with = "external_data")]
+    pub(crate) elide: Option<usize>,
 }
 
 impl PrintArgs {
     pub(crate) fn run(self) -> Result<(), Failure> {
-        let loaded = load_model(read_input(self.input.as_deref())?)?;
-        let printed = onnxtxt::Printer::new()
+        if self.elide.is_some() {
+            refuse_model_name(self.output.as_deref())?;
+        }
+        let input = read_input(self.input.as_deref())?;
+        let progress = Progress::new(input.bytes.len());
+        progress.stage(format!("reading {}", input.name));
+        let mut model = load_model(input)?.model;
+        if let Some(file) = &self.external_data {
+            let location = external_location(file, self.output.as_deref())?;
+            progress.stage("moving tensor data out");
+            let data = externalize(&mut model, &location, self.threshold);
+            write_output(Some(file), &data, true)?;
+        }
+        progress.stage("printing");
+        let mut text = Vec::new();
+        let dropped = onnxtxt::Printer::new()
             .compat(self.compat)
-            .print(&loaded.model);
-        for dropped in &printed.dropped {
+            .elide(self.elide)
+            .write(&model, progress.counting(&mut text))
+            .expect("writing to memory cannot fail");
+        drop(progress);
+        for dropped in &dropped {
             eprintln!("warning: dropped {dropped}");
         }
-        write_output(self.output.as_ref(), printed.text.as_bytes(), false)
+        write_output(self.output.as_ref(), &text, false)
     }
+}
+
+/// Elided text is for reading: refuses to write it to a file named like a
+/// model (`.onnx`, `.onnxtxt`), which people and tools would take for one.
+fn refuse_model_name(output: Option<&Path>) -> Result<(), Failure> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    let extension = output.extension().unwrap_or_default();
+    if ["onnx", "onnxtxt"]
+        .iter()
+        .any(|model| extension.eq_ignore_ascii_case(model))
+    {
+        return Err(Failure::Io(format!(
+            "refusing to write elided text to {}: it would be taken for a model; \
+             use another file name, or print without --elide",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The `location` to write for the external data file `file`: its path
+/// relative to the directory of the text (that of `output`, or the current
+/// directory for standard output), `/`-separated. ONNX locations cannot go
+/// up, so the file must be in that directory or below it.
+fn external_location(file: &Path, output: Option<&Path>) -> Result<String, Failure> {
+    let usage = |what: String| Failure::Io(format!("--external-data {}: {what}", file.display()));
+    let name = file
+        .file_name()
+        .filter(|_| file.as_os_str() != "-")
+        .ok_or_else(|| usage("a file name is needed".into()))?;
+    let text_dir = absolute(
+        output
+            .filter(|p| p.as_os_str() != "-")
+            .map_or(Path::new("."), directory_of),
+    )?;
+    let relative = absolute(directory_of(file))?
+        .strip_prefix(&text_dir)
+        .map(|dir| dir.join(name))
+        .map_err(|_| {
+            usage(format!(
+                "the file must be in the directory of the text ({}) or below it",
+                text_dir.display()
+            ))
+        })?;
+    if output.and_then(Path::file_name) == Some(name) && relative == Path::new(name) {
+        return Err(usage(
+            "the text output cannot be its own external data".into(),
+        ));
+    }
+    let parts = relative
+        .iter()
+        .map(|part| part.to_str())
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| usage("the path is not UTF-8".into()))?;
+    Ok(parts.join("/"))
+}
+
+/// `dir`, made absolute with symbolic links resolved.
+fn absolute(dir: &Path) -> Result<PathBuf, Failure> {
+    dir.canonicalize()
+        .map_err(|e| Failure::Io(format!("cannot find directory {}: {e}", dir.display())))
 }

@@ -246,6 +246,17 @@ pub(crate) fn is_closer(token: Token<'_>) -> bool {
     )
 }
 
+/// The diagnostic for the marker `print --elide` leaves in place of the
+/// values it did not print (`... 997 more`).
+pub(crate) fn elided(span: std::ops::Range<usize>) -> Diagnostic {
+    Diagnostic::new(
+        "onnxtxt::parse::elided",
+        "values were elided by `print --elide`; this text cannot be parsed back into a model",
+        span,
+    )
+    .with_help("print the model without --elide")
+}
+
 /// Characters that end a name-like word in the source.
 fn ends_word(c: char) -> bool {
     c.is_whitespace() || "(),[]{}<>=\"@#".contains(c)

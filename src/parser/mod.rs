@@ -244,6 +244,7 @@ fn lexer_diagnostics(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Vec<Di
                 hints::improve(&mut diagnostic, source);
                 Some(diagnostic)
             }
+            Token::Elided(_) => Some(hints::elided(span.into_range())),
             Token::UnclosedString(_) => Some(
                 Diagnostic::new(
                     "onnxtxt::parse::unclosed_string",

@@ -65,6 +65,7 @@ pub struct Printer {
     compat: bool,
     narrow_float_decimals: bool,
     width: usize,
+    elide: Option<usize>,
 }
 
 impl Default for Printer {
@@ -73,6 +74,7 @@ impl Default for Printer {
             compat: false,
             narrow_float_decimals: false,
             width: 100,
+            elide: None,
         }
     }
 }
@@ -138,6 +140,28 @@ impl Printer {
     #[must_use]
     pub fn width(mut self, width: usize) -> Self {
         self.width = width;
+        self
+    }
+
+    /// With `Some(n)`, tensor constants with more than `n` elements show
+    /// only the first `n`, followed by `... K more`, for reading: such text
+    /// is not a model, and the parser rejects it. Values in annotations
+    /// (`raw_data`, typed fields beside another one) are not elided. `None`
+    /// (print everything) by default.
+    ///
+    /// ```
+    /// use onnxtxt::Printer;
+    ///
+    /// let tensor = onnxtxt::parse_tensor("int64[5] {1, 2, 3, 4, 5}")?;
+    /// let text = Printer::new().elide(Some(2)).print(&tensor).text;
+    /// assert_eq!(text, "int64[5] {1, 2, ... 3 more}");
+    /// let error = onnxtxt::parse_tensor(&text).unwrap_err();
+    /// assert!(error.to_string().contains("values were elided by `print --elide`"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    #[must_use]
+    pub fn elide(mut self, elide: Option<usize>) -> Self {
+        self.elide = elide;
         self
     }
 

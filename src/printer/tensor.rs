@@ -71,6 +71,27 @@ impl<'a> Elements<'a> {
         }
     }
 
+    /// The first `n` elements (all of them for `None`), and how many are
+    /// left out: [`crate::Printer::elide`].
+    fn head(self, n: Option<usize>) -> (Self, usize) {
+        fn split<'a, T>(
+            v: &'a [T],
+            n: Option<usize>,
+            wrap: fn(&'a [T]) -> Elements<'a>,
+        ) -> (Elements<'a>, usize) {
+            let shown = n.map_or(v.len(), |n| n.min(v.len()));
+            (wrap(&v[..shown]), v.len() - shown)
+        }
+        match self {
+            Elements::I32(v) => split(v, n, Elements::I32),
+            Elements::I64(v) => split(v, n, Elements::I64),
+            Elements::U64(v) => split(v, n, Elements::U64),
+            Elements::F32(v) => split(v, n, Elements::F32),
+            Elements::F64(v) => split(v, n, Elements::F64),
+            Elements::Str(v) => split(v, n, Elements::Str),
+        }
+    }
+
     /// Whether the printed elements read back as exactly these values.
     fn exact(self) -> bool {
         match self {
@@ -244,6 +265,7 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
 
 /// Writes the elements separated by commas, filling lines when `fill`.
 fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill: bool) {
+    let (elements, elided) = elements.head(s.opts.elide);
     match elements {
         Elements::I32(v) => {
             if s.opts.narrow_float_decimals
@@ -260,6 +282,15 @@ fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill
         Elements::F32(v) => s.fill_numbers(fill, v, push_float),
         Elements::F64(v) => s.fill_numbers(fill, v, push_float),
         Elements::Str(v) => s.fill(fill, v, |s, _, x| s.string(x)),
+    }
+    // The marker is one token for the lexer, which the parser refuses.
+    if elided > 0 {
+        if !elements.is_empty() {
+            s.text(", ");
+        }
+        s.text("... ");
+        s.int(elided as u64);
+        s.text(" more");
     }
 }
 
