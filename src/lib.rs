@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod decode;
+pub mod diff;
 pub mod error;
 pub mod external;
 mod format;

@@ -21,6 +21,8 @@ pub(crate) enum Failure {
     Corrupt(String),
     /// Reading or writing failed, or the arguments cannot work.
     Io(String),
+    /// Nothing more to show (the command showed it): exit with this code.
+    Exit(u8),
 }
 
 /// An input file, or standard input for `-` or no path.

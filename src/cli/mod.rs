@@ -2,6 +2,8 @@
 //! writing output atomically, and rendering diagnostics.
 
 mod check;
+mod diff;
+mod fmt;
 mod io;
 mod parse;
 mod print;
@@ -38,6 +40,13 @@ pub(crate) enum Command {
     Smith(smith::SmithArgs),
     /// Check a model (text or binary) for what the grammar cannot catch.
     Check(check::CheckArgs),
+    /// Rewrite text models in the canonical style, keeping comments.
+    Fmt(fmt::FmtArgs),
+    /// Show how two models (text or binary) differ, as a unified diff.
+    ///
+    /// Exit status: 0 when they are the same, 1 when they differ, 2 for
+    /// usage or I/O errors and invalid models.
+    Diff(diff::DiffArgs),
 }
 
 impl Command {
@@ -48,14 +57,25 @@ impl Command {
             Command::Print(args) => args.run(),
             Command::Smith(args) => args.run(),
             Command::Check(args) => args.run(format),
+            Command::Fmt(args) => args.run(format),
+            Command::Diff(args) => args.run(format),
         }
     }
 }
 
 impl Failure {
-    /// Shows the failure in `format` and gives the exit code: 1 for invalid
-    /// input, 2 for usage and I/O problems.
+    /// The exit code: 1 for invalid input, 2 for usage and I/O problems.
+    pub(crate) fn code(&self) -> u8 {
+        match self {
+            Failure::Invalid { .. } | Failure::Binary { .. } | Failure::Corrupt(_) => 1,
+            Failure::Io(_) => 2,
+            Failure::Exit(code) => *code,
+        }
+    }
+
+    /// Shows the failure in `format` and gives its exit code.
     pub(crate) fn report(self, format: ErrorFormat) -> ExitCode {
+        let code = ExitCode::from(self.code());
         let diagnostics = |file: &str, text: Option<&str>, error: &onnxtxt::Error| {
             for diagnostic in error.diagnostics() {
                 let label = diagnostic.message.as_str();
@@ -72,22 +92,13 @@ impl Failure {
             }
         };
         match self {
-            Failure::Invalid { name, text, error } => {
-                diagnostics(&name, Some(&text), &error);
-                ExitCode::from(1)
-            }
-            Failure::Binary { name, error } => {
-                diagnostics(&name, None, &error);
-                ExitCode::from(1)
-            }
-            Failure::Corrupt(message) => {
+            Failure::Invalid { name, text, error } => diagnostics(&name, Some(&text), &error),
+            Failure::Binary { name, error } => diagnostics(&name, None, &error),
+            Failure::Corrupt(message) | Failure::Io(message) => {
                 show_message(format, Level::Error, &message);
-                ExitCode::from(1)
             }
-            Failure::Io(message) => {
-                show_message(format, Level::Error, &message);
-                ExitCode::from(2)
-            }
+            Failure::Exit(_) => {}
         }
+        code
     }
 }

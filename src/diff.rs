@@ -1,0 +1,950 @@
+//! Differences between models, as a unified diff of their canonical texts:
+//! the core of `onnxtxt diff` and `onnxtxt fmt --check`.
+//!
+//! Two models are compared by printing both in the canonical style and
+//! diffing the lines (Myers' algorithm, from the `similar` crate). Each hunk
+//! is named after the graph or function its first changed line is in, like
+//! git's function names: `@@ -12,7 +12,7 @@ graph main_graph`,
+//! `@@ -40,3 +40,4 @@ function local.MyFn`. [`DiffOptions`] can leave out
+//! doc strings and metadata, and replace tensor elements by a placeholder,
+//! summarizing instead how the values of each tensor changed
+//! ([`TensorChange`]).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use similar::{ChangeTag, TextDiff};
+
+use crate::names;
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
+    StringStringEntryProto, TensorProto, ValueInfoProto,
+};
+use crate::tensor_data::{self, TypedField, TypedValues};
+
+/// Lines of unchanged text shown around each change by default, as in
+/// diff(1) and git.
+pub const DEFAULT_CONTEXT: usize = 3;
+
+/// What [`diff_models`] compares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffOptions {
+    /// Clear every `doc_string` first: the model's, and those of every
+    /// graph, node, attribute, value info, tensor and function.
+    pub ignore_doc_strings: bool,
+    /// Clear every `metadata_props` first (model, graphs, nodes, value
+    /// infos, tensors, functions), and the model's `producer_name`,
+    /// `producer_version`, `domain` and `model_version`. `ir_version` and
+    /// `opset_import` are kept: they change what the model means.
+    pub ignore_metadata: bool,
+    /// Replace the elements of every tensor (initializers and tensor
+    /// attributes, in every graph and function) by a placeholder,
+    /// `float[1000,1000] W = ["elided": "1000000 values"]`, and list a
+    /// [`TensorChange`] for each tensor found at the same place in both
+    /// models with different values. Values are compared, not how they are
+    /// stored (`raw_data` or a typed field).
+    pub summarize_tensors: bool,
+    /// Lines of unchanged text around each change.
+    pub context: usize,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            ignore_doc_strings: false,
+            ignore_metadata: false,
+            summarize_tensors: false,
+            context: DEFAULT_CONTEXT,
+        }
+    }
+}
+
+/// Which text a line of a hunk belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// In both texts (` ` in a unified diff).
+    Context,
+    /// Only in the old text (`-`).
+    Removed,
+    /// Only in the new text (`+`).
+    Added,
+}
+
+/// A line of a hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Which text it belongs to.
+    pub kind: LineKind,
+    /// The line, without its line break.
+    pub text: String,
+    /// Whether a line break ends it (only a text's last line can lack one).
+    pub newline: bool,
+}
+
+/// A group of changes with the unchanged lines around them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    /// The lines of the old text it covers, counted from 0.
+    pub old: Range<usize>,
+    /// The lines of the new text it covers, counted from 0.
+    pub new: Range<usize>,
+    /// The graph (`graph NAME`) or function (`function DOMAIN.NAME`) its
+    /// first changed line is in, if any.
+    pub scope: Option<String>,
+    /// Its lines, in order.
+    pub lines: Vec<Line>,
+}
+
+impl Hunk {
+    /// The unified diff header: `@@ -OLD +NEW @@` and the scope. Ranges
+    /// are `START,COUNT` with lines counted from 1, `,COUNT` left out when
+    /// it is 1, and START the line before when COUNT is 0, as diff(1)
+    /// writes them.
+    ///
+    /// ```
+    /// let hunks = onnxtxt::diff::diff_texts("a\nb\nc\n", "a\nB\nc\n", 0);
+    /// assert_eq!(hunks[0].header(), "@@ -2 +2 @@");
+    /// ```
+    pub fn header(&self) -> String {
+        fn range(lines: &Range<usize>) -> String {
+            match lines.len() {
+                0 => format!("{},0", lines.start),
+                1 => format!("{}", lines.start + 1),
+                n => format!("{},{n}", lines.start + 1),
+            }
+        }
+        let mut header = format!("@@ -{} +{} @@", range(&self.old), range(&self.new));
+        if let Some(scope) = &self.scope {
+            header.push(' ');
+            header.push_str(scope);
+        }
+        header
+    }
+}
+
+/// The hunks of a line diff of `old` and `new`, each with `context`
+/// unchanged lines around its changes; none when the texts are equal.
+/// When a text parses as a model, hunks are named after the graph or
+/// function their first changed line is in.
+///
+/// ```
+/// let old = "<ir_version: 10>\nmain (float x) => (float y) {\n  y = Relu (x)\n}\n";
+/// let new = "<ir_version: 10>\nmain (float x) => (float y) {\n  y = Abs (x)\n}\n";
+/// let hunks = onnxtxt::diff::diff_texts(old, new, 1);
+/// assert_eq!(hunks.len(), 1);
+/// assert_eq!(hunks[0].header(), "@@ -2,3 +2,3 @@ graph main");
+/// assert_eq!(hunks[0].lines[1].text, "  y = Relu (x)");
+/// assert!(onnxtxt::diff::diff_texts(old, old, 3).is_empty());
+/// ```
+pub fn diff_texts(old: &str, new: &str, context: usize) -> Vec<Hunk> {
+    let diff = TextDiff::from_lines(old, new);
+    let groups = diff.grouped_ops(context);
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let outlines = [Outline::of(old), Outline::of(new)];
+    groups
+        .iter()
+        .map(|group| {
+            let (first, last) = (&group[0], &group[group.len() - 1]);
+            // The text and line of the first change.
+            let mut first_change = None;
+            let mut lines = Vec::new();
+            for change in group.iter().flat_map(|op| diff.iter_changes(op)) {
+                let (kind, at) = match change.tag() {
+                    ChangeTag::Equal => (LineKind::Context, None),
+                    ChangeTag::Delete => (LineKind::Removed, change.old_index().map(|l| (0, l))),
+                    ChangeTag::Insert => (LineKind::Added, change.new_index().map(|l| (1, l))),
+                };
+                first_change = first_change.or(at);
+                let text = change.value();
+                let body = text.strip_suffix('\n').unwrap_or(text);
+                lines.push(Line {
+                    kind,
+                    text: body.to_owned(),
+                    newline: body.len() < text.len(),
+                });
+            }
+            Hunk {
+                old: first.old_range().start..last.old_range().end,
+                new: first.new_range().start..last.new_range().end,
+                scope: first_change
+                    .and_then(|(side, line)| outlines[side].scope_at(line))
+                    .map(str::to_owned),
+                lines,
+            }
+        })
+        .collect()
+}
+
+/// The graphs and functions of a text model, with the lines each spans.
+#[derive(Debug, Default)]
+struct Outline {
+    scopes: Vec<(Range<usize>, String)>,
+}
+
+impl Outline {
+    /// The outline of `text`; empty if it does not parse.
+    fn of(text: &str) -> Self {
+        let Ok((model, map)) = crate::parse_model_with_source_map(text) else {
+            return Outline::default();
+        };
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let line_of = |byte: usize| line_starts.partition_point(|&start| start <= byte) - 1;
+        let scopes = map
+            .iter()
+            .filter_map(|(path, span)| {
+                let name = if let Some(function) = function_index(path) {
+                    function_label(model.functions.get(function)?)
+                } else if is_graph_path(path) {
+                    match map.span(&format!("{path}.name")) {
+                        Some(name) => format!("graph {}", &text[name]),
+                        None => "graph".to_owned(),
+                    }
+                } else {
+                    return None;
+                };
+                let lines = line_of(span.start)..line_of(span.end.max(span.start + 1) - 1) + 1;
+                Some((lines, name))
+            })
+            .collect();
+        Outline { scopes }
+    }
+
+    /// The innermost graph or function that holds `line`.
+    fn scope_at(&self, line: usize) -> Option<&str> {
+        self.scopes
+            .iter()
+            .filter(|(lines, _)| lines.contains(&line))
+            .min_by_key(|(lines, _)| lines.len())
+            .map(|(_, name)| name.as_str())
+    }
+}
+
+/// `i` for the source map path `functions[i]`.
+fn function_index(path: &str) -> Option<usize> {
+    path.strip_prefix("functions[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+/// Whether the source map path names a graph: the model's, or one held by
+/// an attribute (`...attribute["body"].g`, `...attribute["bodies"].graphs[1]`).
+fn is_graph_path(path: &str) -> bool {
+    path == "graph"
+        || path.rsplit_once('.').is_some_and(|(_, last)| {
+            last == "g" || (last.starts_with("graphs[") && last.ends_with(']'))
+        })
+}
+
+/// `function DOMAIN.NAME:OVERLOAD`.
+fn function_label(f: &FunctionProto) -> String {
+    format!("function {}", function_name(f))
+}
+
+/// `DOMAIN.NAME:OVERLOAD`, without what is unset or empty.
+fn function_name(f: &FunctionProto) -> String {
+    let mut name = String::new();
+    if let Some(domain) = f.domain.as_deref().filter(|d| !d.is_empty()) {
+        name.push_str(domain);
+        name.push('.');
+    }
+    name.push_str(f.name.as_deref().unwrap_or(""));
+    if let Some(overload) = f.overload.as_deref().filter(|o| !o.is_empty()) {
+        name.push(':');
+        name.push_str(overload);
+    }
+    name
+}
+
+/// How two models differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelDiff {
+    /// The hunks of the diff of their canonical texts.
+    pub hunks: Vec<Hunk>,
+    /// With [`DiffOptions::summarize_tensors`], the tensors whose values
+    /// changed, in the order of the old model.
+    pub tensors: Vec<TensorChange>,
+}
+
+impl ModelDiff {
+    /// Whether the models are the same (as far as the options look).
+    pub fn is_empty(&self) -> bool {
+        self.hunks.is_empty() && self.tensors.is_empty()
+    }
+}
+
+/// Compares two models through their canonical texts.
+///
+/// ```
+/// use onnxtxt::diff::{diff_models, DiffOptions};
+///
+/// let old = onnxtxt::parse_model(r#"<ir_version: 10, opset_import: ["": 21]>
+///     main (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.0}> { y = Add (x, w) }"#)?;
+/// let new = onnxtxt::parse_model(r#"<ir_version: 10, opset_import: ["": 21]>
+///     main (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.5}> { y = Add (x, w) }"#)?;
+///
+/// let diff = diff_models(&old, &new, &DiffOptions::default());
+/// assert_eq!(diff.hunks[0].scope.as_deref(), Some("graph main"));
+///
+/// let options = DiffOptions { summarize_tensors: true, ..DiffOptions::default() };
+/// let diff = diff_models(&old, &new, &options);
+/// assert!(diff.hunks.is_empty());
+/// assert_eq!(diff.tensors[0].to_string(), "w: 2 float, 1 value changed, max abs diff 0.5");
+/// assert!(diff_models(&old, &old, &options).is_empty());
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn diff_models(old: &ModelProto, new: &ModelProto, options: &DiffOptions) -> ModelDiff {
+    let (old, old_tensors) = prepare(old, options);
+    let (new, new_tensors) = prepare(new, options);
+    let hunks = diff_texts(
+        &crate::to_text(&old),
+        &crate::to_text(&new),
+        options.context,
+    );
+    let mut by_place: HashMap<&str, &Elided> = HashMap::new();
+    for tensor in &new_tensors {
+        by_place.entry(tensor.place.as_str()).or_insert(tensor);
+    }
+    let tensors = old_tensors
+        .iter()
+        .filter_map(|before| TensorChange::between(before, by_place.get(before.place.as_str())?))
+        .collect();
+    ModelDiff { hunks, tensors }
+}
+
+/// A copy of `model` with what `options` leave out cleared, and, with
+/// [`DiffOptions::summarize_tensors`], the tensors whose elements were
+/// replaced by a placeholder.
+fn prepare(model: &ModelProto, options: &DiffOptions) -> (ModelProto, Vec<Elided>) {
+    let mut model = model.clone();
+    if options.ignore_doc_strings {
+        model.doc_string = None;
+    }
+    if options.ignore_metadata {
+        model.metadata_props.clear();
+        model.producer_name = None;
+        model.producer_version = None;
+        model.domain = None;
+        model.model_version = None;
+    }
+    let mut elided = Vec::new();
+    walk_model(&mut model, &mut |mut item| {
+        if options.ignore_doc_strings {
+            *item.doc_string() = None;
+        }
+        if options.ignore_metadata {
+            if let Some(props) = item.metadata_props() {
+                props.clear();
+            }
+        }
+        if let (true, Item::Tensor(tensor, Some(place))) = (options.summarize_tensors, item) {
+            if let Some(values) = take_values(tensor) {
+                elided.push(Elided {
+                    place,
+                    shape: Shape::of(tensor),
+                    values,
+                });
+            }
+        }
+    });
+    (model, elided)
+}
+
+/// An item of a model that has a doc string.
+enum Item<'a> {
+    Graph(&'a mut GraphProto),
+    Node(&'a mut NodeProto),
+    Attribute(&'a mut AttributeProto),
+    ValueInfo(&'a mut ValueInfoProto),
+    Function(&'a mut FunctionProto),
+    /// A tensor, with where it is (`W`, `local.MyFn/c.value`,
+    /// `loop.body/W`) unless it is part of a sparse tensor.
+    Tensor(&'a mut TensorProto, Option<String>),
+}
+
+impl Item<'_> {
+    fn doc_string(&mut self) -> &mut Option<String> {
+        match self {
+            Item::Graph(g) => &mut g.doc_string,
+            Item::Node(n) => &mut n.doc_string,
+            Item::Attribute(a) => &mut a.doc_string,
+            Item::ValueInfo(v) => &mut v.doc_string,
+            Item::Function(f) => &mut f.doc_string,
+            Item::Tensor(t, _) => &mut t.doc_string,
+        }
+    }
+
+    fn metadata_props(&mut self) -> Option<&mut Vec<StringStringEntryProto>> {
+        match self {
+            Item::Graph(g) => Some(&mut g.metadata_props),
+            Item::Node(n) => Some(&mut n.metadata_props),
+            Item::Attribute(_) => None,
+            Item::ValueInfo(v) => Some(&mut v.metadata_props),
+            Item::Function(f) => Some(&mut f.metadata_props),
+            Item::Tensor(t, _) => Some(&mut t.metadata_props),
+        }
+    }
+}
+
+type Visit<'v> = dyn FnMut(Item<'_>) + 'v;
+
+/// Visits every item of `model` (not the model itself), inner items first.
+fn walk_model(model: &mut ModelProto, visit: &mut Visit<'_>) {
+    if let Some(graph) = &mut model.graph {
+        walk_graph(graph, "", visit);
+    }
+    for (i, training) in model.training_info.iter_mut().enumerate() {
+        for (field, graph) in [
+            ("initialization", &mut training.initialization),
+            ("algorithm", &mut training.algorithm),
+        ] {
+            if let Some(graph) = graph {
+                walk_graph(graph, &format!("training_info[{i}].{field}/"), visit);
+            }
+        }
+    }
+    for function in &mut model.functions {
+        let prefix = format!("{}/", function_name(function));
+        for attribute in &mut function.attribute_proto {
+            let place = format!("{prefix}{}", attribute.name.as_deref().unwrap_or(""));
+            walk_attribute(attribute, &place, visit);
+        }
+        walk_nodes(&mut function.node, &prefix, visit);
+        for value_info in &mut function.value_info {
+            visit(Item::ValueInfo(value_info));
+        }
+        visit(Item::Function(function));
+    }
+}
+
+/// Visits a graph and what it holds; `prefix` starts the places of its
+/// tensors.
+fn walk_graph(graph: &mut GraphProto, prefix: &str, visit: &mut Visit<'_>) {
+    for value_info in graph
+        .input
+        .iter_mut()
+        .chain(&mut graph.output)
+        .chain(&mut graph.value_info)
+    {
+        visit(Item::ValueInfo(value_info));
+    }
+    for tensor in &mut graph.initializer {
+        let place = format!("{prefix}{}", tensor.name.as_deref().unwrap_or(""));
+        visit(Item::Tensor(tensor, Some(place)));
+    }
+    for sparse in &mut graph.sparse_initializer {
+        walk_sparse(sparse, visit);
+    }
+    walk_nodes(&mut graph.node, prefix, visit);
+    visit(Item::Graph(graph));
+}
+
+/// Visits nodes; a node is named by its name, else its first output, else
+/// its index.
+fn walk_nodes(nodes: &mut [NodeProto], prefix: &str, visit: &mut Visit<'_>) {
+    for (i, node) in nodes.iter_mut().enumerate() {
+        let id = match (node.name.as_deref(), node.output.first()) {
+            (Some(name), _) if !name.is_empty() => name.to_owned(),
+            (_, Some(output)) if !output.is_empty() => output.clone(),
+            _ => format!("node[{i}]"),
+        };
+        for attribute in &mut node.attribute {
+            let place = format!("{prefix}{id}.{}", attribute.name.as_deref().unwrap_or(""));
+            walk_attribute(attribute, &place, visit);
+        }
+        visit(Item::Node(node));
+    }
+}
+
+/// Visits an attribute at `place` and the tensors and graphs it holds.
+fn walk_attribute(attribute: &mut AttributeProto, place: &str, visit: &mut Visit<'_>) {
+    if let Some(tensor) = &mut attribute.t {
+        visit(Item::Tensor(tensor, Some(place.to_owned())));
+    }
+    for (i, tensor) in attribute.tensors.iter_mut().enumerate() {
+        visit(Item::Tensor(tensor, Some(format!("{place}[{i}]"))));
+    }
+    if let Some(graph) = &mut attribute.g {
+        walk_graph(graph, &format!("{place}/"), visit);
+    }
+    for (i, graph) in attribute.graphs.iter_mut().enumerate() {
+        walk_graph(graph, &format!("{place}[{i}]/"), visit);
+    }
+    for sparse in attribute
+        .sparse_tensor
+        .iter_mut()
+        .chain(&mut attribute.sparse_tensors)
+    {
+        walk_sparse(sparse, visit);
+    }
+    visit(Item::Attribute(attribute));
+}
+
+fn walk_sparse(sparse: &mut SparseTensorProto, visit: &mut Visit<'_>) {
+    for tensor in sparse.values.iter_mut().chain(&mut sparse.indices) {
+        visit(Item::Tensor(tensor, None));
+    }
+}
+
+/// The values of a tensor whose elements were replaced by a placeholder.
+struct Elided {
+    place: String,
+    shape: Shape,
+    values: TypedValues,
+}
+
+/// Takes the elements out of `tensor`, leaving a placeholder (written as
+/// external data, which has no elements), if they are stored in the one
+/// field its type uses or in `raw_data` in the standard layout. Other
+/// tensors are left as they are.
+fn take_values(tensor: &mut TensorProto) -> Option<TypedValues> {
+    let data_type = tensor.data_type?;
+    let field = tensor_data::typed_field(data_type)?;
+    let count = tensor
+        .dims
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))?;
+    let stray = TYPED_FIELDS
+        .into_iter()
+        .any(|other| other != field && typed_len(tensor, other) > 0);
+    if stray || tensor.data_location == Some(1) {
+        return None;
+    }
+    let values = match &tensor.raw_data {
+        Some(raw) if typed_len(tensor, field) == 0 => {
+            tensor_data::unpack_raw(data_type, raw, count)?
+        }
+        Some(_) => return None,
+        None => match field {
+            TypedField::Int32Data => TypedValues::Int32(std::mem::take(&mut tensor.int32_data)),
+            TypedField::Int64Data => TypedValues::Int64(std::mem::take(&mut tensor.int64_data)),
+            TypedField::Uint64Data => TypedValues::Uint64(std::mem::take(&mut tensor.uint64_data)),
+            TypedField::FloatData => TypedValues::Float(std::mem::take(&mut tensor.float_data)),
+            TypedField::DoubleData => TypedValues::Double(std::mem::take(&mut tensor.double_data)),
+            TypedField::StringData => TypedValues::Bytes(std::mem::take(&mut tensor.string_data)),
+        },
+    };
+    tensor.raw_data = None;
+    tensor.data_location = Some(1);
+    let count = values.len();
+    tensor.external_data = vec![StringStringEntryProto {
+        key: Some("elided".into()),
+        value: Some(format!("{count} {}", plural(count, "value"))),
+    }];
+    Some(values)
+}
+
+const TYPED_FIELDS: [TypedField; 6] = [
+    TypedField::Int32Data,
+    TypedField::Int64Data,
+    TypedField::Uint64Data,
+    TypedField::FloatData,
+    TypedField::DoubleData,
+    TypedField::StringData,
+];
+
+/// How many entries `field` of `tensor` holds.
+fn typed_len(tensor: &TensorProto, field: TypedField) -> usize {
+    match field {
+        TypedField::Int32Data => tensor.int32_data.len(),
+        TypedField::Int64Data => tensor.int64_data.len(),
+        TypedField::Uint64Data => tensor.uint64_data.len(),
+        TypedField::FloatData => tensor.float_data.len(),
+        TypedField::DoubleData => tensor.double_data.len(),
+        TypedField::StringData => tensor.string_data.len(),
+    }
+}
+
+fn plural(count: usize, word: &str) -> String {
+    if count == 1 {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// A tensor's element type and dimensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// `TensorProto.DataType` code.
+    pub data_type: i32,
+    /// Dimensions; none for a scalar.
+    pub dims: Vec<i64>,
+}
+
+impl Shape {
+    fn of(tensor: &TensorProto) -> Self {
+        Shape {
+            data_type: tensor.data_type.unwrap_or(0),
+            dims: tensor.dims.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Shape {
+    /// `1000×1000 float`, `scalar int64`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.dims.is_empty() {
+            f.write_str("scalar")?;
+        }
+        for (i, d) in self.dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str("×")?;
+            }
+            write!(f, "{d}")?;
+        }
+        match names::element_type_name(self.data_type) {
+            Some(name) => write!(f, " {name}"),
+            None => write!(f, " (data type {})", self.data_type),
+        }
+    }
+}
+
+/// The largest absolute difference between two values of a tensor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MaxAbsDiff {
+    /// For floating-point types (narrow ones too); NaN when a value became
+    /// or stopped being NaN.
+    Float(f64),
+    /// For integer types (and `bool`).
+    Int(u128),
+}
+
+impl fmt::Display for MaxAbsDiff {
+    /// Floats to 6 significant digits, the shortest way (`0.02`, `1e-7`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MaxAbsDiff::Int(d) => write!(f, "{d}"),
+            MaxAbsDiff::Float(d) => {
+                let rounded: f64 = format!("{d:.5e}").parse().unwrap_or(d);
+                // Debug writes the shortest digits, with an exponent for
+                // very small and very large values.
+                let text = format!("{rounded:?}");
+                f.write_str(text.strip_suffix(".0").unwrap_or(&text))
+            }
+        }
+    }
+}
+
+/// How the values of a tensor found at the same place in both models
+/// changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorChange {
+    /// Where it is: its name for an initializer of the main graph, else
+    /// what holds it, `/`-separated: `loop_node.body/W` (a graph attribute
+    /// of a node, named by its name or first output), `local.MyFn/c.value`
+    /// (an attribute of a function's node), `c.value[1]` (an element of a
+    /// list of tensors).
+    pub place: String,
+    /// Its type and dimensions in the old model.
+    pub old: Shape,
+    /// Its type and dimensions in the new model.
+    pub new: Shape,
+    /// When the shapes are the same, how many values changed and by how
+    /// much at most (`None` for strings).
+    pub values: Option<(usize, Option<MaxAbsDiff>)>,
+}
+
+impl TensorChange {
+    /// The change from `old` to `new`, if any.
+    fn between(old: &Elided, new: &Elided) -> Option<Self> {
+        let values = if old.shape == new.shape {
+            let (changed, max) = compare(old.shape.data_type, &old.values, &new.values)?;
+            if changed == 0 {
+                return None;
+            }
+            Some((changed, max))
+        } else {
+            None
+        };
+        Some(TensorChange {
+            place: old.place.clone(),
+            old: old.shape.clone(),
+            new: new.shape.clone(),
+            values,
+        })
+    }
+}
+
+impl fmt::Display for TensorChange {
+    /// `W: 1000×1000 float, 37 values changed, max abs diff 0.02`, or
+    /// `W: 4×8 float → 8×8 float` when the shape or type changed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place, self.old)?;
+        match self.values {
+            None => write!(f, " → {}", self.new),
+            Some((changed, max)) => {
+                write!(f, ", {changed} {} changed", plural(changed, "value"))?;
+                match max {
+                    Some(max) => write!(f, ", max abs diff {max}"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// How many entries differ between `old` and `new` (same type and length)
+/// and the largest absolute difference; `None` if they cannot be compared.
+/// Floats differ when their bits do.
+fn compare(
+    data_type: i32,
+    old: &TypedValues,
+    new: &TypedValues,
+) -> Option<(usize, Option<MaxAbsDiff>)> {
+    fn floats(pairs: impl Iterator<Item = (f64, f64)>) -> (usize, Option<MaxAbsDiff>) {
+        let mut max: Option<f64> = None;
+        let mut changed = 0;
+        for (a, b) in pairs.filter(|(a, b)| a.to_bits() != b.to_bits()) {
+            changed += 1;
+            let d = (a - b).abs();
+            max = Some(match max {
+                Some(m) if m.is_nan() || d.is_nan() => f64::NAN,
+                Some(m) => m.max(d),
+                None => d,
+            });
+        }
+        (changed, max.map(MaxAbsDiff::Float))
+    }
+    fn ints(pairs: impl Iterator<Item = (i128, i128)>) -> (usize, Option<MaxAbsDiff>) {
+        let diffs: Vec<u128> = pairs
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| a.abs_diff(b))
+            .collect();
+        (
+            diffs.len(),
+            diffs.iter().max().copied().map(MaxAbsDiff::Int),
+        )
+    }
+    if old.len() != new.len() {
+        return None;
+    }
+    Some(match (old, new) {
+        (TypedValues::Int32(a), TypedValues::Int32(b))
+            if tensor_data::is_narrow_float(data_type) =>
+        {
+            let value = |bits: i32| {
+                u32::try_from(bits)
+                    .ok()
+                    .and_then(|bits| tensor_data::bits_to_f64(data_type, bits))
+                    .unwrap_or(f64::NAN)
+            };
+            floats(a.iter().zip(b).map(|(&a, &b)| (value(a), value(b))))
+        }
+        (TypedValues::Int32(a), TypedValues::Int32(b)) => {
+            ints(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
+        }
+        (TypedValues::Int64(a), TypedValues::Int64(b)) => {
+            ints(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
+        }
+        (TypedValues::Uint64(a), TypedValues::Uint64(b)) => {
+            ints(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
+        }
+        (TypedValues::Float(a), TypedValues::Float(b)) => {
+            floats(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
+        }
+        (TypedValues::Double(a), TypedValues::Double(b)) => {
+            floats(a.iter().zip(b).map(|(&a, &b)| (a, b)))
+        }
+        (TypedValues::Bytes(a), TypedValues::Bytes(b)) => {
+            (a.iter().zip(b).filter(|(a, b)| a != b).count(), None)
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scopes(old: &str, new: &str) -> Vec<Option<String>> {
+        diff_texts(old, new, 3)
+            .into_iter()
+            .map(|hunk| hunk.scope)
+            .collect()
+    }
+
+    const MODEL: &str = r#"<
+  ir_version: 10,
+  opset_import: ["": 21, "local": 1]
+>
+main (float[N] x, bool c) => (float[N] y) {
+  t = local.Double (x)
+  u = Relu (t)
+  v = Abs (u)
+  y = If (c) <
+    then_branch: graph = yes () => (float[N] z) {
+      z = Identity (v)
+    },
+    else_branch: graph = no () => (float[N] z) {
+      z = Neg (v)
+    }
+  >
+}
+
+<
+  domain: "local",
+  opset_import: ["": 21]
+>
+Double (a) => (b) {
+  b = Add (a, a)
+}
+"#;
+
+    fn changed(from: &str, to: &str) -> String {
+        assert!(MODEL.contains(from), "{from}");
+        MODEL.replacen(from, to, 1)
+    }
+
+    #[test]
+    fn hunks_are_named_after_the_innermost_graph_or_function() {
+        for (from, to, scope) in [
+            ("u = Relu (t)", "u = Elu (t)", "graph main"),
+            ("z = Identity (v)", "z = Abs (v)", "graph yes"),
+            ("z = Neg (v)", "z = Sigmoid (v)", "graph no"),
+            ("b = Add (a, a)", "b = Mul (a, a)", "function local.Double"),
+            // A line that the function header holds.
+            (
+                "opset_import: [\"\": 21]\n>",
+                "opset_import: [\"\": 22]\n>",
+                "function local.Double",
+            ),
+        ] {
+            assert_eq!(
+                scopes(MODEL, &changed(from, to)),
+                [Some(scope.to_owned())],
+                "{from}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_first_changed_line_names_the_hunk_not_its_context() {
+        // The context lines before the change are in the main graph.
+        let new = changed("  b = Add (a, a)\n", "  b = Add (a, a)\n  c = Abs (b)\n");
+        let hunks = diff_texts(MODEL, &new, 30);
+        assert_eq!(hunks.len(), 1);
+        assert_eq!(hunks[0].old.start, 0);
+        assert_eq!(hunks[0].scope.as_deref(), Some("function local.Double"));
+        // A deleted line is found in the old text.
+        let new = changed("  v = Abs (u)\n", "");
+        assert_eq!(scopes(MODEL, &new), [Some("graph main".to_owned())]);
+    }
+
+    #[test]
+    fn the_model_header_and_unparsable_text_have_no_scope() {
+        assert_eq!(
+            scopes(MODEL, &changed("ir_version: 10", "ir_version: 9")),
+            [None]
+        );
+        assert_eq!(scopes("a\nb\n", "a\nc\n"), [None]);
+    }
+
+    #[test]
+    fn separate_changes_make_separate_hunks() {
+        let new = changed("u = Relu (t)", "u = Elu (t)").replace("Add (a, a)", "Sub (a, a)");
+        assert_eq!(
+            scopes(MODEL, &new),
+            [
+                Some("graph main".to_owned()),
+                Some("function local.Double".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn headers_count_lines_as_diff_does() {
+        let hunks = diff_texts("a\nb\n", "a\nb\nc", 3);
+        assert_eq!(hunks[0].header(), "@@ -1,2 +1,3 @@");
+        let last = hunks[0].lines.last().unwrap();
+        assert_eq!(
+            (last.kind, last.text.as_str(), last.newline),
+            (LineKind::Added, "c", false)
+        );
+        assert_eq!(diff_texts("a\n", "", 3)[0].header(), "@@ -1 +0,0 @@");
+    }
+
+    #[test]
+    fn placeholders_keep_the_text_a_model() {
+        let text = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+main (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float16[2] h = {1.5, 2.0}> {
+  y = If (c) <then_branch: graph = yes () => (float[2] z) <int8[1] i = {3}> {
+    z = Constant <value_ints: tensors = [int64[1] {1}, int64[1] {2}]> ()
+  }>
+}
+<domain: "local", opset_import: ["": 21]>
+f <p: tensor = float[1] {1.0}> (a) => (b) {
+  b = Constant <value: tensor = float[1] {2.0}> ()
+}
+"#;
+        let old = crate::parse_model(text).unwrap();
+        let new = crate::parse_model(
+            &text
+                .replace("1.5, 2.0", "1.5, 2.5")
+                .replace("{3}", "{-4}")
+                .replace("{2}]", "{7}]")
+                .replace("{2.0}", "{2.25}"),
+        )
+        .unwrap();
+        let options = DiffOptions {
+            summarize_tensors: true,
+            ..DiffOptions::default()
+        };
+        let (elided, tensors) = prepare(&old, &options);
+        let places: Vec<&str> = tensors.iter().map(|t| t.place.as_str()).collect();
+        assert_eq!(
+            places,
+            [
+                "w",
+                "h",
+                "y.then_branch/i",
+                "y.then_branch/z.value_ints[0]",
+                "y.then_branch/z.value_ints[1]",
+                "local.f/p",
+                "local.f/b.value"
+            ]
+        );
+        let printed = crate::to_text(&elided);
+        for elements in [
+            "{1, 2}",
+            "{1.5, 2.0}",
+            "{3}",
+            "{1}",
+            "{2}",
+            "{1.0}",
+            "{2.0}",
+        ] {
+            assert!(!printed.contains(elements), "{elements} in {printed}");
+        }
+        assert!(crate::parse_model(&printed).is_ok(), "{printed}");
+        let summaries: Vec<String> = diff_models(&old, &new, &options)
+            .tensors
+            .iter()
+            .map(TensorChange::to_string)
+            .collect();
+        assert_eq!(
+            summaries,
+            [
+                "h: 2 float16, 1 value changed, max abs diff 0.5",
+                "y.then_branch/i: 1 int8, 1 value changed, max abs diff 7",
+                "y.then_branch/z.value_ints[1]: 1 int64, 1 value changed, max abs diff 5",
+                "local.f/b.value: 1 float, 1 value changed, max abs diff 0.25",
+            ]
+        );
+    }
+
+    #[test]
+    fn max_abs_diff_is_short() {
+        assert_eq!(MaxAbsDiff::Float(0.019999995827674866).to_string(), "0.02");
+        assert_eq!(MaxAbsDiff::Float(2.0).to_string(), "2");
+        assert_eq!(MaxAbsDiff::Float(1e-7).to_string(), "1e-7");
+        assert_eq!(MaxAbsDiff::Float(3.0000004e20).to_string(), "3e20");
+        assert_eq!(MaxAbsDiff::Float(f64::NAN).to_string(), "NaN");
+        assert_eq!(MaxAbsDiff::Int(3).to_string(), "3");
+    }
+}
