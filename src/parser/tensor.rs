@@ -244,13 +244,17 @@ pub(crate) fn build_tensor<'t, 's>(
             tensor.external_data = entries;
             Ok(())
         }
-        Data::Numbers(text, span) => store_values(
-            &mut tensor,
-            data_type,
-            number_items(text, span.start),
-            estimate_count(text),
-            type_span,
-        ),
+        Data::Numbers(text, span) => match storage(data_type) {
+            Some(Storage::Float) => float_list(&mut tensor.float_data, text, span.start),
+            Some(Storage::Double) => float_list(&mut tensor.double_data, text, span.start),
+            _ => store_values(
+                &mut tensor,
+                data_type,
+                number_items(text, span.start),
+                estimate_count(text),
+                type_span,
+            ),
+        },
         Data::Literals(items) => {
             let count = items.len();
             store_values(&mut tensor, data_type, items.into_iter(), count, type_span)
@@ -260,6 +264,38 @@ pub(crate) fn build_tensor<'t, 's>(
         emitter.emit(error);
     }
     tensor
+}
+
+/// The fast path for the bulk of big models, float values: each number of a
+/// [`Token::Numbers`] text (well formed, the lexer checked) is read straight
+/// into `out`, correctly rounded, in one pass. `offset` is the text's
+/// position in the source.
+fn float_list<'t, 's, T>(
+    out: &mut Vec<T>,
+    text: &str,
+    offset: usize,
+) -> Result<(), Rich<'t, Token<'s>>>
+where
+    T: fast_float2::FastFloat + std::str::FromStr + IsInfinite,
+{
+    let bytes = text.as_bytes();
+    out.reserve(estimate_count(text));
+    let mut pos = skip_blank(bytes, 0);
+    while pos < bytes.len() {
+        let span = |len| SimpleSpan::from(offset + pos..offset + pos + len);
+        let (value, len) = fast_float2::parse_partial::<T, _>(&bytes[pos..])
+            .map_err(|_| Rich::custom(span(1), "expected a number"))?;
+        if value.is_infinite() {
+            // `inf`, or a literal too large for `T`: the slow path tells.
+            parse_float::<T>(&text[pos..pos + len], span(len))?;
+        }
+        out.push(value);
+        pos = skip_blank(bytes, pos + len);
+        if bytes.get(pos) == Some(&b',') {
+            pos = skip_blank(bytes, pos + 1);
+        }
+    }
+    Ok(())
 }
 
 /// An upper bound on the number of items in a number list.
@@ -464,6 +500,68 @@ pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>>(
 #[cfg(test)]
 mod tests {
     use crate::parse_tensor;
+
+    /// The fast path reads every literal the lexer lets into a number list
+    /// exactly as `str::parse` does, to the bit, and over the same text.
+    #[test]
+    fn fast_float_lists_agree_with_str_parse() {
+        let literals = [
+            "0",
+            "-0",
+            "1",
+            "1.",
+            "-1.5",
+            "0.1",
+            "3.4028235e38",
+            "3.4028236e38",
+            "1e-45",
+            "7e-46",
+            "1e+22",
+            "1E22",
+            "-2.5e-3",
+            "123456789012345678901234567890",
+            "0.000000000000000000000000000000000000000000001401298464324817",
+            "2.2250738585072014e-308",
+            "4.9e-324",
+            "1.7976931348623157e308",
+            "nan",
+            "-nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "Infinity",
+            "-INFINITY",
+            "00012",
+            "1.000000000000000000001",
+        ];
+        for literal in literals {
+            let list = format!("{literal}, {literal} # note\n, {literal}");
+            assert_eq!(
+                crate::lexer::skip_number(list.as_bytes(), 0),
+                Some(literal.len())
+            );
+            let (mut floats, mut doubles) = (Vec::new(), Vec::new());
+            let floats_ok = super::float_list::<f32>(&mut floats, &list, 0).is_ok();
+            let doubles_ok = super::float_list::<f64>(&mut doubles, &list, 0).is_ok();
+            match literal.parse::<f32>() {
+                Ok(x) if !x.is_infinite() || literal.contains(['i', 'I']) => {
+                    assert!(floats_ok, "{literal}");
+                    assert_eq!(floats.len(), 3);
+                    assert!(
+                        floats.iter().all(|f| f.to_bits() == x.to_bits()),
+                        "{literal}"
+                    );
+                }
+                _ => assert!(!floats_ok, "{literal} overflows f32"),
+            }
+            let x = literal.parse::<f64>().unwrap();
+            assert!(doubles_ok, "{literal}");
+            assert!(
+                doubles.iter().all(|f| f.to_bits() == x.to_bits()),
+                "{literal}"
+            );
+        }
+    }
 
     #[test]
     fn values_go_where_the_reference_puts_them() {
