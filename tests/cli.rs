@@ -2,91 +2,16 @@
 //! `-o` files written atomically, input kind detection, `--compat`, and how
 //! errors are rendered (snapshots in `snapshots/`).
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use prost::Message as _;
+use support::{arg, run, run_in, run_stdin, run_with, write, Invocation};
 
 const MLP: &str = include_str!("../examples/mlp.onnxtxt");
 const MLP_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mlp.onnxtxt");
-
-/// What a run of `onnxtxt` gave.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-impl Run {
-    fn stdout_text(&self) -> String {
-        String::from_utf8(self.stdout.clone()).expect("stdout is UTF-8")
-    }
-}
-
-/// How to run `onnxtxt`.
-#[derive(Default)]
-struct Invocation<'a> {
-    stdin: Option<&'a [u8]>,
-    dir: Option<&'a Path>,
-    env: Vec<(&'a str, &'a str)>,
-}
-
-fn run_with(args: &[&str], how: Invocation<'_>) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_onnxtxt"));
-    command
-        .args(args)
-        .env_remove("NO_COLOR")
-        .stdin(if how.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(dir) = how.dir {
-        command.current_dir(dir);
-    }
-    for (key, value) in &how.env {
-        command.env(key, value);
-    }
-    let mut child = command.spawn().expect("onnxtxt starts");
-    if let Some(input) = how.stdin {
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(input).unwrap();
-    }
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().expect("onnxtxt exits, not killed"),
-        stdout: output.stdout,
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
-}
-
-fn run(args: &[&str]) -> Run {
-    run_with(args, Invocation::default())
-}
-
-fn run_stdin(args: &[&str], stdin: &[u8]) -> Run {
-    run_with(
-        args,
-        Invocation {
-            stdin: Some(stdin),
-            ..Invocation::default()
-        },
-    )
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Run {
-    run_with(
-        args,
-        Invocation {
-            dir: Some(dir),
-            ..Invocation::default()
-        },
-    )
-}
 
 /// The binary model of `examples/mlp.onnxtxt`.
 fn mlp_binary() -> Vec<u8> {
@@ -106,16 +31,6 @@ fn listing(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
-fn arg(path: &Path) -> &str {
-    path.to_str().unwrap()
 }
 
 /// Rendered diagnostics without the trailing spaces ariadne leaves.
@@ -148,7 +63,7 @@ fn help_texts() {
     ] {
         let out = run(args);
         assert_eq!(out.code, 0, "{name}: {out:?}");
-        snapshot(name, &out.stdout_text());
+        snapshot(name, out.text());
     }
 }
 
@@ -229,13 +144,13 @@ fn print_writes_canonical_text() {
 
     let out = run(&["print", arg(&binary)]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout_text(), expected);
+    assert_eq!(out.text(), expected);
     assert_eq!(out.stderr, "");
 
     for args in [&["print", "-"][..], &["print"]] {
         let out = run_stdin(args, &mlp_binary());
         assert_eq!(out.code, 0, "{args:?}: {out:?}");
-        assert_eq!(out.stdout_text(), expected);
+        assert_eq!(out.text(), expected);
     }
 
     let target = dir.path().join("mlp.txt");
@@ -252,7 +167,7 @@ fn parse_then_print_round_trips() {
     assert_eq!(binary.code, 0);
     let text = run_stdin(&["print", "-"], &binary.stdout);
     assert_eq!(text.code, 0, "{text:?}");
-    assert_eq!(text.stdout_text(), mlp_canonical());
+    assert_eq!(text.text(), mlp_canonical());
     let again = run_stdin(&["parse", "-"], &text.stdout);
     assert_eq!(again.stdout, binary.stdout);
 }
@@ -267,14 +182,14 @@ fn input_kind_comes_from_the_content_not_the_name() {
     let text = write(dir.path(), "model.onnx", MLP.as_bytes());
     let out = run(&["print", arg(&text)]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout_text(), mlp_canonical());
-    assert_ne!(out.stdout_text(), MLP);
+    assert_eq!(out.text(), mlp_canonical());
+    assert_ne!(out.text(), MLP);
 
     // A binary model named like text is printed.
     let binary = write(dir.path(), "model.onnxtxt", &mlp_binary());
     let out = run(&["print", arg(&binary)]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout_text(), mlp_canonical());
+    assert_eq!(out.text(), mlp_canonical());
 
     // A binary model that happens to look like text: it starts with its
     // `opset_import` (tag byte `B`) and holds no NUL byte.
@@ -289,7 +204,7 @@ fn input_kind_comes_from_the_content_not_the_name() {
     assert_eq!(bytes[0], b'B');
     let out = run_stdin(&["print"], &bytes);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout_text(), onnxtxt::to_text(&model));
+    assert_eq!(out.text(), onnxtxt::to_text(&model));
 }
 
 #[test]
@@ -346,7 +261,7 @@ fn no_colour_when_asked_or_not_on_a_terminal() {
             &["parse", "-"],
             Invocation {
                 stdin: Some(BAD_TEXT.as_bytes()),
-                env,
+                env: &env,
                 ..Invocation::default()
             },
         )
@@ -531,14 +446,12 @@ fn compat_lists_what_it_drops_on_stderr() {
                 g (float[N] x) => (float[N] y) {\n  @<doc_string: \"first layer\">\n  y = Relu(x)\n}\n";
     let full = run_stdin(&["print"], text.as_bytes());
     assert_eq!(full.code, 0, "{full:?}");
-    assert!(full
-        .stdout_text()
-        .contains("@<doc_string: \"first layer\">"));
+    assert!(full.text().contains("@<doc_string: \"first layer\">"));
     assert_eq!(full.stderr, "");
 
     let compat = run_stdin(&["print", "--compat"], text.as_bytes());
     assert_eq!(compat.code, 0, "{compat:?}");
-    assert!(!compat.stdout_text().contains("doc_string"));
+    assert!(!compat.text().contains("doc_string"));
     assert!(compat.stderr.starts_with("warning: dropped "), "{compat:?}");
     assert!(compat.stderr.contains("graph.node[0]"), "{compat:?}");
     assert!(compat.stderr.contains("doc_string"), "{compat:?}");
@@ -548,7 +461,7 @@ fn compat_lists_what_it_drops_on_stderr() {
     let out = run(&["print", "--compat", MLP_PATH]);
     assert_eq!(out.code, 0);
     assert_eq!(out.stderr, "");
-    assert_eq!(out.stdout_text(), mlp_canonical());
+    assert_eq!(out.text(), mlp_canonical());
 }
 
 // ---------------------------------------------------------------------------

@@ -2,12 +2,13 @@
 //! hunk headers naming graphs and functions, colour, the options that
 //! ignore doc strings and metadata, and tensor summaries.
 
-mod review_support;
+#[allow(dead_code)] // has no use for `run_in`
+mod support;
 
 use std::path::{Path, PathBuf};
 
 use prost::Message as _;
-use review_support::{arg, run, run_with, write, Run};
+use support::{arg, run, run_stdin, write, Run};
 
 /// A model with a nested graph, a function, tensors, doc strings and
 /// metadata.
@@ -90,14 +91,11 @@ fn a_text_and_its_binary_are_the_same() {
     let (text, binary) = both_kinds(dir.path(), "m", MODEL);
     for (old, new) in [(&text, &binary), (&binary, &text), (&binary, &binary)] {
         let out = run(&["diff", arg(old), arg(new)]);
-        assert_eq!(
-            (out.code, out.stdout.as_str(), out.stderr.as_str()),
-            (0, "", "")
-        );
+        assert_eq!((out.code, out.text(), out.stderr.as_str()), (0, "", ""));
     }
     // Standard input as one of them.
-    let out = run_with(&["diff", "-", arg(&binary)], MODEL.as_bytes(), &[]);
-    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    let out = run_stdin(&["diff", "-", arg(&binary)], MODEL.as_bytes());
+    assert_eq!((out.code, out.text()), (0, ""), "{out:?}");
 }
 
 #[test]
@@ -116,7 +114,7 @@ fn differences_exit_1_with_a_unified_diff() {
         arg(&old_text),
         arg(&new_binary)
     );
-    assert_eq!(out.stdout, expected);
+    assert_eq!(out.text(), expected);
 }
 
 #[test]
@@ -134,8 +132,8 @@ fn hunk_headers_name_the_graph_or_function() {
     ] {
         let out = diff(dir.path(), MODEL, &changed(from, to), &[]);
         assert_eq!(out.code, 1, "{out:?}");
-        let headers = hunk_headers(&out.stdout);
-        assert_eq!(headers.len(), 1, "{}", out.stdout);
+        let headers = hunk_headers(out.text());
+        assert_eq!(headers.len(), 1, "{}", out.text());
         assert!(
             headers[0].ends_with(&format!(" @@ {header}")),
             "{headers:?}"
@@ -149,9 +147,9 @@ fn colour_only_on_request_when_piped() {
     let new = changed("z = Neg (t)", "z = Abs (t)");
     let piped = diff(dir.path(), MODEL, &new, &[]);
     assert_eq!(piped.code, 1);
-    assert!(!piped.stdout.contains('\x1b'), "{piped:?}");
+    assert!(!piped.text().contains('\x1b'), "{piped:?}");
     let never = diff(dir.path(), MODEL, &new, &["--color", "never"]);
-    assert_eq!(never.stdout, piped.stdout);
+    assert_eq!(never.text(), piped.text());
     let always = diff(dir.path(), MODEL, &new, &["--color", "always"]);
     assert_eq!(always.code, 1);
     for line in [
@@ -159,12 +157,12 @@ fn colour_only_on_request_when_piped() {
         "\x1b[32m+      z = Abs (t)\x1b[0m\n",
     ] {
         assert!(
-            always.stdout.contains(line),
+            always.text().contains(line),
             "{line:?} in {}",
-            always.stdout
+            always.text()
         );
     }
-    assert!(always.stdout.contains("\x1b[36m@@ -"), "{}", always.stdout);
+    assert!(always.text().contains("\x1b[36m@@ -"), "{}", always.text());
 }
 
 /// Every doc string of [`MODEL`] changed.
@@ -182,9 +180,9 @@ fn ignore_doc_strings() {
     let new = other_doc_strings();
     let out = diff(dir.path(), MODEL, &new, &[]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert_eq!(out.stdout.matches("edited").count(), 5, "{}", out.stdout);
+    assert_eq!(out.text().matches("edited").count(), 5, "{}", out.text());
     let out = diff(dir.path(), MODEL, &new, &["--ignore-doc-strings"]);
-    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    assert_eq!((out.code, out.text()), (0, ""), "{out:?}");
     // Doc strings added where there were none count too, and are ignored.
     let new = changed("z = Neg (t)", "@<doc_string: \"negates\"> z = Neg (t)");
     assert_eq!(diff(dir.path(), MODEL, &new, &[]).code, 1);
@@ -194,7 +192,7 @@ fn ignore_doc_strings() {
     let new = other_doc_strings().replace("Neg (t)", "Abs (t)");
     let out = diff(dir.path(), MODEL, &new, &["--ignore-doc-strings"]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(!out.stdout.contains("edited"), "{}", out.stdout);
+    assert!(!out.text().contains("edited"), "{}", out.text());
 }
 
 #[test]
@@ -217,13 +215,13 @@ fn ignore_metadata() {
     let out = diff(dir.path(), MODEL, &new, &[]);
     assert_eq!(out.code, 1, "{out:?}");
     assert_eq!(
-        out.stdout.lines().filter(|l| l.starts_with('+')).count(),
+        out.text().lines().filter(|l| l.starts_with('+')).count(),
         8,
         "{}",
-        out.stdout
+        out.text()
     );
     let out = diff(dir.path(), MODEL, &new, &["--ignore-metadata"]);
-    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    assert_eq!((out.code, out.text()), (0, ""), "{out:?}");
     // The IR version and the opsets are not metadata.
     for (from, to) in [
         ("ir_version: 10", "ir_version: 9"),
@@ -272,7 +270,7 @@ fn tensor_summaries_count_changes_and_the_largest_one() {
     let out = diff(dir.path(), MODEL, &new, &["--summarize-tensors"]);
     assert_eq!(out.code, 1, "{out:?}");
     let summaries: Vec<&str> = out
-        .stdout
+        .text()
         .lines()
         .filter(|l| !l.starts_with([' ', '-', '+', '@']))
         .collect();
@@ -285,14 +283,14 @@ fn tensor_summaries_count_changes_and_the_largest_one() {
             "k.value: 2 int64, 1 value changed, max abs diff 3",
         ],
         "{}",
-        out.stdout
+        out.text()
     );
     // The only hunk is the shape's; no element is listed.
-    assert_eq!(hunk_headers(&out.stdout).len(), 1, "{}", out.stdout);
-    assert!(out.stdout.contains(
+    assert_eq!(hunk_headers(out.text()).len(), 1, "{}", out.text());
+    assert!(out.text().contains(
         "\n-  @<doc_string: \"a shape\"> int64[3] shape = [\"elided\": \"3 values\"],\n"
     ));
-    assert!(!out.stdout.contains("9.5"), "{}", out.stdout);
+    assert!(!out.text().contains("9.5"), "{}", out.text());
 }
 
 #[test]
@@ -302,15 +300,15 @@ fn unchanged_tensors_are_placeholders() {
     let out = diff(dir.path(), MODEL, &new, &["--summarize-tensors", "-U", "8"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
-        out.stdout
+        out.text()
             .contains("  float[20] w = [\"elided\": \"20 values\"],\n"),
         "{}",
-        out.stdout
+        out.text()
     );
-    assert!(!out.stdout.contains("0.5"), "{}", out.stdout);
+    assert!(!out.text().contains("0.5"), "{}", out.text());
     // Without the option, the elements are there.
     let out = diff(dir.path(), MODEL, &new, &["-U", "8"]);
-    assert!(out.stdout.contains("8.5, 9.0, 9.5"), "{}", out.stdout);
+    assert!(out.text().contains("8.5, 9.0, 9.5"), "{}", out.text());
 }
 
 #[test]
@@ -321,13 +319,13 @@ fn tensor_values_are_compared_not_their_storage() {
     let out = diff(dir.path(), MODEL, &new, &[]);
     assert_eq!(out.code, 1, "{out:?}");
     let out = diff(dir.path(), MODEL, &new, &["--summarize-tensors"]);
-    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    assert_eq!((out.code, out.text()), (0, ""), "{out:?}");
     // Changed elements in raw_data are compared with typed ones.
     let new = new.replace("9.0, 9.5", "9.0, 9.75");
     let out = diff(dir.path(), MODEL, &new, &["--summarize-tensors"]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out
-        .stdout
+        .text()
         .ends_with("\nw: 20 float, 1 value changed, max abs diff 0.25\n"));
 }
 
@@ -350,7 +348,7 @@ fn invalid_inputs_exit_2() {
     ] {
         let out = run(&["diff", arg(old), arg(new)]);
         assert_eq!(out.code, 2, "{out:?}");
-        assert_eq!(out.stdout, "");
+        assert_eq!(out.text(), "");
         assert!(out.stderr.contains(message), "{message}: {out:?}");
     }
     for args in [
@@ -360,6 +358,6 @@ fn invalid_inputs_exit_2() {
     ] {
         let out = run(args);
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
-        assert_eq!(out.stdout, "");
+        assert_eq!(out.text(), "");
     }
 }

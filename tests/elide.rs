@@ -3,11 +3,12 @@
 //! a located message, and the refusal to write it to a file named like a
 //! model.
 
-mod command;
+#[allow(dead_code)] // uses only `run_in` and `Run`
+mod support;
 
-use command::run;
 use onnxtxt::Printer;
 use prost::Message as _;
+use support::run_in;
 
 /// A model with a 1000-element float initializer, a 3-element one, and a
 /// 6-element string constant.
@@ -37,7 +38,7 @@ const MESSAGE: &str =
 #[test]
 fn elided_lists_show_the_first_values_and_a_marker() {
     let dir = workspace();
-    let printed = run(dir.path(), &["print", "model.onnx", "--elide", "3"]);
+    let printed = run_in(dir.path(), &["print", "model.onnx", "--elide", "3"]);
     assert_eq!(printed.code, 0, "{}", printed.stderr);
     let text = printed.text();
     assert!(
@@ -94,9 +95,9 @@ fn the_parser_refuses_elided_text_where_the_marker_is() {
 #[test]
 fn parse_refuses_elided_text_with_a_located_message() {
     let dir = workspace();
-    let printed = run(dir.path(), &["print", "model.onnx", "--elide", "4"]);
+    let printed = run_in(dir.path(), &["print", "model.onnx", "--elide", "4"]);
     std::fs::write(dir.path().join("elided.txt"), &printed.stdout).unwrap();
-    let parsed = run(dir.path(), &["parse", "elided.txt", "-o", "back.onnx"]);
+    let parsed = run_in(dir.path(), &["parse", "elided.txt", "-o", "back.onnx"]);
     assert_eq!(parsed.code, 1);
     assert!(parsed.stderr.contains(MESSAGE), "{}", parsed.stderr);
     let text = printed.text();
@@ -111,7 +112,7 @@ fn parse_refuses_elided_text_with_a_located_message() {
     );
     assert!(!dir.path().join("back.onnx").exists());
     // `print` of that text fails the same way.
-    let reprinted = run(dir.path(), &["print", "elided.txt"]);
+    let reprinted = run_in(dir.path(), &["print", "elided.txt"]);
     assert_eq!(reprinted.code, 1);
     assert!(reprinted.stderr.contains(MESSAGE), "{}", reprinted.stderr);
 }
@@ -120,7 +121,7 @@ fn parse_refuses_elided_text_with_a_located_message() {
 fn elided_text_is_not_written_to_a_file_named_like_a_model() {
     let dir = workspace();
     for name in ["m.onnxtxt", "m.onnx", "M.ONNXTXT", "sub.onnxtxt"] {
-        let printed = run(
+        let printed = run_in(
             dir.path(),
             &["print", "model.onnx", "--elide", "3", "-o", name],
         );
@@ -133,7 +134,7 @@ fn elided_text_is_not_written_to_a_file_named_like_a_model() {
         assert!(!dir.path().join(name).exists());
     }
     // Other names are fine: the marker keeps the text from being parsed.
-    let printed = run(
+    let printed = run_in(
         dir.path(),
         &["print", "model.onnx", "--elide", "3", "-o", "summary.txt"],
     );
@@ -153,7 +154,7 @@ fn elide_and_external_data_exclude_each_other() {
         "--external-data",
         "w.bin",
     ];
-    let printed = run(dir.path(), &args);
+    let printed = run_in(dir.path(), &args);
     assert_eq!(printed.code, 2);
     assert!(!dir.path().join("w.bin").exists());
 }

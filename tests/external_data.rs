@@ -3,14 +3,15 @@
 //! round trips, the threshold, what stays inline, where the location points,
 //! and the errors for changed or missing data files).
 
-mod command;
+#[allow(dead_code)] // uses only `run_in` and `Run`
+mod support;
 
 use std::path::Path;
 
-use command::run;
 use onnxtxt::external::{externalize, inline, InlineProblem, ALIGNMENT, DEFAULT_THRESHOLD};
 use onnxtxt::proto::{ModelProto, StringStringEntryProto, TensorProto};
 use prost::Message as _;
+use support::run_in;
 
 /// `n` float values, all different, written as a `{...}` list.
 fn values(n: usize, seed: usize) -> String {
@@ -72,7 +73,7 @@ fn read_text(path: &Path) -> String {
 #[test]
 fn binary_to_text_and_back_is_byte_identical() {
     let (dir, binary) = workspace();
-    let printed = run(
+    let printed = run_in(
         dir.path(),
         &[
             "print",
@@ -93,7 +94,7 @@ fn binary_to_text_and_back_is_byte_identical() {
     );
     assert!(dir.path().join("weights.bin").exists());
 
-    let parsed = run(
+    let parsed = run_in(
         dir.path(),
         &[
             "parse",
@@ -111,9 +112,9 @@ fn binary_to_text_and_back_is_byte_identical() {
 fn without_inline_external_the_markers_stay() {
     let (dir, binary) = workspace();
     let args = ["print", "model.onnx", "--external-data", "w.bin"];
-    let printed = run(dir.path(), &args);
+    let printed = run_in(dir.path(), &args);
     std::fs::write(dir.path().join("m.onnxtxt"), &printed.stdout).unwrap();
-    let parsed = run(dir.path(), &["parse", "m.onnxtxt", "-o", "m2.onnx"]);
+    let parsed = run_in(dir.path(), &["parse", "m.onnxtxt", "-o", "m2.onnx"]);
     assert_eq!(parsed.code, 0, "{}", parsed.stderr);
     let external = onnxtxt::decode_model(&std::fs::read(dir.path().join("m2.onnx")).unwrap())
         .unwrap()
@@ -138,7 +139,7 @@ fn the_threshold_decides_what_moves() {
         "--threshold",
         "10000",
     ];
-    let text = run(dir.path(), &args).text();
+    let text = run_in(dir.path(), &args).text().to_owned();
     assert_eq!(text.matches(r#""location": "w.bin""#).count(), 1);
     assert!(text.contains(r#"float[3000] w1 = ["location": "w.bin""#));
     assert_eq!(
@@ -166,11 +167,12 @@ fn the_threshold_decides_what_moves() {
 fn the_default_threshold_is_one_kibibyte() {
     assert_eq!(DEFAULT_THRESHOLD, 1024);
     let (dir, _) = workspace();
-    let text = run(
+    let text = run_in(
         dir.path(),
         &["print", "model.onnx", "--external-data", "w.bin"],
     )
-    .text();
+    .text()
+    .to_owned();
     assert_eq!(text.matches(r#""location": "w.bin""#).count(), MOVED);
 }
 
@@ -324,12 +326,12 @@ fn a_changed_data_file_is_a_checksum_error_naming_the_tensor_and_file() {
         "-o",
         "m.onnxtxt",
     ];
-    assert_eq!(run(dir.path(), &args).code, 0);
+    assert_eq!(run_in(dir.path(), &args).code, 0);
     let path = dir.path().join("w.bin");
     let mut data = std::fs::read(&path).unwrap();
     data[12000 + 5] ^= 1;
     std::fs::write(&path, &data).unwrap();
-    let parsed = run(
+    let parsed = run_in(
         dir.path(),
         &["parse", "m.onnxtxt", "--inline-external", "-o", "b.onnx"],
     );
@@ -355,11 +357,11 @@ fn a_short_data_file_is_a_length_error() {
         "-o",
         "m.onnxtxt",
     ];
-    assert_eq!(run(dir.path(), &args).code, 0);
+    assert_eq!(run_in(dir.path(), &args).code, 0);
     let path = dir.path().join("w.bin");
     let data = std::fs::read(&path).unwrap();
     std::fs::write(&path, &data[..data.len() - 1]).unwrap();
-    let parsed = run(dir.path(), &["parse", "m.onnxtxt", "--inline-external"]);
+    let parsed = run_in(dir.path(), &["parse", "m.onnxtxt", "--inline-external"]);
     assert_eq!(parsed.code, 1);
     assert!(
         parsed.stderr.contains("run past the end of the file"),
@@ -382,9 +384,9 @@ fn a_missing_data_file_is_an_io_error_naming_the_tensor_and_path() {
         "-o",
         "m.onnxtxt",
     ];
-    assert_eq!(run(dir.path(), &args).code, 0);
+    assert_eq!(run_in(dir.path(), &args).code, 0);
     std::fs::remove_file(dir.path().join("w.bin")).unwrap();
-    let parsed = run(dir.path(), &["parse", "m.onnxtxt", "--inline-external"]);
+    let parsed = run_in(dir.path(), &["parse", "m.onnxtxt", "--inline-external"]);
     assert_eq!(parsed.code, 2);
     assert!(
         parsed.stderr.contains(
@@ -407,12 +409,12 @@ fn the_location_is_relative_to_the_text_and_read_relative_to_it() {
         "-o",
         "out/m.onnxtxt",
     ];
-    let printed = run(dir.path(), &args);
+    let printed = run_in(dir.path(), &args);
     assert_eq!(printed.code, 0, "{}", printed.stderr);
     let text = read_text(&dir.path().join("out/m.onnxtxt"));
     assert!(text.contains(r#""location": "data/w.bin""#), "{text}");
     // Parsed from elsewhere: the data is found beside the text.
-    let parsed = run(
+    let parsed = run_in(
         dir.path(),
         &[
             "parse",
@@ -430,7 +432,7 @@ fn the_location_is_relative_to_the_text_and_read_relative_to_it() {
 fn printed_to_stdout_the_location_is_relative_to_the_current_directory() {
     let (dir, binary) = workspace();
     std::fs::create_dir(dir.path().join("data")).unwrap();
-    let printed = run(
+    let printed = run_in(
         dir.path(),
         &["print", "model.onnx", "--external-data", "data/w.bin"],
     );
@@ -438,7 +440,7 @@ fn printed_to_stdout_the_location_is_relative_to_the_current_directory() {
     // Text from standard input, or elsewhere: --external-dir says where.
     std::fs::create_dir(dir.path().join("text")).unwrap();
     std::fs::write(dir.path().join("text/m.onnxtxt"), &printed.stdout).unwrap();
-    let parsed = run(
+    let parsed = run_in(
         dir.path(),
         &[
             "parse",
@@ -466,7 +468,7 @@ fn a_data_file_outside_the_text_directory_is_refused() {
         "-o",
         "out/m.onnxtxt",
     ];
-    let printed = run(dir.path(), &args);
+    let printed = run_in(dir.path(), &args);
     assert_eq!(printed.code, 2);
     assert!(
         printed
@@ -485,18 +487,18 @@ fn a_data_file_outside_the_text_directory_is_refused() {
         "-o",
         "m.txt",
     ];
-    assert_eq!(run(dir.path(), &same).code, 2);
+    assert_eq!(run_in(dir.path(), &same).code, 2);
 }
 
 #[test]
 fn threshold_and_external_dir_need_their_main_option() {
     let (dir, _) = workspace();
     assert_eq!(
-        run(dir.path(), &["print", "model.onnx", "--threshold", "9"]).code,
+        run_in(dir.path(), &["print", "model.onnx", "--threshold", "9"]).code,
         2
     );
     let args = ["parse", "model.onnx", "--external-dir", "."];
-    assert_eq!(run(dir.path(), &args).code, 2);
+    assert_eq!(run_in(dir.path(), &args).code, 2);
 }
 
 #[test]
@@ -506,7 +508,7 @@ fn a_big_input_with_stderr_piped_shows_no_progress() {
     let mut model = model();
     model.graph.as_mut().unwrap().initializer[0].raw_data = Some(vec![0x3c; 50_000_004]);
     std::fs::write(dir.path().join("big.onnx"), model.encode_to_vec()).unwrap();
-    let printed = run(
+    let printed = run_in(
         dir.path(),
         &[
             "print",

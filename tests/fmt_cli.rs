@@ -3,12 +3,13 @@
 //! changed), standard input to standard output, and files that do not
 //! parse left untouched.
 
-mod review_support;
+#[allow(dead_code)] // has no use for `run_in`
+mod support;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use review_support::{arg, run, run_with, write};
+use support::{arg, run, run_stdin, write};
 
 /// A model in no particular style, with comments.
 const MESSY: &str = r#"# the model
@@ -74,10 +75,7 @@ fn rewrites_files_in_place_keeping_comments() {
     let first = write(dir.path(), "first.onnxtxt", MESSY.as_bytes());
     let second = write(dir.path(), "second.onnxtxt", MESSY.as_bytes());
     let out = run(&["fmt", arg(&first), arg(&second)]);
-    assert_eq!(
-        (out.code, out.stdout.as_str(), out.stderr.as_str()),
-        (0, "", "")
-    );
+    assert_eq!((out.code, out.text(), out.stderr.as_str()), (0, "", ""));
     assert_eq!(read(&first), CANONICAL);
     assert_eq!(read(&second), CANONICAL);
     // Nothing but the two files is left in the directory.
@@ -132,8 +130,8 @@ fn check_prints_a_diff_and_changes_nothing() {
  }}
 "
     );
-    assert_eq!(out.stdout, expected);
-    assert!(!out.stdout.contains(arg(&canonical)));
+    assert_eq!(out.text(), expected);
+    assert!(!out.text().contains(arg(&canonical)));
 }
 
 #[test]
@@ -141,10 +139,7 @@ fn check_passes_canonical_files() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "m.onnxtxt", CANONICAL.as_bytes());
     let out = run(&["fmt", "--check", arg(&path)]);
-    assert_eq!(
-        (out.code, out.stdout.as_str(), out.stderr.as_str()),
-        (0, "", "")
-    );
+    assert_eq!((out.code, out.text(), out.stderr.as_str()), (0, "", ""));
 }
 
 #[test]
@@ -155,29 +150,29 @@ fn check_names_the_graph_a_change_is_in() {
     let out = run(&["fmt", "--check", arg(&path)]);
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
-        out.stdout
+        out.text()
             .contains("\n@@ -14,5 +14,5 @@ function local.Double\n"),
         "{}",
-        out.stdout
+        out.text()
     );
 }
 
 #[test]
 fn standard_input_goes_to_standard_output() {
     for args in [&["fmt"][..], &["fmt", "-"]] {
-        let out = run_with(args, MESSY.as_bytes(), &[]);
+        let out = run_stdin(args, MESSY.as_bytes());
         assert_eq!(
-            (out.code, out.stdout.as_str(), out.stderr.as_str()),
+            (out.code, out.text(), out.stderr.as_str()),
             (0, CANONICAL, "")
         );
     }
-    let out = run_with(&["fmt", "--check"], MESSY.as_bytes(), &[]);
+    let out = run_stdin(&["fmt", "--check"], MESSY.as_bytes());
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out
-        .stdout
+        .text()
         .starts_with("--- <stdin>\n+++ <stdin>\n@@ -1,11 +1,18 @@\n"));
-    let out = run_with(&["fmt", "--check"], CANONICAL.as_bytes(), &[]);
-    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+    let out = run_stdin(&["fmt", "--check"], CANONICAL.as_bytes());
+    assert_eq!((out.code, out.text()), (0, ""));
 }
 
 #[test]
@@ -219,13 +214,13 @@ fn check_diffs_are_coloured_on_request_only() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "m.onnxtxt", MESSY.as_bytes());
     let piped = run(&["fmt", "--check", arg(&path)]);
-    assert!(!piped.stdout.contains('\x1b'), "{piped:?}");
+    assert!(!piped.text().contains('\x1b'), "{piped:?}");
     let always = run(&["fmt", "--check", "--color", "always", arg(&path)]);
     assert_eq!(always.code, 1);
     assert!(always
-        .stdout
+        .text()
         .contains("\x1b[31m-  y = local.Double   (t)   # twice\x1b[0m\n"));
     assert!(always
-        .stdout
+        .text()
         .contains("\x1b[32m+  y = local.Double (t) # twice\x1b[0m\n"));
 }
