@@ -1166,7 +1166,7 @@ fn shape_text(dims: &[i64]) -> String {
 fn uses_of_node<'a>(node: &'a NodeProto, used: &mut HashSet<&'a str>) {
     used.extend(node.input.iter().map(String::as_str));
     for attribute in &node.attribute {
-        for graph in attribute.g.iter().chain(&attribute.graphs) {
+        for graph in attribute.g.as_deref().into_iter().chain(&attribute.graphs) {
             used.extend(graph.output.iter().filter_map(|o| o.name.as_deref()));
             for inner in &graph.node {
                 uses_of_node(inner, used);

@@ -1225,7 +1225,7 @@ mod tests {
                 node: vec![NodeProto {
                     attribute: vec![AttributeProto {
                         name: Some("t".into()),
-                        t: Some(tensor.clone()),
+                        t: Some(Box::new(tensor.clone())),
                         tensors: vec![tensor.clone(), tensor],
                         floats: vec![0.5, f32::NAN],
                         ints: vec![-1, i64::MAX],

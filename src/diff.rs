@@ -477,7 +477,8 @@ fn walk_attribute(attribute: &mut AttributeProto, place: &str, visit: &mut Visit
     }
     for sparse in attribute
         .sparse_tensor
-        .iter_mut()
+        .as_deref_mut()
+        .into_iter()
         .chain(&mut attribute.sparse_tensors)
     {
         walk_sparse(sparse, visit);

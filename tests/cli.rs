@@ -483,7 +483,7 @@ fn nested_graphs(levels: usize) -> onnxtxt::proto::ModelProto {
                 attribute: vec![AttributeProto {
                     name: Some("then_branch".into()),
                     r#type: Some(AttributeType::Graph as i32),
-                    g: Some(graph),
+                    g: Some(Box::new(graph)),
                     ..Default::default()
                 }],
                 ..Default::default()

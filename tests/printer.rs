@@ -238,8 +238,12 @@ fn everything() -> ModelProto {
         attr("f", A::Float, |a| a.f = Some(-0.0)),
         attr("i", A::Int, |a| a.i = Some(i64::MIN)),
         attr("s", A::String, |a| a.s = Some(vec![0xfe, b'"'])),
-        attr("t", A::Tensor, |a| a.t = Some(float_tensor.clone())),
-        attr("tp", A::TypeProto, |a| a.tp = Some(denoted.clone())),
+        attr("t", A::Tensor, |a| {
+            a.t = Some(Box::new(float_tensor.clone()))
+        }),
+        attr("tp", A::TypeProto, |a| {
+            a.tp = Some(Box::new(denoted.clone()))
+        }),
         attr("floats", A::Floats, |a| {
             a.floats = vec![0.1, f32::MAX, f32::MIN_POSITIVE / 2.0]
         }),
@@ -251,7 +255,7 @@ fn everything() -> ModelProto {
             a.tensors = vec![raw_tensor.clone(), strings.clone()]
         }),
         attr("sparse", A::SparseTensor, |a| {
-            a.sparse_tensor = Some(sparse.clone())
+            a.sparse_tensor = Some(Box::new(sparse.clone()))
         }),
         attr("sparses", A::SparseTensors, |a| {
             a.sparse_tensors = vec![sparse.clone()]
@@ -289,7 +293,7 @@ fn everything() -> ModelProto {
     ];
     let graph_attrs = vec![
         attr("then_branch", A::Graph, |a| {
-            a.g = Some(small_graph("float"))
+            a.g = Some(Box::new(small_graph("float")))
         }),
         attr("branches", A::Graphs, |a| {
             a.graphs = vec![small_graph("nan_g"), small_graph("g 2")]

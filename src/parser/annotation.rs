@@ -337,16 +337,23 @@ impl<M: Msg> SetField for Option<M> {
     }
 }
 
-impl SetField for Option<Box<TypeProto>> {
-    fn set(&mut self, value: Value) -> Result<(), Diagnostic> {
-        if is_unset(&value) {
-            *self = None;
-            Ok(())
-        } else {
-            self.get_or_insert_with(Box::default).merge_value(value)
+/// The message fields the IR boxes (see build.rs).
+macro_rules! boxed_set_field {
+    ($($ty:ty),*) => {$(
+        impl SetField for Option<Box<$ty>> {
+            fn set(&mut self, value: Value) -> Result<(), Diagnostic> {
+                if is_unset(&value) {
+                    *self = None;
+                    Ok(())
+                } else {
+                    self.get_or_insert_with(Box::default).merge_value(value)
+                }
+            }
         }
-    }
+    )*};
 }
+
+boxed_set_field!(TypeProto, TensorProto, GraphProto, SparseTensorProto);
 
 impl<M: Msg> SetField for Vec<M> {
     fn set(&mut self, value: Value) -> Result<(), Diagnostic> {

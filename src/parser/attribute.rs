@@ -321,19 +321,19 @@ fn store_single(
             AttributeType::String
         }
         Single::Tensor(t) => {
-            attribute.t = Some(*t);
+            attribute.t = Some(t);
             AttributeType::Tensor
         }
         Single::Type(t) => {
-            attribute.tp = Some(*t);
+            attribute.tp = Some(t);
             AttributeType::TypeProto
         }
         Single::Graph(g) => {
-            attribute.g = Some(*g);
+            attribute.g = Some(g);
             AttributeType::Graph
         }
         Single::Sparse(s) => {
-            attribute.sparse_tensor = Some(*s);
+            attribute.sparse_tensor = Some(s);
             AttributeType::SparseTensor
         }
     };

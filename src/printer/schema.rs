@@ -107,14 +107,21 @@ impl<M: AnnMessage> Field for Option<M> {
     }
 }
 
-impl Field for Option<Box<TypeProto>> {
-    fn ann(&self) -> Option<Ann<'_>> {
-        self.as_deref().map(AnnMessage::ann_one)
-    }
-    fn is_set(&self) -> bool {
-        self.is_some()
-    }
+/// The message fields the IR boxes (see build.rs).
+macro_rules! boxed_fields {
+    ($($ty:ty),*) => {$(
+        impl Field for Option<Box<$ty>> {
+            fn ann(&self) -> Option<Ann<'_>> {
+                self.as_deref().map(AnnMessage::ann_one)
+            }
+            fn is_set(&self) -> bool {
+                self.is_some()
+            }
+        }
+    )*};
 }
+
+boxed_fields!(TypeProto, TensorProto, GraphProto, SparseTensorProto);
 
 impl<M: AnnMessage> Field for Vec<M> {
     fn ann(&self) -> Option<Ann<'_>> {
