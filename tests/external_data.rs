@@ -176,6 +176,22 @@ fn the_default_threshold_is_one_kibibyte() {
     assert_eq!(text.matches(r#""location": "w.bin""#).count(), MOVED);
 }
 
+#[test]
+fn when_nothing_moves_stderr_says_why() {
+    let (dir, _) = workspace();
+    let args = ["print", "model.onnx", "--external-data", "w.bin"];
+    let moved = run_in(dir.path(), &args);
+    assert_eq!((moved.code, moved.stderr.as_str()), (0, ""));
+    let args = [&args[..], &["--threshold", "100000000"]].concat();
+    let none = run_in(dir.path(), &args);
+    assert_eq!(none.code, 0);
+    assert_eq!(
+        none.stderr,
+        "note: no tensor moved to w.bin: only data in raw_data longer than 100000000 bytes moves\n"
+    );
+    assert!(!none.text().contains("location"));
+}
+
 /// Every tensor of a model, with its entries, in a fixed order.
 fn entries(tensor: &TensorProto) -> Vec<(String, String)> {
     tensor

@@ -45,6 +45,13 @@ impl PrintArgs {
             let location = external_location(file, self.output.as_deref())?;
             progress.stage("moving tensor data out");
             let data = externalize(&mut model, &location, self.threshold);
+            if data.is_empty() {
+                eprintln!(
+                    "note: no tensor moved to {}: only data in raw_data longer than {} bytes moves",
+                    file.display(),
+                    self.threshold
+                );
+            }
             write_output(Some(file), &data, true)?;
         }
         progress.stage("printing");
