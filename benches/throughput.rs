@@ -37,7 +37,7 @@ fn thread_cpu_secs() -> f64 {
         tv_sec: i64,
         tv_nsec: i64,
     }
-    extern "C" {
+    unsafe extern "C" {
         fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
     }
     const CLOCK_THREAD_CPUTIME_ID: i32 = 3;

@@ -301,7 +301,7 @@ fn parse_entries(tensor: &TensorProto) -> Result<Entries<'_>, InlineProblem> {
             _ => {
                 return Err(InlineProblem::Entry(format!(
                     "unknown external_data key {key:?}"
-                )))
+                )));
             }
         }
     }

@@ -181,7 +181,7 @@ fn round_trip<T: Print + std::fmt::Debug>(entry: &Entry<T>, value: &T) -> Check 
             return Err(format!(
                 "{}: printed text does not parse back: {e:?}\n--- text\n{text}",
                 entry.name
-            ))
+            ));
         }
     };
     if printed.dropped.is_empty() && (entry.encode)(&reparsed) != (entry.encode)(value) {

@@ -604,7 +604,7 @@ impl Format {
                     f64::INFINITY
                 } else {
                     f64::NAN
-                }))
+                }));
             }
             _ => {}
         }

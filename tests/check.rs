@@ -311,7 +311,9 @@ fn node_domain_must_be_imported() {
         "<ir_version: 10, opset_import: [\"\": 21, \"com.example\": 1]>\ng (float x) => (float y) {\n  y = com.example.Foo(x)\n}\n",
     );
     // `ai.onnx` is the default domain.
-    clean("<ir_version: 10, opset_import: [\"ai.onnx\": 21]>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n");
+    clean(
+        "<ir_version: 10, opset_import: [\"ai.onnx\": 21]>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n",
+    );
 }
 
 #[test]

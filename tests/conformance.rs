@@ -81,7 +81,7 @@ fn check_parse(corpus: &Corpus, pool: &prost_reflect::DescriptorPool, case: &Cas
                 case,
                 "onnxtxt rejects the reference's text",
                 &format!("  {err}\n"),
-            )
+            );
         }
     };
     let reference = read(&corpus.file(case, ".ref.pb"));
@@ -276,7 +276,7 @@ fn check_compat(
                 case,
                 "onnxtxt rejects its own compat text",
                 &format!("  {err}\n"),
-            )
+            );
         }
     };
     let reference = match reference {
@@ -286,14 +286,14 @@ fn check_compat(
                 case,
                 "the reference rejects the compat text",
                 &format!("  {err}\n"),
-            )
+            );
         }
         Parsed::Missing => {
             return r.fail(
                 case,
                 "no result from the reference (reference_parse.py died?)",
                 "",
-            )
+            );
         }
     };
     let message = case.kind.message(pool);
@@ -306,7 +306,7 @@ fn check_compat(
                 case,
                 "the reference reads the compat text differently",
                 &diff,
-            )
+            );
         }
     };
     let labels = ("original", "onnxtxt parse of the compat text");
@@ -321,7 +321,7 @@ fn check_compat(
                 case,
                 "nothing reported dropped, yet the compat text is not the original",
                 diff,
-            )
+            );
         }
         (None, false) => stats.lossless_despite_drops.push(case.name.clone()),
         _ => {}

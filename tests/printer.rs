@@ -17,7 +17,9 @@ fn round_trip(model: &ModelProto) -> String {
     let parsed =
         parse_model(&text).unwrap_or_else(|e| panic!("does not parse back: {e:?}\n{text}"));
     if parsed.encode_to_vec() != model.encode_to_vec() {
-        panic!("round trip differs\n--- text\n{text}\n--- parsed\n{parsed:#?}\n--- original\n{model:#?}");
+        panic!(
+            "round trip differs\n--- text\n{text}\n--- parsed\n{parsed:#?}\n--- original\n{model:#?}"
+        );
     }
     text
 }

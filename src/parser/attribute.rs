@@ -13,7 +13,7 @@ use super::common::{ident, quotable_id, string_literal, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
 use super::tensor::{build_tensor, data, is_special_float, parse_float, tensor_tail, Data};
-use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::names::{attribute_type_by_name, attribute_type_name};
 use crate::proto::attribute_proto::AttributeType;
@@ -41,9 +41,9 @@ pub(crate) enum Written<'s> {
 
 /// A graph, when what follows a name shows that it is one: a graph name is
 /// followed by its input list or by `=>`.
-pub(crate) fn graph_value<'t, 's: 't, I: Tokens<'t, 's>>(
-    graph: Parsed<'t, 's, I, GraphProto>,
-) -> impl Parser<'t, I, GraphProto, Extra<'t, 's>> + Clone {
+pub(crate) fn graph_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    graph: Parsed<'t, I, E, GraphProto>,
+) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
     let name = select! { Token::Ident(_) => (), Token::Str(_) => (), Token::Bytes(_) => () };
     let follows = choice((just(Token::LParen), just(Token::Arrow)));
     let annotated = just(Token::AnnotationOpen).ignored();
@@ -54,12 +54,12 @@ pub(crate) fn graph_value<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// A single attribute value.
-pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    graph: Parsed<'t, 's, I, GraphProto>,
-    sparse: Parsed<'t, 's, I, SparseTensorProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> impl Parser<'t, I, Single<'s>, Extra<'t, 's>> + Clone {
+pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    graph: Parsed<'t, I, E, GraphProto>,
+    sparse: Parsed<'t, I, E, SparseTensorProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> impl Parser<'t, I, Single<'s>, Extra<E>> + Clone {
     let tensor_or_type = annotation
         .or_not()
         .then(ty.map_with(|t, e| (t, e.span())))
@@ -71,7 +71,7 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>>(
                 Single::Tensor(Box::new(tensor))
             }
             (None, Some(_)) => {
-                emitter.emit(Rich::custom(
+                emitter.emit(E::custom(
                     e.span(),
                     "an annotation here must be followed by a tensor constant",
                 ));
@@ -102,12 +102,12 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>>(
 /// Values people write that are not values in this syntax, reported with
 /// the fix: Python's booleans, and tensor values without their type. Tried
 /// only when no value matches.
-fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, Single<'s>, Extra<'t, 's>> + Clone {
+fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Single<'s>, Extra<E>> + Clone {
     let boolean = select! { Token::Ident(word) if ["True", "False", "true", "false"].contains(&word) => word }
         .validate(|word, e, emitter| {
             let digit = if word.eq_ignore_ascii_case("true") { "1" } else { "0" };
-            emitter.emit(Rich::custom(
+            emitter.emit(E::custom(
                 e.span(),
                 with_help(
                     format!("`{word}` is not a value: there are no boolean attributes"),
@@ -128,7 +128,7 @@ fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>>(
             Data::Literals(items) => ("string", items.len()),
             Data::Absent | Data::External(_) => ("float", 1),
         };
-        emitter.emit(Rich::custom(
+        emitter.emit(E::custom(
             e.span(),
             with_help(
                 "tensor values need their element type and shape in front",
@@ -141,9 +141,9 @@ fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// A value or a list of values.
-pub(crate) fn written_value<'t, 's: 't, I: Tokens<'t, 's>>(
-    single: impl Parser<'t, I, Single<'s>, Extra<'t, 's>> + Clone + 't,
-) -> impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone {
+pub(crate) fn written_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    single: impl Parser<'t, I, Single<'s>, Extra<E>> + Clone + 't,
+) -> impl Parser<'t, I, Written<'s>, Extra<E>> + Clone {
     let spanned = single.map_with(|v, e| (v, e.span()));
     let list = spanned
         .clone()
@@ -155,8 +155,8 @@ pub(crate) fn written_value<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// An attribute name: an identifier or [ext] a quoted string.
-pub(crate) fn attribute_name<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+pub(crate) fn attribute_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, String, Extra<E>> + Clone {
     ident()
         .map(str::to_owned)
         .or(text_literal())
@@ -164,23 +164,23 @@ pub(crate) fn attribute_name<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// `: type`, as an attribute type.
-pub(crate) fn type_annotation<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, AttributeType, Extra<'t, 's>> + Clone {
+pub(crate) fn type_annotation<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, AttributeType, Extra<E>> + Clone {
     just(Token::Colon).ignore_then(
         select! { Token::Ident(name) => name }
             .labelled("an attribute type")
             .try_map(|name, span| {
                 attribute_type_by_name(name)
-                    .ok_or_else(|| Rich::custom(span, format!("`{name}` is not an attribute type")))
+                    .ok_or_else(|| E::custom(span, format!("`{name}` is not an attribute type")))
             }),
     )
 }
 
 /// A whole attribute: `annotation? name (: type)? = value`.
-pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>>(
-    value: impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone + 't,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, AttributeProto> {
+pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    value: impl Parser<'t, I, Written<'s>, Extra<E>> + Clone + 't,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, AttributeProto> {
     let attribute = annotation
         .or_not()
         .then(attribute_name())
@@ -193,7 +193,7 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>>(
                 ..AttributeProto::default()
             };
             if let Err((message, span)) = fill(&mut attribute, declared, value) {
-                emitter.emit(Rich::custom(span.unwrap_or(e.span()), message));
+                emitter.emit(E::custom(span.unwrap_or(e.span()), message));
             }
             annotate(&mut attribute, entries, emitter);
             attribute
@@ -202,10 +202,10 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// Applies the annotation written before an attribute, if any.
-pub(crate) fn annotate<'t, 's>(
+pub(crate) fn annotate<E: CustomError>(
     attribute: &mut AttributeProto,
     entries: Option<Vec<Entry>>,
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    emitter: &mut chumsky::input::Emitter<E>,
 ) {
     if let Some(entries) = entries {
         if let Err(d) = annotation::apply_attribute(attribute, entries) {
@@ -215,6 +215,12 @@ pub(crate) fn annotate<'t, 's>(
 }
 
 type Problem = (String, Option<SimpleSpan>);
+
+impl CustomError for Problem {
+    fn custom(span: SimpleSpan, message: impl ToString) -> Self {
+        (message.to_string(), Some(span))
+    }
+}
 
 /// Sets the value fields and type of `attribute`.
 pub(crate) fn fill(
@@ -352,7 +358,7 @@ fn store_in_list(
             return Err((
                 "a list cannot hold an attribute reference".into(),
                 Some(span),
-            ))
+            ));
         }
         Single::Int(text) if expected == Some(AttributeType::Float) => {
             attribute.floats.push(float(text, span)?);
@@ -393,7 +399,7 @@ fn store_in_list(
 }
 
 fn float(text: &str, span: SimpleSpan) -> Result<f32, Problem> {
-    parse_float::<f32>(text, span).map_err(|e| (e.to_string(), Some(span)))
+    parse_float(text, span)
 }
 
 fn mismatch(declared: Option<AttributeType>, kind: AttributeType) -> String {

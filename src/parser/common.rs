@@ -4,25 +4,25 @@
 use chumsky::prelude::*;
 
 use super::landmarks::{landmark, Kind};
-use super::{Extra, Tokens};
+use super::{CustomError, Extra, Fail, Tokens};
 use crate::lexer::Token;
 
 /// A bare identifier.
-pub(crate) fn ident<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, &'s str, Extra<'t, 's>> + Clone {
+pub(crate) fn ident<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, &'s str, Extra<E>> + Clone {
     select! { Token::Ident(name) => name }.labelled("an identifier")
 }
 
 /// The keyword `word` (keywords are ordinary identifiers in this syntax).
-pub(crate) fn keyword<'t, 's: 't, I: Tokens<'t, 's>>(
+pub(crate) fn keyword<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     word: &'static str,
-) -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+) -> impl Parser<'t, I, (), Extra<E>> + Clone {
     just(Token::Ident(word)).ignored()
 }
 
 /// A string literal, `"..."` or [ext] `b"..."`, as bytes.
-pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, Vec<u8>, Extra<'t, 's>> + Clone {
+pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Vec<u8>, Extra<E>> + Clone {
     select! {
         Token::Str(raw) => unescape(&raw[1..raw.len() - 1]).into_bytes(),
         Token::Bytes(raw) => unescape_bytes(&raw[2..raw.len() - 1]),
@@ -31,14 +31,14 @@ pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// A string literal that must be UTF-8 (names, keys).
-pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, String, Extra<E>> + Clone {
     string_literal().validate(|bytes, e, emitter| utf8(bytes, e.span(), emitter))
 }
 
 /// An identifier or a quoted string, as a name.
-pub(crate) fn quotable_id<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+pub(crate) fn quotable_id<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, String, Extra<E>> + Clone {
     ident()
         .map(str::to_owned)
         .or(text_literal())
@@ -47,28 +47,28 @@ pub(crate) fn quotable_id<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// A quotable identifier that is not the start of a type, so that a value
 /// info `float x` is never misread as an untyped `float`.
-pub(crate) fn quotable_non_type_id<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, String, Extra<'t, 's>> + Clone {
+pub(crate) fn quotable_non_type_id<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, String, Extra<E>> + Clone {
     select! { Token::Ident(name) if !crate::names::starts_type(name) => name.to_owned() }
         .or(text_literal())
         .labelled("a name")
 }
 
 /// Converts bytes to a `String`, reporting invalid UTF-8 at `span`.
-pub(crate) fn utf8<'t, 's>(
+pub(crate) fn utf8<E: CustomError>(
     bytes: Vec<u8>,
     span: SimpleSpan,
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    emitter: &mut chumsky::input::Emitter<E>,
 ) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| {
-        emitter.emit(Rich::custom(span, "a name must be valid UTF-8"));
+        emitter.emit(E::custom(span, "a name must be valid UTF-8"));
         String::from_utf8_lossy(e.as_bytes()).into_owned()
     })
 }
 
 /// An integer literal converted to `T`, reporting overflow at its span.
-pub(crate) fn integer<'t, 's: 't, I: Tokens<'t, 's>, T>(
-) -> impl Parser<'t, I, T, Extra<'t, 's>> + Clone
+pub(crate) fn integer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
+) -> impl Parser<'t, I, T, Extra<E>> + Clone
 where
     T: std::str::FromStr + Default + IntegerName,
 {
@@ -76,7 +76,7 @@ where
         .labelled("an integer")
         .validate(|text, e, emitter| {
             text.parse::<T>().unwrap_or_else(|_| {
-                emitter.emit(Rich::custom(e.span(), out_of_range::<T>(text)));
+                emitter.emit(E::custom(e.span(), out_of_range::<T>(text)));
                 T::default()
             })
         })
@@ -107,8 +107,8 @@ pub(crate) fn out_of_range<T: IntegerName>(text: &str) -> String {
 
 /// A list of node inputs or outputs, following the reference's rules for
 /// empty names: `Op(,x)` has two inputs, the first empty; `Op(x,)` has one.
-pub(crate) fn id_list<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, Vec<String>, Extra<'t, 's>> + Clone {
+pub(crate) fn id_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Vec<String>, Extra<E>> + Clone {
     let empty_before_comma = just(Token::Comma).rewind().to(String::new());
     let item = quotable_id().or(empty_before_comma);
     landmark(Kind::Name, item)

@@ -10,7 +10,7 @@ use super::hints::{quote, with_help};
 use super::landmarks::{landmark, landmark_with, Kind};
 use super::recovery::{function_item, list_item};
 use super::tensor::{build_tensor, data, Data};
-use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
 use crate::error::Diagnostic;
 use crate::lexer::Token;
 use crate::proto::{
@@ -24,9 +24,9 @@ type BareValueInfo = (Option<(TypeProto, SimpleSpan)>, String);
 
 /// `type? name`. The type is taken whenever the next word starts one, as in
 /// the reference.
-fn bare_value_info<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-) -> impl Parser<'t, I, BareValueInfo, Extra<'t, 's>> + Clone {
+fn bare_value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+) -> impl Parser<'t, I, BareValueInfo, Extra<E>> + Clone {
     let typed = ty
         .map_with(|t, e| (t, e.span()))
         .then(quotable_id())
@@ -36,10 +36,10 @@ fn bare_value_info<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// Builds a value info and applies its annotation.
-fn make_value_info<'t, 's>(
+fn make_value_info<E: CustomError>(
     (ty, name): BareValueInfo,
     entries: Option<Vec<Entry>>,
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    emitter: &mut chumsky::input::Emitter<E>,
 ) -> ValueInfoProto {
     let mut info = ValueInfoProto {
         name: Some(name),
@@ -55,10 +55,10 @@ fn make_value_info<'t, 's>(
 }
 
 /// `annotation? type? name`.
-pub(crate) fn value_info<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> impl Parser<'t, I, ValueInfoProto, Extra<'t, 's>> + Clone {
+pub(crate) fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> impl Parser<'t, I, ValueInfoProto, Extra<E>> + Clone {
     annotation
         .or_not()
         .then(bare_value_info(ty))
@@ -76,10 +76,10 @@ type ListItem<'s> = (
     Option<InitializerTail<'s>>,
 );
 
-fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> impl Parser<'t, I, ListItem<'s>, Extra<'t, 's>> + Clone {
+fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> impl Parser<'t, I, ListItem<'s>, Extra<E>> + Clone {
     let tail = just(Token::Eq)
         .ignore_then(annotation.clone().or_not())
         .then(data().or_not())
@@ -95,10 +95,10 @@ fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// `float[2] {1, 2} b`: a tensor's values written before its name,
 /// reported with the fix. Tried only when an item does not parse.
-fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> impl Parser<'t, I, ListItem<'s>, Extra<'t, 's>> + Clone {
+fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> impl Parser<'t, I, ListItem<'s>, Extra<E>> + Clone {
     let spanned_name = quotable_id().map_with(|name, e| (name, e.span()));
     annotation
         .or_not()
@@ -107,7 +107,7 @@ fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>>(
         .then(spanned_name)
         .validate(
             |(((entries, ty), (data, data_span)), (name, name_span)), e, emitter| {
-                emitter.emit(Rich::custom(
+                emitter.emit(E::custom(
                     e.span(),
                     with_help(
                         "the name of a tensor comes before its values",
@@ -125,10 +125,10 @@ fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// The initializer tensor of `value-info = values`, named after the value.
-fn initializer<'t, 's>(
+fn initializer<'s, E: CustomError>(
     (ty, name): BareValueInfo,
     (entries, data, span): InitializerTail<'s>,
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    emitter: &mut chumsky::input::Emitter<E>,
 ) -> TensorProto {
     let ty = ty.unwrap_or_else(|| (TypeProto::default(), span));
     let mut tensor = build_tensor(ty, Some(name), data, emitter);
@@ -149,11 +149,11 @@ fn join(a: Option<Vec<Entry>>, b: Option<Vec<Entry>>) -> Option<Vec<Entry>> {
 
 /// A graph: `annotation? name (inputs)? => (outputs) <value infos and
 /// initializers>? { nodes }`.
-pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    nodes: impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone + 't,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, GraphProto> {
+pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    nodes: impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone + 't,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, GraphProto> {
     let item = value_info_or_initializer(ty.clone(), annotation.clone());
     // The input list and the `<...>` list hold the same items; landmarks
     // record which list and whether the item is initialized.
@@ -227,7 +227,8 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// `=>` between the input and output lists. A `->` in its place, or
 /// nothing before the output list, is reported and parsing goes on.
-fn arrow<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+fn arrow<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> impl Parser<'t, I, (), Extra<E>> + Clone
+{
     let instead = just(Token::ThinArrow)
         .ignored()
         .or(just(Token::LParen).rewind().ignored());
@@ -246,13 +247,13 @@ enum FunctionAttribute {
 
 /// A function: `<header>? name <attributes>? (inputs) => (outputs)
 /// <value infos>? { nodes }`.
-pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    nodes: impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone + 't,
-    header: impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone + 't,
-    attribute_value: impl Parser<'t, I, Written<'s>, Extra<'t, 's>> + Clone + 't,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, FunctionProto> {
+pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    nodes: impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone + 't,
+    header: impl Parser<'t, I, Vec<Entry>, Extra<E>> + Clone + 't,
+    attribute_value: impl Parser<'t, I, Written<'s>, Extra<E>> + Clone + 't,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, FunctionProto> {
     let default = just(Token::Eq).ignore_then(attribute_value);
     let parameter = annotation
         .clone()
@@ -271,7 +272,7 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
                     };
                     if let Some(value) = value {
                         if let Err((message, span)) = fill(&mut proto, declared, value) {
-                            emitter.emit(Rich::custom(span.unwrap_or(e.span()), message));
+                            emitter.emit(E::custom(span.unwrap_or(e.span()), message));
                         }
                     }
                     super::attribute::annotate(&mut proto, entries, emitter);
@@ -362,8 +363,8 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// What a function starts with: its header, or a name followed by its
 /// attribute or input list.
-fn function_start<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone
-{
+fn function_start<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, (), Extra<E>> + Clone {
     just(Token::LAngle).ignored().or(quotable_id()
         .then(one_of([Token::LAngle, Token::LParen]))
         .ignored())
@@ -373,13 +374,14 @@ fn function_start<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Ext
 /// consumed and reported as one error at its first token (a broken
 /// function is left to the function parser, which reports what is wrong
 /// inside it).
-fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, (), Extra<E>> + Clone {
     function_start()
         .not()
         .ignore_then(any().map_with(|token: Token<'s>, e| (token, e.span())))
         .then_ignore(any().repeated())
         .validate(|(token, span), _, emitter| {
-            emitter.emit(Rich::custom(
+            emitter.emit(E::custom(
                 span,
                 format!("unexpected {token} after the end of the model"),
             ));
@@ -387,11 +389,11 @@ fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, (), Extr
 }
 
 /// A model: `<header>? graph function*`.
-pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>>(
-    header: impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone + 't,
-    graph: impl Parser<'t, I, GraphProto, Extra<'t, 's>> + Clone + 't,
-    function: Parsed<'t, 's, I, FunctionProto>,
-) -> Parsed<'t, 's, I, ModelProto> {
+pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    header: impl Parser<'t, I, Vec<Entry>, Extra<E>> + Clone + 't,
+    graph: impl Parser<'t, I, GraphProto, Extra<E>> + Clone + 't,
+    function: Parsed<'t, I, E, FunctionProto>,
+) -> Parsed<'t, I, E, ModelProto> {
     landmark(Kind::Header, header)
         .or_not()
         .then(graph)

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use chumsky::inspector::TruncateState;
 use chumsky::prelude::*;
 
-use super::{Extra, Tokens};
+use super::{Extra, Fail, Tokens};
 use crate::error::Span;
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
@@ -55,20 +55,20 @@ pub(crate) struct Landmark {
 pub(crate) type Landmarks = TruncateState<Landmark>;
 
 /// Records `parser`'s span as a landmark of `kind`.
-pub(crate) fn landmark<'t, 's: 't, I: Tokens<'t, 's>, O>(
+pub(crate) fn landmark<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
     kind: Kind,
-    parser: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
-) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+    parser: impl Parser<'t, I, O, Extra<E>> + Clone,
+) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     landmark_with(move |_| kind, parser)
 }
 
 /// Records `parser`'s span as a landmark whose kind depends on its output.
-pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, O>(
+pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
     kind: impl Fn(&O) -> Kind + Clone,
-    parser: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
-) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+    parser: impl Parser<'t, I, O, Extra<E>> + Clone,
+) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     empty()
-        .map_with(|(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<'t, 's>>| e.state().len())
+        .map_with(|(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<E>>| e.state().len())
         .then(parser)
         .map_with(move |(start, output), e| {
             let landmark = Landmark {

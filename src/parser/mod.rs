@@ -61,9 +61,52 @@ pub const MAX_NESTING: usize = 100;
 /// The errors that one parse reports at most.
 const MAX_ERRORS: usize = 50;
 
-/// The chumsky setup: rich errors over our tokens, and the landmarks that
-/// map IR items to their spans as state.
-pub(crate) type Extra<'t, 's> = extra::Full<Rich<'t, Token<'s>>, landmarks::Landmarks, ()>;
+/// The chumsky setup: errors of type `E` (see [`Fail`]) over our tokens,
+/// and the landmarks that map IR items to their spans as state.
+pub(crate) type Extra<E> = extra::Full<E, landmarks::Landmarks, ()>;
+
+/// An error that can carry a message of our own, from outside chumsky's
+/// expected/found vocabulary (an integer out of range, a bad annotation).
+pub(crate) trait CustomError {
+    /// An error at `span` that says `message`.
+    fn custom(span: SimpleSpan, message: impl ToString) -> Self;
+}
+
+/// What the grammar reports where the text does not parse. Every parse
+/// runs first with [`EmptyErr`], which records nothing: on valid text the
+/// grammar tries and drops thousands of alternatives, and building a
+/// [`Rich`] error for each (what was expected, what was found) was the
+/// larger part of the parse time. Only text that fails is parsed again,
+/// with [`Rich`] errors, to explain why (see [`parse_twice`]).
+pub(crate) trait Fail<'t, I: chumsky::input::Input<'t>>:
+    chumsky::error::Error<'t, I>
+    + chumsky::label::LabelError<'t, I, &'static str>
+    + chumsky::label::LabelError<'t, I, chumsky::error::RichPattern<'t, I::Token>>
+    + CustomError
+    + 't
+{
+}
+
+impl<'t, 's: 't, I: Tokens<'t, 's>, E> Fail<'t, I> for E where
+    E: chumsky::error::Error<'t, I>
+        + chumsky::label::LabelError<'t, I, &'static str>
+        + chumsky::label::LabelError<'t, I, chumsky::error::RichPattern<'t, Token<'s>>>
+        + CustomError
+        + 't
+{
+}
+
+impl CustomError for EmptyErr {
+    fn custom(_: SimpleSpan, _: impl ToString) -> Self {
+        EmptyErr::default()
+    }
+}
+
+impl<'t, 's> CustomError for Rich<'t, Token<'s>> {
+    fn custom(span: SimpleSpan, message: impl ToString) -> Self {
+        Rich::custom(span, message)
+    }
+}
 
 /// The input every production reads: tokens with byte spans.
 pub(crate) trait Tokens<'t, 's: 't>:
@@ -74,32 +117,32 @@ pub(crate) trait Tokens<'t, 's: 't>:
 impl<'t, 's: 't, I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>> Tokens<'t, 's> for I {}
 
 /// A boxed production, the unit the grammar is assembled from.
-pub(crate) type Parsed<'t, 's, I, O> = Boxed<'t, 't, I, O, Extra<'t, 's>>;
+pub(crate) type Parsed<'t, I, E, O> = Boxed<'t, 't, I, O, Extra<E>>;
 
 /// Reports a diagnostic from outside the grammar (e.g. an annotation) as a
 /// parse error at its span.
-pub(crate) fn emit_diagnostic<'t, 's>(
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+pub(crate) fn emit_diagnostic<E: CustomError>(
+    emitter: &mut chumsky::input::Emitter<E>,
     diagnostic: Diagnostic,
 ) {
     let span = SimpleSpan::from(diagnostic.span.clone());
-    emitter.emit(Rich::custom(span, hints::encode(diagnostic)));
+    emitter.emit(E::custom(span, hints::encode(diagnostic)));
 }
 
 /// Every entry point of the grammar.
-struct Grammar<'t, 's, I: Tokens<'t, 's>> {
-    model: Parsed<'t, 's, I, ModelProto>,
-    graph: Parsed<'t, 's, I, GraphProto>,
-    function: Parsed<'t, 's, I, FunctionProto>,
-    node: Parsed<'t, 's, I, NodeProto>,
-    nodes: Parsed<'t, 's, I, Vec<NodeProto>>,
-    ty: Parsed<'t, 's, I, TypeProto>,
-    tensor: Parsed<'t, 's, I, TensorProto>,
-    attribute: Parsed<'t, 's, I, AttributeProto>,
-    value_info: Parsed<'t, 's, I, ValueInfoProto>,
+struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
+    model: Parsed<'t, I, E, ModelProto>,
+    graph: Parsed<'t, I, E, GraphProto>,
+    function: Parsed<'t, I, E, FunctionProto>,
+    node: Parsed<'t, I, E, NodeProto>,
+    nodes: Parsed<'t, I, E, Vec<NodeProto>>,
+    ty: Parsed<'t, I, E, TypeProto>,
+    tensor: Parsed<'t, I, E, TensorProto>,
+    attribute: Parsed<'t, I, E, AttributeProto>,
+    value_info: Parsed<'t, I, E, ValueInfoProto>,
 }
 
-impl<'t, 's: 't, I: Tokens<'t, 's>> Grammar<'t, 's, I> {
+impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
     /// Ties the productions together. Graphs hold attributes that hold
     /// graphs, and annotations hold values that hold annotations: both
     /// loops are made with `recursive`, whose inner handles are weak, so
@@ -343,20 +386,37 @@ type TokenInput<'t, 's> =
     chumsky::input::MappedInput<'t, Token<'s>, SimpleSpan, &'t [(Token<'s>, SimpleSpan)]>;
 
 /// Runs `parser` over all of `tokens` (lexed from `text`), returning its
-/// output and the landmarks it recorded.
-fn run<'t, 's: 't, O>(
-    parser: Parsed<'t, 's, TokenInput<'t, 's>, O>,
+/// output and the landmarks it recorded, or the errors of type `E`.
+fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
+    parser: Parsed<'t, TokenInput<'t, 's>, E, O>,
     tokens: &'t [(Token<'s>, SimpleSpan)],
     text: &str,
-) -> Result<(O, landmarks::Landmarks), Error> {
+) -> Result<(O, landmarks::Landmarks), Vec<E>> {
     let eoi = SimpleSpan::from(text.len()..text.len());
     let mut state = landmarks::Landmarks::default();
     let output = parser
         .then_ignore(end())
         .parse_with_state(tokens.split_token_span(eoi), &mut state)
-        .into_result()
-        .map_err(|errors| to_error(errors, text))?;
+        .into_result()?;
     Ok((output, state))
+}
+
+/// Parses `tokens` (lexed from `text`) with the grammar's production
+/// `$field`: first with errors that record nothing, the fast path for text
+/// that parses; when that fails, again with [`Rich`] errors, which say why
+/// (see [`Fail`]). Both runs take the same path through the grammar, which
+/// never looks at its errors to decide what to accept.
+macro_rules! parse_twice {
+    ($field:ident, $tokens:expr, $text:expr) => {{
+        let fast = Grammar::<_, EmptyErr>::new();
+        match run(fast.$field.clone(), $tokens, $text) {
+            Ok(parsed) => Ok(parsed),
+            Err(_) => {
+                let rich = Grammar::<_, Rich<_>>::new();
+                run(rich.$field.clone(), $tokens, $text).map_err(|errors| to_error(errors, $text))
+            }
+        }
+    }};
 }
 
 macro_rules! entry_points {
@@ -364,9 +424,7 @@ macro_rules! entry_points {
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
             let tokens = tokenize(text)?;
-            let grammar = Grammar::new();
-            let parsed = run(grammar.$field.clone(), &tokens, text);
-            parsed.map(|(output, _)| output)
+            parse_twice!($field, &tokens, text).map(|(output, _)| output)
         }
     )*};
 }
@@ -391,9 +449,7 @@ pub(crate) fn parse_model_with_comments(
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
     let (tokens, comments) = crate::lexer::lex_with_comments(text);
     let tokens = check_tokens(tokens, text)?;
-    let grammar = Grammar::new();
-    let parsed = run(grammar.model.clone(), &tokens, text);
-    let (model, landmarks) = parsed?;
+    let (model, landmarks) = parse_twice!(model, &tokens, text)?;
     let map = SourceMap::of_model(&model, &landmarks);
     Ok((model, map, comments))
 }

@@ -8,7 +8,7 @@ use super::common::{id_list, ident, quotable_id, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
 use super::recovery::{list_item, no_match, statement};
-use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use super::{emit_diagnostic, Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{AttributeProto, NodeProto};
 
@@ -24,8 +24,8 @@ struct Operator {
 /// quoted string (`"".Op` is an explicitly empty domain); the op type and
 /// overload may be [ext] quoted. Like the reference, an empty op type is
 /// accepted and a leading `.` gives an empty domain.
-fn operator<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Operator, Extra<'t, 's>> + Clone
-{
+fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Operator, Extra<E>> + Clone {
     let part = ident().map(str::to_owned).or(text_literal());
     let first = part.clone().or_not();
     let rest = just(Token::Dot)
@@ -59,9 +59,9 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Operator, Ext
 }
 
 /// `<attr, ...>`, at least one attribute.
-fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>>(
-    attribute: Parsed<'t, 's, I, AttributeProto>,
-) -> impl Parser<'t, I, Vec<AttributeProto>, Extra<'t, 's>> + Clone {
+fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    attribute: Parsed<'t, I, E, AttributeProto>,
+) -> impl Parser<'t, I, Vec<AttributeProto>, Extra<E>> + Clone {
     list_item(attribute, Token::RAngle, AttributeProto::default())
         .separated_by(just(Token::Comma))
         .at_least(1)
@@ -72,9 +72,9 @@ fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// `(x, axis = 1)`: attributes written among the inputs, reported with
 /// the fix. Tried only when a node's inputs do not parse.
-fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
-    attribute: Parsed<'t, 's, I, AttributeProto>,
-) -> impl Parser<'t, I, (Vec<AttributeProto>, Vec<String>), Extra<'t, 's>> + Clone {
+fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    attribute: Parsed<'t, I, E, AttributeProto>,
+) -> impl Parser<'t, I, (Vec<AttributeProto>, Vec<String>), Extra<E>> + Clone {
     let input = quotable_id().map_with(|name, e| (name, e.span()));
     let attributes = attribute
         .separated_by(just(Token::Comma))
@@ -92,7 +92,7 @@ fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
         )
         .validate(|(inputs, (attributes, span)), _, emitter| {
             let written: Vec<String> = inputs.iter().map(|(_, span)| quote(*span)).collect();
-            emitter.emit(Rich::custom(
+            emitter.emit(E::custom(
                 span,
                 with_help(
                     "attributes are not inputs: they are written in `<...>`",
@@ -114,8 +114,8 @@ fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
 /// `name: type =`. Looks ahead without consuming anything and, when the
 /// answer is no, fails where it started: its error never joins (and
 /// muddles) the one that the real inputs report further on.
-fn looks_like_attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, (), Extra<'t, 's>> + Clone {
+fn looks_like_attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, (), Extra<E>> + Clone {
     custom(|inp| {
         let before = inp.cursor();
         let start = inp.save();
@@ -142,10 +142,10 @@ fn looks_like_attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// A node. Its attributes may come before or after its inputs.
-pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
-    attribute: Parsed<'t, 's, I, AttributeProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, NodeProto> {
+pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    attribute: Parsed<'t, I, E, AttributeProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, NodeProto> {
     let label = quotable_id()
         .or_not()
         .map(Option::unwrap_or_default)
@@ -191,9 +191,9 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// `{ node* }`.
-pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>>(
-    node: Parsed<'t, 's, I, NodeProto>,
-) -> impl Parser<'t, I, Vec<NodeProto>, Extra<'t, 's>> + Clone {
+pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    node: Parsed<'t, I, E, NodeProto>,
+) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
     statement(node, NodeProto::default())
         .repeated()
         .collect()

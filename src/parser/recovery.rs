@@ -19,14 +19,14 @@ use chumsky::input::{Cursor, InputRef};
 use chumsky::prelude::*;
 
 use super::hints::{closer_of, is_closer};
-use super::{Extra, Tokens};
+use super::{Extra, Fail, Tokens};
 use crate::lexer::Token;
 
 /// Skips one token tree: a bracketed group with everything in it, or one
 /// token that is not a bracket. Returns the tree's first token, or `None`,
 /// consuming nothing, at a closing bracket or at the end of the input.
-fn skip_tree<'t, 's: 't, I: Tokens<'t, 's>>(
-    inp: &mut InputRef<'t, '_, I, Extra<'t, 's>>,
+fn skip_tree<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut InputRef<'t, '_, I, Extra<E>>,
 ) -> Option<Token<'s>> {
     let first = inp.peek().filter(|&t| !is_closer(t))?;
     let mut depth = 0usize;
@@ -46,10 +46,10 @@ fn skip_tree<'t, 's: 't, I: Tokens<'t, 's>>(
 /// The error of a custom parser that does not match at `before`, where
 /// it stands: it expects nothing, so it adds nothing to the error that
 /// the other alternatives report.
-pub(crate) fn no_match<'t, 'p, 's: 't, I: Tokens<'t, 's>>(
-    inp: &mut InputRef<'t, 'p, I, Extra<'t, 's>>,
+pub(crate) fn no_match<'t, 'p, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut InputRef<'t, 'p, I, Extra<E>>,
     before: &Cursor<'t, 'p, I>,
-) -> Rich<'t, Token<'s>> {
+) -> E {
     let found = inp.peek_maybe();
     let span = inp.span_since(before);
     LabelError::<I, _>::expected_found(None::<RichPattern<'t, Token<'s>>>, found, span)
@@ -63,10 +63,10 @@ pub(crate) fn no_match<'t, 'p, 's: 't, I: Tokens<'t, 's>>(
 /// stays empty and a list's end is never skipped.
 ///
 /// Whatever `resume` reads is given back.
-fn skip_to<'t, 's: 't, I: Tokens<'t, 's>, O: Clone>(
-    resume: impl Fn(Token<'s>, &mut InputRef<'t, '_, I, Extra<'t, 's>>) -> bool + Clone,
+fn skip_to<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone>(
+    resume: impl Fn(Token<'s>, &mut InputRef<'t, '_, I, Extra<E>>) -> bool + Clone,
     output: O,
-) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     custom(move |inp| {
         let before = inp.cursor();
         let Some(mut skipped) = skip_tree(inp) else {
@@ -90,13 +90,12 @@ fn skip_to<'t, 's: 't, I: Tokens<'t, 's>, O: Clone>(
 /// `item`, which must be followed by `,` or the closing bracket of its list
 /// (not consumed). When it is not, the error is reported and everything up
 /// to the next `,` or the end of the list is skipped, standing for `dummy`.
-pub(crate) fn list_item<'t, 's: 't, I: Tokens<'t, 's>, O: Clone>(
-    item: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
+pub(crate) fn list_item<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone>(
+    item: impl Parser<'t, I, O, Extra<E>> + Clone,
     close: Token<'s>,
     dummy: O,
-) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
-    let next_item =
-        |_, inp: &mut InputRef<'t, '_, I, Extra<'t, 's>>| inp.peek() == Some(Token::Comma);
+) -> impl Parser<'t, I, O, Extra<E>> + Clone {
+    let next_item = |_, inp: &mut InputRef<'t, '_, I, Extra<E>>| inp.peek() == Some(Token::Comma);
     item.then_ignore(one_of([Token::Comma, close]).rewind())
         .recover_with(via_parser(skip_to(next_item, dummy)))
 }
@@ -104,17 +103,17 @@ pub(crate) fn list_item<'t, 's: 't, I: Tokens<'t, 's>, O: Clone>(
 /// A node of a node list; a node that does not parse is reported and
 /// skipped up to where the next node starts (see [`starts_node`]) or the
 /// end of the list.
-pub(crate) fn statement<'t, 's: 't, I: Tokens<'t, 's>, O: Clone>(
-    node: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
+pub(crate) fn statement<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone>(
+    node: impl Parser<'t, I, O, Extra<E>> + Clone,
     dummy: O,
-) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     node.recover_with(via_parser(skip_to(|_, inp| starts_node(inp), dummy)))
 }
 
 /// Whether a node starts here: a label `[`, an annotation `@<`, or an
 /// output list (names separated by commas) followed by `=`.
-fn starts_node<'t, 's: 't, I: Tokens<'t, 's>>(
-    inp: &mut InputRef<'t, '_, I, Extra<'t, 's>>,
+fn starts_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut InputRef<'t, '_, I, Extra<E>>,
 ) -> bool {
     let is_name = |t: Token<'_>| matches!(t, Token::Ident(_) | Token::Str(_) | Token::Bytes(_));
     if matches!(inp.peek(), Some(Token::LBracket | Token::AnnotationOpen)) {
@@ -135,10 +134,10 @@ fn starts_node<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// A function of a model; one that does not parse is reported and skipped
 /// up to the end of its body (the first `{...}` group) or of the text.
-pub(crate) fn function_item<'t, 's: 't, I: Tokens<'t, 's>, O: Clone>(
-    function: impl Parser<'t, I, O, Extra<'t, 's>> + Clone,
+pub(crate) fn function_item<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone>(
+    function: impl Parser<'t, I, O, Extra<E>> + Clone,
     dummy: O,
-) -> impl Parser<'t, I, O, Extra<'t, 's>> + Clone {
+) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     let after_body = skip_to(|skipped, _| skipped == Token::LBrace, dummy);
     function.recover_with(via_parser(after_body))
 }

@@ -10,7 +10,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{integer, quotable_id, string_literal, text_literal, IntegerName};
-use super::{emit_diagnostic, Extra, Parsed, Tokens};
+use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
 use crate::lexer::{skip_blank, skip_number, Token};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension;
@@ -94,8 +94,8 @@ fn storage(data_type: i32) -> Option<Storage> {
 }
 
 /// A literal inside `{...}` when the list is not all numbers.
-fn literal<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Literal<'s>, Extra<'t, 's>> + Clone
-{
+fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Literal<'s>, Extra<E>> + Clone {
     select! {
         Token::Int(text) => Literal::Int(text),
         Token::Float(text) => Literal::Float(text),
@@ -113,8 +113,8 @@ pub(crate) fn is_special_float(word: &str) -> bool {
 }
 
 /// `["key": "value", ...]`, at least one pair.
-pub(crate) fn string_pairs<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, Vec<StringStringEntryProto>, Extra<'t, 's>> + Clone {
+pub(crate) fn string_pairs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Vec<StringStringEntryProto>, Extra<E>> + Clone {
     text_literal()
         .then_ignore(just(Token::Colon))
         .then(text_literal())
@@ -129,8 +129,8 @@ pub(crate) fn string_pairs<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// The values of a tensor constant: `{...}` or `[...]` (external data).
-pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, Data<'s>, Extra<'t, 's>> + Clone {
+pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Data<'s>, Extra<E>> + Clone {
     let numbers = select! { Token::Numbers(text) = e => {
         let span: SimpleSpan = e.span();
         Data::Numbers(text, SimpleSpan::from(span.start + 1..span.end - 1))
@@ -147,8 +147,8 @@ pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>>(
 /// What may follow the type of a tensor constant in an attribute value:
 /// a name, `=`, values, or several of these, in that order. Needs at least
 /// one of them (a type alone is a `type_proto` value).
-pub(crate) fn tensor_tail<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, (Option<String>, Data<'s>), Extra<'t, 's>> + Clone {
+pub(crate) fn tensor_tail<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, (Option<String>, Data<'s>), Extra<E>> + Clone {
     let eq = just(Token::Eq).or_not().ignored();
     choice((
         quotable_id()
@@ -164,10 +164,10 @@ pub(crate) fn tensor_tail<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// A tensor constant on its own: `annotation? type name? '='? values?`.
-pub(crate) fn tensor_constant<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, TensorProto> {
+pub(crate) fn tensor_constant<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, TensorProto> {
     let name = quotable_id().or_not();
     annotation
         .or_not()
@@ -184,10 +184,10 @@ pub(crate) fn tensor_constant<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// Applies the annotation written before a tensor constant, if any.
-pub(crate) fn annotate_tensor<'t, 's>(
+pub(crate) fn annotate_tensor<E: CustomError>(
     tensor: &mut TensorProto,
     entries: Option<Vec<Entry>>,
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    emitter: &mut chumsky::input::Emitter<E>,
 ) {
     if let Some(entries) = entries {
         if let Err(d) = annotation::apply_tensor(tensor, entries) {
@@ -199,18 +199,18 @@ pub(crate) fn annotate_tensor<'t, 's>(
 /// Builds a tensor from its type, name and values, reporting problems
 /// (symbolic dimensions, values of the wrong kind, overflow) through
 /// `emitter`.
-pub(crate) fn build_tensor<'t, 's>(
+pub(crate) fn build_tensor<'s, E: CustomError>(
     (ty, type_span): (TypeProto, SimpleSpan),
     name: Option<String>,
     data: Data<'s>,
-    emitter: &mut chumsky::input::Emitter<Rich<'t, Token<'s>>>,
+    emitter: &mut chumsky::input::Emitter<E>,
 ) -> TensorProto {
     let mut tensor = TensorProto {
         name,
         ..TensorProto::default()
     };
     let Some(Value::TensorType(tensor_type)) = ty.value else {
-        emitter.emit(Rich::custom(
+        emitter.emit(E::custom(
             type_span,
             "a tensor constant needs a tensor type such as `float[2]`",
         ));
@@ -218,7 +218,7 @@ pub(crate) fn build_tensor<'t, 's>(
     };
     tensor.data_type = tensor_type.elem_type;
     let Some(shape) = tensor_type.shape else {
-        emitter.emit(Rich::custom(
+        emitter.emit(E::custom(
             type_span,
             "a tensor constant needs its dimensions: write `float[2,3]`, or `float` for a scalar",
         ));
@@ -228,7 +228,7 @@ pub(crate) fn build_tensor<'t, 's>(
         match &dim.value {
             Some(dimension::Value::DimValue(n)) => tensor.dims.push(*n),
             _ => {
-                emitter.emit(Rich::custom(
+                emitter.emit(E::custom(
                     type_span,
                     "the dimensions of a tensor constant must be numbers",
                 ));
@@ -270,11 +270,7 @@ pub(crate) fn build_tensor<'t, 's>(
 /// [`Token::Numbers`] text (well formed, the lexer checked) is read straight
 /// into `out`, correctly rounded, in one pass. `offset` is the text's
 /// position in the source.
-fn float_list<'t, 's, T>(
-    out: &mut Vec<T>,
-    text: &str,
-    offset: usize,
-) -> Result<(), Rich<'t, Token<'s>>>
+fn float_list<T, E: CustomError>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
 where
     T: fast_float2::FastFloat + std::str::FromStr + IsInfinite,
 {
@@ -284,10 +280,10 @@ where
     while pos < bytes.len() {
         let span = |len| SimpleSpan::from(offset + pos..offset + pos + len);
         let (value, len) = fast_float2::parse_partial::<T, _>(&bytes[pos..])
-            .map_err(|_| Rich::custom(span(1), "expected a number"))?;
+            .map_err(|_| E::custom(span(1), "expected a number"))?;
         if value.is_infinite() {
             // `inf`, or a literal too large for `T`: the slow path tells.
-            parse_float::<T>(&text[pos..pos + len], span(len))?;
+            parse_float::<T, _>(&text[pos..pos + len], span(len))?;
         }
         out.push(value);
         pos = skip_blank(bytes, pos + len);
@@ -336,15 +332,15 @@ fn number_items(text: &str, offset: usize) -> impl Iterator<Item = (Literal<'_>,
 
 /// Converts literals into the typed field the reference uses for
 /// `data_type`.
-fn store_values<'s, 't>(
+fn store_values<'s, E: CustomError>(
     tensor: &mut TensorProto,
     data_type: i32,
     items: impl Iterator<Item = (Literal<'s>, SimpleSpan)>,
     count: usize,
     type_span: SimpleSpan,
-) -> Result<(), Rich<'t, Token<'s>>> {
+) -> Result<(), E> {
     let Some(storage) = storage(data_type) else {
-        return Err(Rich::custom(
+        return Err(E::custom(
             type_span,
             "values cannot be written for this element type",
         ));
@@ -360,35 +356,37 @@ fn store_values<'s, 't>(
     for (literal, span) in items {
         match (storage, literal) {
             (Storage::Int32 | Storage::NarrowFloat, Literal::Int(text)) => {
-                tensor.int32_data.push(parse_integer::<i32>(text, span)?);
+                tensor.int32_data.push(parse_integer::<i32, _>(text, span)?);
             }
             (Storage::NarrowFloat, Literal::Float(text)) => {
-                let value = parse_float::<f64>(text, span)?;
+                let value = parse_float::<f64, _>(text, span)?;
                 let bits = crate::tensor_data::float_to_bits(data_type, value)
-                    .ok_or_else(|| Rich::custom(span, "this element type has no decimal form"))?;
+                    .ok_or_else(|| E::custom(span, "this element type has no decimal form"))?;
                 tensor.int32_data.push(bits as i32);
             }
             (Storage::Int64, Literal::Int(text)) => {
-                tensor.int64_data.push(parse_integer::<i64>(text, span)?)
+                tensor.int64_data.push(parse_integer::<i64, _>(text, span)?)
             }
             (Storage::Uint64, Literal::Int(text)) => {
-                tensor.uint64_data.push(parse_integer::<u64>(text, span)?)
+                tensor
+                    .uint64_data
+                    .push(parse_integer::<u64, _>(text, span)?)
             }
             (Storage::Float, Literal::Int(text) | Literal::Float(text)) => {
-                tensor.float_data.push(parse_float::<f32>(text, span)?);
+                tensor.float_data.push(parse_float::<f32, _>(text, span)?);
             }
             (Storage::Double, Literal::Int(text) | Literal::Float(text)) => {
-                tensor.double_data.push(parse_float::<f64>(text, span)?);
+                tensor.double_data.push(parse_float::<f64, _>(text, span)?);
             }
             (Storage::Bytes, Literal::Bytes(bytes)) => tensor.string_data.push(bytes),
             (Storage::Bytes, _) => {
-                return Err(Rich::custom(span, "a string tensor needs string values"))
+                return Err(E::custom(span, "a string tensor needs string values"));
             }
             (_, Literal::Bytes(_)) => {
-                return Err(Rich::custom(span, "expected a number, found a string"))
+                return Err(E::custom(span, "expected a number, found a string"));
             }
             (_, Literal::Float(text)) => {
-                return Err(Rich::custom(
+                return Err(E::custom(
                     span,
                     format!("expected an integer, found `{text}`"),
                 ));
@@ -398,20 +396,20 @@ fn store_values<'s, 't>(
     Ok(())
 }
 
-fn parse_integer<'t, 's, T: std::str::FromStr + IntegerName>(
+fn parse_integer<T: std::str::FromStr + IntegerName, E: CustomError>(
     text: &str,
     span: SimpleSpan,
-) -> Result<T, Rich<'t, Token<'s>>> {
+) -> Result<T, E> {
     text.parse()
-        .map_err(|_| Rich::custom(span, super::common::out_of_range::<T>(text)))
+        .map_err(|_| E::custom(span, super::common::out_of_range::<T>(text)))
 }
 
 /// Parses a float literal with correct rounding straight to `T` (so an
 /// `f32` is never rounded twice through `f64`).
-pub(crate) fn parse_float<'t, 's, T: std::str::FromStr + IsInfinite>(
+pub(crate) fn parse_float<T: std::str::FromStr + IsInfinite, E: CustomError>(
     text: &str,
     span: SimpleSpan,
-) -> Result<T, Rich<'t, Token<'s>>> {
+) -> Result<T, E> {
     match text.parse::<T>() {
         Ok(value)
             if !value.is_infinite()
@@ -421,14 +419,11 @@ pub(crate) fn parse_float<'t, 's, T: std::str::FromStr + IsInfinite>(
         {
             Ok(value)
         }
-        Ok(_) => Err(Rich::custom(
+        Ok(_) => Err(E::custom(
             span,
             format!("`{text}` is too large for its type"),
         )),
-        Err(_) => Err(Rich::custom(
-            span,
-            format!("`{text}` is not a valid number"),
-        )),
+        Err(_) => Err(E::custom(span, format!("`{text}` is not a valid number"))),
     }
 }
 
@@ -451,11 +446,11 @@ impl IsInfinite for f64 {
 }
 
 /// [ext] `sparse_tensor[dims] {values: tensor, indices: tensor}`.
-pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>>(
-    tensor: Parsed<'t, 's, I, TensorProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, SparseTensorProto> {
-    let dims = integer::<I, i64>()
+pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    tensor: Parsed<'t, I, E, TensorProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, SparseTensorProto> {
+    let dims = integer::<I, E, i64>()
         .separated_by(just(Token::Comma))
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LBracket), just(Token::RBracket));
@@ -484,7 +479,7 @@ pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>>(
                     &mut sparse.indices
                 };
                 if slot.replace(tensor).is_some() {
-                    emitter.emit(Rich::custom(span, format!("`{key}` is given twice")));
+                    emitter.emit(E::custom(span, format!("`{key}` is given twice")));
                 }
             }
             if let Some(entries) = entries {
@@ -499,6 +494,8 @@ pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>>(
 
 #[cfg(test)]
 mod tests {
+    use chumsky::error::EmptyErr;
+
     use crate::parse_tensor;
 
     /// The fast path reads every literal the lexer lets into a number list
@@ -541,8 +538,8 @@ mod tests {
                 Some(literal.len())
             );
             let (mut floats, mut doubles) = (Vec::new(), Vec::new());
-            let floats_ok = super::float_list::<f32>(&mut floats, &list, 0).is_ok();
-            let doubles_ok = super::float_list::<f64>(&mut doubles, &list, 0).is_ok();
+            let floats_ok = super::float_list::<f32, EmptyErr>(&mut floats, &list, 0).is_ok();
+            let doubles_ok = super::float_list::<f64, EmptyErr>(&mut doubles, &list, 0).is_ok();
             match literal.parse::<f32>() {
                 Ok(x) if !x.is_infinite() || literal.contains(['i', 'I']) => {
                     assert!(floats_ok, "{literal}");

@@ -4,27 +4,27 @@
 use chumsky::prelude::*;
 
 use super::common::{ident, integer, keyword, quotable_id, text_literal};
-use super::{Extra, Parsed, Tokens};
+use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{self, Value};
 use crate::proto::{TensorShapeProto, TypeProto};
 
 /// An element type name such as `float`, as its `TensorProto.DataType` code.
-pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, i32, Extra<'t, 's>> + Clone {
+pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, i32, Extra<E>> + Clone {
     select! { Token::Ident(name) => name }
         .labelled("an element type")
         .try_map(|name, span| {
             crate::names::element_type_by_name(name)
                 .map(|t| t as i32)
-                .ok_or_else(|| Rich::custom(span, format!("`{name}` is not an element type")))
+                .ok_or_else(|| E::custom(span, format!("`{name}` is not an element type")))
         })
 }
 
 /// One dimension: `?`, a symbol (bare or quoted) or an integer.
-fn dimension<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Dimension, Extra<'t, 's>> + Clone
-{
+fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Dimension, Extra<E>> + Clone {
     let value = |value| Dimension {
         value,
         denotation: None,
@@ -32,15 +32,15 @@ fn dimension<'t, 's: 't, I: Tokens<'t, 's>>() -> impl Parser<'t, I, Dimension, E
     choice((
         just(Token::Question).to(value(None)),
         quotable_id().map(move |name| value(Some(dimension::Value::DimParam(name)))),
-        integer::<I, i64>().map(move |n| value(Some(dimension::Value::DimValue(n)))),
+        integer::<I, E, i64>().map(move |n| value(Some(dimension::Value::DimValue(n)))),
     ))
     .labelled("a dimension")
 }
 
 /// What follows an element type: nothing (a scalar: a shape with no
 /// dimensions), `[]` (rank unknown: no shape) or `[d, ...]`.
-pub(crate) fn shape_suffix<'t, 's: 't, I: Tokens<'t, 's>>(
-) -> impl Parser<'t, I, Option<TensorShapeProto>, Extra<'t, 's>> + Clone {
+pub(crate) fn shape_suffix<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Option<TensorShapeProto>, Extra<E>> + Clone {
     let dims = dimension()
         .separated_by(just(Token::Comma))
         .at_least(1)
@@ -56,7 +56,8 @@ pub(crate) fn shape_suffix<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// A type.
-pub(crate) fn type_proto<'t, 's: 't, I: Tokens<'t, 's>>() -> Parsed<'t, 's, I, TypeProto> {
+pub(crate) fn type_proto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> Parsed<'t, I, E, TypeProto> {
     recursive(|ty| {
         let open = || just(Token::LParen);
         let close = || just(Token::RParen);

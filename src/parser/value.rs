@@ -7,14 +7,14 @@ use super::annotation::{Entry, Value};
 use super::common::string_literal;
 use super::recovery::list_item;
 use super::tensor::tensor_tail;
-use super::{Extra, Parsed, Tokens};
+use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{GraphProto, SparseTensorProto, TypeProto};
 
 /// `key: value`.
-pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>>(
-    value: impl Parser<'t, I, Value, Extra<'t, 's>> + Clone + 't,
-) -> impl Parser<'t, I, Entry, Extra<'t, 's>> + Clone {
+pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    value: impl Parser<'t, I, Value, Extra<E>> + Clone + 't,
+) -> impl Parser<'t, I, Entry, Extra<E>> + Clone {
     select! { Token::Ident(key) = e => (key.to_owned(), e.span()) }
         .labelled("a key")
         .then_ignore(just(Token::Colon))
@@ -30,10 +30,10 @@ pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>>(
 
 /// `<entry, ...>` (a header) when `open` is `<`, or `@<entry, ...>` (an
 /// annotation) when it is `@<`.
-pub(crate) fn entries<'t, 's: 't, I: Tokens<'t, 's>>(
+pub(crate) fn entries<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     open: Token<'s>,
-    value: impl Parser<'t, I, Value, Extra<'t, 's>> + Clone + 't,
-) -> impl Parser<'t, I, Vec<Entry>, Extra<'t, 's>> + Clone {
+    value: impl Parser<'t, I, Value, Extra<E>> + Clone + 't,
+) -> impl Parser<'t, I, Vec<Entry>, Extra<E>> + Clone {
     list_item(entry(value).map(Some), Token::RAngle, None)
         .separated_by(just(Token::Comma))
         .at_least(1)
@@ -43,12 +43,12 @@ pub(crate) fn entries<'t, 's: 't, I: Tokens<'t, 's>>(
 }
 
 /// Any value an entry may hold.
-pub(crate) fn value<'t, 's: 't, I: Tokens<'t, 's>>(
-    ty: Parsed<'t, 's, I, TypeProto>,
-    graph: Parsed<'t, 's, I, GraphProto>,
-    sparse: Parsed<'t, 's, I, SparseTensorProto>,
-    annotation: Parsed<'t, 's, I, Vec<Entry>>,
-) -> Parsed<'t, 's, I, Value> {
+pub(crate) fn value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    graph: Parsed<'t, I, E, GraphProto>,
+    sparse: Parsed<'t, I, E, SparseTensorProto>,
+    annotation: Parsed<'t, I, E, Vec<Entry>>,
+) -> Parsed<'t, I, E, Value> {
     recursive(|value| {
         let span = |e: SimpleSpan| e.into_range();
         let number = select! {
