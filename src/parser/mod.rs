@@ -401,6 +401,25 @@ fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
     Ok((output, state))
 }
 
+/// The grammar of the fast first pass, built once per thread: building it
+/// costs about as much as parsing a small model, and the conformance
+/// corpus or a test suite parses thousands of those. (The grammar's
+/// productions are reference-counted, not `Sync`, hence one per thread.)
+#[derive(Default)]
+struct FastGrammar;
+
+impl chumsky::cache::Cached for FastGrammar {
+    type Parser<'t> = Grammar<'t, TokenInput<'t, 't>, EmptyErr>;
+
+    fn make_parser<'t>(self) -> Grammar<'t, TokenInput<'t, 't>, EmptyErr> {
+        Grammar::new()
+    }
+}
+
+thread_local! {
+    static FAST_GRAMMAR: chumsky::cache::Cache<FastGrammar> = chumsky::cache::Cache::default();
+}
+
 /// Parses `tokens` (lexed from `text`) with the grammar's production
 /// `$field`: first with errors that record nothing, the fast path for text
 /// that parses; when that fails, again with [`Rich`] errors, which say why
@@ -408,8 +427,8 @@ fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
 /// never looks at its errors to decide what to accept.
 macro_rules! parse_twice {
     ($field:ident, $tokens:expr, $text:expr) => {{
-        let fast = Grammar::<_, EmptyErr>::new();
-        match run(fast.$field.clone(), $tokens, $text) {
+        let fast = FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), $tokens, $text));
+        match fast {
             Ok(parsed) => Ok(parsed),
             Err(_) => {
                 let rich = Grammar::<_, Rich<_>>::new();
