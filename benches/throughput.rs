@@ -249,6 +249,11 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
     row
 }
 
+/// The allocator the `onnxtxt` command uses (see `src/main.rs`), so that
+/// these timings are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // `cargo bench` adds `--bench`; ignore it.
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
