@@ -30,10 +30,16 @@ pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     .labelled("a string")
 }
 
-/// A string literal that must be UTF-8 (names, keys).
+/// A string literal that must be UTF-8 (names, keys). A `"..."` literal is
+/// UTF-8 as written (the text is a `str`); only a `b"..."` one is checked.
 pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> impl Parser<'t, I, String, Extra<E>> + Clone {
-    string_literal().validate(|bytes, e, emitter| utf8(bytes, e.span(), emitter))
+    select! {
+        Token::Str(raw) => Ok(unescape(&raw[1..raw.len() - 1])),
+        Token::Bytes(raw) => Err(unescape_bytes(&raw[2..raw.len() - 1])),
+    }
+    .labelled("a string")
+    .validate(|text, e, emitter| text.unwrap_or_else(|bytes| utf8(bytes, e.span(), emitter)))
 }
 
 /// An identifier or a quoted string, as a name.
