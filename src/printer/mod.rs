@@ -167,24 +167,17 @@ impl Printer {
 
     /// Prints `item` to a string.
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
-        let mut buffer = Vec::new();
-        let dropped = self
-            .write_unbuffered(item, &mut buffer)
-            .expect("writing to a Vec cannot fail");
-        // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
-        // (or, in compat mode, replaced).
-        let text = String::from_utf8(buffer).expect("the printer writes UTF-8");
+        let mut sink = Sink::in_memory(*self);
+        item.print_to(&mut sink);
+        let (text, dropped) = sink.finish_text();
         Printed { text, dropped }
     }
 
     /// Prints a model with `comments` where they belong (for `fmt`).
     pub(crate) fn print_with_comments(&self, model: &ModelProto, comments: &Comments) -> String {
-        let mut buffer = Vec::new();
-        let mut sink = Sink::new(&mut buffer, *self).with_comments(comments);
+        let mut sink = Sink::in_memory(*self).with_comments(comments);
         model.print_to(&mut sink);
-        // Writing to a Vec cannot fail, and comments are UTF-8 source text.
-        let _ = sink.finish();
-        String::from_utf8(buffer).expect("the printer writes UTF-8")
+        sink.finish_text().0
     }
 
     /// Prints `item` to `out` through one buffer, never holding the whole
@@ -205,23 +198,17 @@ impl Printer {
     /// assert_eq!(String::from_utf8(out).unwrap(), "y = Relu (x)\n");
     /// assert!(dropped.is_empty());
     /// ```
-    pub fn write<T: Print + ?Sized, W: Write>(&self, item: &T, out: W) -> io::Result<Vec<Dropped>> {
-        let mut buffered = io::BufWriter::with_capacity(1 << 16, out);
-        let dropped = self.write_unbuffered(item, &mut buffered)?;
-        buffered.flush()?;
-        Ok(dropped)
-    }
-
-    /// [`Printer::write`] without a buffer of its own, for writers that are
-    /// buffers already.
-    fn write_unbuffered<T: Print + ?Sized>(
+    pub fn write<T: Print + ?Sized, W: Write>(
         &self,
         item: &T,
-        out: &mut dyn Write,
+        mut out: W,
     ) -> io::Result<Vec<Dropped>> {
-        let mut sink = Sink::new(out, *self);
+        // The sink buffers: it hands `out` pieces of about 64 KiB.
+        let mut sink = Sink::new(&mut out, *self);
         item.print_to(&mut sink);
-        sink.finish()
+        let dropped = sink.finish()?;
+        out.flush()?;
+        Ok(dropped)
     }
 }
 

@@ -12,7 +12,7 @@
 
 use super::annot::{self, Place};
 use super::schema::{Ann, Field, UNSET};
-use super::writer::{name_needs_quotes, push_float, push_int, PrintedFloat, Sink};
+use super::writer::{name_needs_quotes, PrintedFloat, Sink};
 use crate::names;
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
@@ -274,13 +274,13 @@ fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill
             {
                 s.fill(fill, v, |s, _, x| narrow_float(s, data_type, *x));
             } else {
-                s.fill_numbers(fill, v, push_int);
+                s.fill_numbers(fill, v);
             }
         }
-        Elements::I64(v) => s.fill_numbers(fill, v, push_int),
-        Elements::U64(v) => s.fill_numbers(fill, v, push_int),
-        Elements::F32(v) => s.fill_numbers(fill, v, push_float),
-        Elements::F64(v) => s.fill_numbers(fill, v, push_float),
+        Elements::I64(v) => s.fill_numbers(fill, v),
+        Elements::U64(v) => s.fill_numbers(fill, v),
+        Elements::F32(v) => s.fill_numbers(fill, v),
+        Elements::F64(v) => s.fill_numbers(fill, v),
         Elements::Str(v) => s.fill(fill, v, |s, _, x| s.string(x)),
     }
     // The marker is one token for the lexer, which the parser refuses.

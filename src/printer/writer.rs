@@ -24,10 +24,15 @@ struct Probe {
     overflow: bool,
 }
 
-/// The output of a print: a writer, the options, the indentation level and
-/// the compat-mode report. Opaque outside the printer.
+/// Bytes the sink holds before handing them to its writer.
+const FLUSH: usize = 1 << 16;
+
+/// The output of a print: a buffer (the whole text, or the part not yet
+/// handed to a writer), the options, the indentation level and the
+/// compat-mode report. Opaque outside the printer.
 pub struct Sink<'a> {
-    out: &'a mut dyn Write,
+    buf: Vec<u8>,
+    out: Option<&'a mut dyn Write>,
     error: Option<io::Error>,
     pub(crate) opts: Printer,
     level: usize,
@@ -128,14 +133,67 @@ macro_rules! printed_float {
 printed_float!(f32, 0x7fc0_0000);
 printed_float!(f64, 0x7ff8_0000_0000_0000);
 
-/// Appends a float's text ([`Sink::float`]) to `out`, for [`Sink::fill_numbers`].
-pub(crate) fn push_float<F: PrintedFloat>(value: F, out: &mut Vec<u8>) {
-    out.extend_from_slice(float_or_nan(value, &mut zmij::Buffer::new()).as_bytes());
+/// The longest text of a [`Number`]: a float64 (`-2.2250738585072014e-308`).
+const NUMBER_MAX: usize = 24;
+
+/// A tensor element written by [`Sink::fill_numbers`]: an integer in
+/// decimal, or a float as [`Sink::float`] writes it.
+pub(crate) trait Number: Copy + Send + Sync {
+    /// Writes the text at the start of `out` and returns its length.
+    fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize;
 }
 
-/// Appends an integer in decimal to `out`, for [`Sink::fill_numbers`].
-pub(crate) fn push_int(value: impl itoa::Integer, out: &mut Vec<u8>) {
-    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+macro_rules! int_number {
+    ($($int:ty),*) => {$(
+        impl Number for $int {
+            #[inline]
+            fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize {
+                copy_small(out, itoa::Buffer::new().format(self).as_bytes())
+            }
+        }
+    )*};
+}
+int_number!(i32, i64, u64);
+
+macro_rules! float_number {
+    ($($float:ty),*) => {$(
+        impl Number for $float {
+            #[inline]
+            fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize {
+                let mut buffer = zmij::Buffer::new();
+                let text = if self.is_finite() {
+                    buffer.format_finite(self)
+                } else {
+                    float_or_nan(self, &mut buffer)
+                };
+                copy_small(out, text.as_bytes())
+            }
+        }
+    )*};
+}
+float_number!(f32, f64);
+
+/// Copies `src` (at most [`NUMBER_MAX`] bytes) to the start of `out` with a
+/// few fixed-size (overlapping) moves instead of a `memcpy` call, and
+/// returns its length.
+#[inline(always)]
+fn copy_small(out: &mut [u8; NUMBER_MAX], src: &[u8]) -> usize {
+    let n = src.len();
+    if n >= 16 {
+        out[..16].copy_from_slice(&src[..16]);
+        out[n - 16..n].copy_from_slice(&src[n - 16..]);
+    } else if n >= 8 {
+        out[..8].copy_from_slice(&src[..8]);
+        out[n - 8..n].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        out[..4].copy_from_slice(&src[..4]);
+        out[n - 4..n].copy_from_slice(&src[n - 4..]);
+    } else if n > 0 {
+        out[0] = src[0];
+        out[n / 2] = src[n / 2];
+        out[n - 1] = src[n - 1];
+    }
+    n
 }
 
 /// [`float_text`], or `nan` with the value's sign when there is none.
@@ -162,9 +220,20 @@ pub(crate) fn float_text<F: PrintedFloat>(value: F, buffer: &mut zmij::Buffer) -
 }
 
 impl<'a> Sink<'a> {
+    /// A sink that hands what it writes to `out`, in pieces of about
+    /// [`FLUSH`] bytes; [`Sink::finish`] writes the rest.
     pub(crate) fn new(out: &'a mut dyn Write, opts: Printer) -> Self {
+        let mut sink = Sink::in_memory(opts);
+        sink.buf.reserve(FLUSH + 1024);
+        sink.out = Some(out);
+        sink
+    }
+
+    /// A sink that keeps the whole text ([`Sink::finish_text`]).
+    pub(crate) fn in_memory(opts: Printer) -> Self {
         Sink {
-            out,
+            buf: Vec::new(),
+            out: None,
             error: None,
             opts,
             level: 0,
@@ -196,11 +265,34 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// The report, or the first I/O error.
-    pub(crate) fn finish(self) -> io::Result<Vec<Dropped>> {
+    /// Writes what is left to the writer; the report, or the first I/O
+    /// error.
+    pub(crate) fn finish(mut self) -> io::Result<Vec<Dropped>> {
+        self.flush();
         match self.error {
             Some(e) => Err(e),
             None => Ok(self.dropped),
+        }
+    }
+
+    /// The text of an [`in_memory`](Sink::in_memory) sink, and the report.
+    pub(crate) fn finish_text(self) -> (String, Vec<Dropped>) {
+        // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
+        // (or, in compat mode, replaced), comments are source text.
+        let text = String::from_utf8(self.buf).expect("the printer writes UTF-8");
+        (text, self.dropped)
+    }
+
+    /// Hands the buffer to the writer, if there is one (keeping the first
+    /// error and writing nothing after it).
+    fn flush(&mut self) {
+        if let Some(out) = &mut self.out {
+            if self.error.is_none() {
+                if let Err(e) = out.write_all(&self.buf) {
+                    self.error = Some(e);
+                }
+            }
+            self.buf.clear();
         }
     }
 
@@ -221,14 +313,13 @@ impl<'a> Sink<'a> {
             }
             return;
         }
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(bytes) {
-                self.error = Some(e);
-            }
-        }
+        self.buf.extend_from_slice(bytes);
         match bytes.iter().rposition(|&b| b == b'\n') {
             Some(i) => self.column = bytes.len() - i - 1,
             None => self.column += bytes.len(),
+        }
+        if self.buf.len() >= FLUSH && self.out.is_some() {
+            self.flush();
         }
     }
 
@@ -239,9 +330,23 @@ impl<'a> Sink<'a> {
 
     /// A line break followed by the current indentation.
     pub(crate) fn newline(&mut self) {
-        self.put(b"\n");
-        for _ in 0..self.level {
-            self.put(b"  ");
+        if self.probe.is_some() {
+            return self.put(b"\n");
+        }
+        let indent = 2 * self.level;
+        self.buf.push(b'\n');
+        self.indentation(indent);
+        self.column = indent;
+        if self.buf.len() >= FLUSH && self.out.is_some() {
+            self.flush();
+        }
+    }
+
+    /// Appends `n` spaces to the buffer.
+    fn indentation(&mut self, n: usize) {
+        match SPACES.get(..n) {
+            Some(spaces) => self.buf.extend_from_slice(spaces),
+            None => self.buf.resize(self.buf.len() + n, b' '),
         }
     }
 
@@ -328,7 +433,10 @@ impl<'a> Sink<'a> {
             if !self.path.is_empty() {
                 self.path.push('.');
             }
-            let _ = write!(self.path, "{field}[{index}]");
+            self.path.push_str(field);
+            self.path.push('[');
+            self.path.push_str(itoa::Buffer::new().format(index));
+            self.path.push(']');
         }
         let result = f(self);
         self.path.truncate(len);
@@ -347,7 +455,20 @@ impl<'a> Sink<'a> {
             if !self.path.is_empty() {
                 self.path.push('.');
             }
-            let _ = write!(self.path, "{field}[{key:?}]");
+            self.path.push_str(field);
+            self.path.push('[');
+            if key
+                .bytes()
+                .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+            {
+                // What `{key:?}` writes, without the formatting machinery.
+                self.path.push('"');
+                self.path.push_str(key);
+                self.path.push('"');
+            } else {
+                let _ = write!(self.path, "{key:?}");
+            }
+            self.path.push(']');
         }
         let result = f(self);
         self.path.truncate(len);
@@ -426,15 +547,17 @@ impl<'a> Sink<'a> {
     }
 
     fn escaped(&mut self, text: &str) {
+        // `"` and `\` are ASCII: they are never part of a longer character.
+        let bytes = text.as_bytes();
         let mut start = 0;
-        for (i, c) in text.char_indices() {
-            if c == '"' || c == '\\' {
-                self.put(&text.as_bytes()[start..i]);
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'"' || b == b'\\' {
+                self.put(&bytes[start..i]);
                 self.put(b"\\");
                 start = i;
             }
         }
-        self.put(&text.as_bytes()[start..]);
+        self.put(&bytes[start..]);
     }
 
     /// An integer in decimal.
@@ -492,48 +615,120 @@ impl<'a> Sink<'a> {
     }
 
     /// [`Sink::fill`] for numbers, the bulk of large tensors: each item is
-    /// formatted by `format` into one buffer holding many lines, handed to
-    /// the output in large pieces rather than item by item.
-    pub(crate) fn fill_numbers<T: Copy>(
-        &mut self,
-        fill: bool,
-        items: &[T],
-        format: impl Fn(T, &mut Vec<u8>),
-    ) {
+    /// formatted straight into the buffer, with no call per item. Long
+    /// lists are formatted on two threads, in segments: a helper formats the
+    /// second part of each segment while this thread formats and lays out
+    /// the first, then lays out the helper's texts (the layout, which
+    /// depends on every text before, stays on this thread).
+    pub(crate) fn fill_numbers<T: Number>(&mut self, fill: bool, items: &[T]) {
         if self.probe.is_some() {
             // Deciding a layout: the item-by-item path stops at the first
             // overflow.
-            let mut item = Vec::new();
             return self.fill(fill, items, |s, _, x| {
-                item.clear();
-                format(*x, &mut item);
-                s.put(&item);
+                let mut text = [0; NUMBER_MAX];
+                let n = x.write(&mut text);
+                s.put(&text[..n]);
             });
         }
-        const PIECE: usize = 1 << 16;
-        let indent = 2 * self.level;
-        let mut piece = Vec::with_capacity(PIECE + 64);
-        let mut column = self.column;
-        for (i, x) in items.iter().enumerate() {
-            if i > 0 {
-                if fill && column + FILL_SLACK > self.opts.width {
-                    piece.extend_from_slice(b",\n");
-                    piece.resize(piece.len() + indent, b' ');
-                    column = indent;
-                } else {
-                    piece.extend_from_slice(b", ");
-                    column += 2;
+        let mut at = FillState {
+            fill,
+            width: self.opts.width,
+            indent: 2 * self.level,
+            len: self.buf.len(),
+            column: self.column,
+            first: true,
+            chunk: items.len().saturating_mul(16).clamp(256, FLUSH),
+            // The most one item adds: a line break, the indentation (or
+            // all of `SPACES`), the text.
+            room: 2 + SPACES.len().max(2 * self.level) + NUMBER_MAX,
+        };
+        if items.len() >= PARALLEL_MIN && threads() > 1 {
+            let mut texts = Vec::new();
+            let mut lens = Vec::new();
+            for segment in items.chunks(SEGMENT) {
+                let (mine, theirs) = segment.split_at(segment.len() * 15 / 32);
+                std::thread::scope(|scope| {
+                    scope.spawn(|| format_numbers(theirs, &mut texts, &mut lens));
+                    for x in mine {
+                        self.fill_item(&mut at, |text| x.write(text));
+                    }
+                });
+                let mut start = 0;
+                for &n in &lens {
+                    let n = usize::from(n);
+                    let from: &[u8; NUMBER_MAX] = texts[start..start + NUMBER_MAX]
+                        .try_into()
+                        .expect("room after each text");
+                    self.fill_item(&mut at, |text| {
+                        *text = *from;
+                        n
+                    });
+                    start += n;
                 }
             }
-            let start = piece.len();
-            format(*x, &mut piece);
-            column += piece.len() - start;
-            if piece.len() >= PIECE {
-                self.put(&piece);
-                piece.clear();
+        } else {
+            for x in items {
+                self.fill_item(&mut at, |text| x.write(text));
             }
         }
-        self.put(&piece);
+        self.buf.truncate(at.len);
+        self.column = at.column;
+        if self.buf.len() >= FLUSH && self.out.is_some() {
+            self.flush();
+        }
+    }
+
+    /// One item of [`Sink::fill_numbers`]: the separator (and line break),
+    /// then the text `write` puts at the start of its argument. The buffer
+    /// holds zeros past `at.len`, room for the item.
+    #[inline(always)]
+    fn fill_item(
+        &mut self,
+        at: &mut FillState,
+        write: impl FnOnce(&mut [u8; NUMBER_MAX]) -> usize,
+    ) {
+        let indent = at.indent;
+        if at.len + at.room > self.buf.len() {
+            self.make_room(at);
+        }
+        let buf = &mut self.buf;
+        let mut len = at.len;
+        if !at.first {
+            if at.fill && at.column + FILL_SLACK > at.width {
+                buf[len..len + 2].copy_from_slice(b",\n");
+                if indent <= SPACES.len() {
+                    // A fixed-size move: the number overwrites the rest.
+                    buf[len + 2..len + 2 + SPACES.len()].copy_from_slice(SPACES);
+                } else {
+                    buf[len + 2..len + 2 + indent].fill(b' ');
+                }
+                len += 2 + indent;
+                at.column = indent;
+            } else {
+                buf[len..len + 2].copy_from_slice(b", ");
+                len += 2;
+                at.column += 2;
+            }
+        }
+        at.first = false;
+        let text: &mut [u8; NUMBER_MAX] = (&mut buf[len..len + NUMBER_MAX])
+            .try_into()
+            .expect("room for one number");
+        let n = write(text);
+        at.len = len + n;
+        at.column += n;
+    }
+
+    /// Makes room for one more item of [`Sink::fill_numbers`], handing
+    /// what is written to the writer first when there is one.
+    #[cold]
+    fn make_room(&mut self, at: &mut FillState) {
+        self.buf.truncate(at.len);
+        if self.buf.len() >= FLUSH {
+            self.flush();
+        }
+        at.len = self.buf.len();
+        self.buf.resize(at.len + at.room.max(at.chunk), 0);
     }
 
     /// Writes a bracketed list: on one line when it fits, else one item per
@@ -569,6 +764,55 @@ impl<'a> Sink<'a> {
             self.newline();
         }
         self.text(close);
+    }
+}
+
+/// Spaces to indent with.
+const SPACES: &[u8; 32] = b"                                ";
+
+/// Where [`Sink::fill_numbers`] is in its list.
+struct FillState {
+    fill: bool,
+    width: usize,
+    indent: usize,
+    /// The end of the text in the buffer (zeros follow it).
+    len: usize,
+    column: usize,
+    first: bool,
+    /// How much room to make at a time.
+    chunk: usize,
+    /// The room one item needs.
+    room: usize,
+}
+
+/// Lists at least this long are formatted on two threads.
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// How many items the two threads format before this one lays them out.
+const SEGMENT: usize = 1 << 17;
+
+/// The threads available to [`Sink::fill_numbers`].
+fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// Formats `items` one after the other into `texts`, each followed by room
+/// for a whole [`NUMBER_MAX`] text, and their lengths into `lens`.
+fn format_numbers<T: Number>(items: &[T], texts: &mut Vec<u8>, lens: &mut Vec<u8>) {
+    let size = (items.len() + 1) * NUMBER_MAX;
+    if texts.len() < size {
+        texts.resize(size, 0);
+    }
+    lens.resize(items.len(), 0);
+    let mut start = 0;
+    for (x, len) in items.iter().zip(lens.iter_mut()) {
+        let text: &mut [u8; NUMBER_MAX] = (&mut texts[start..start + NUMBER_MAX])
+            .try_into()
+            .expect("room for one number");
+        let n = x.write(text);
+        *len = n as u8;
+        start += n;
     }
 }
 
@@ -641,6 +885,77 @@ mod tests {
         assert!(!graph_name_is_bare("seq"));
         assert_eq!(sanitize("my-op.x"), "my_op_x");
         assert_eq!(sanitize("1a"), "_1a");
+    }
+
+    #[test]
+    fn number_fill_matches_item_by_item() {
+        // Long enough for the two-thread path, with segments of both kinds.
+        let count = SEGMENT + PARALLEL_MIN + 7;
+        let mut bits = 0x1234_5678u32;
+        let floats: Vec<f32> = (0..count)
+            .map(|i| {
+                bits ^= bits << 13;
+                bits ^= bits >> 17;
+                bits ^= bits << 5;
+                let x = f32::from_bits(bits);
+                match i % 5 {
+                    0 if x.has_text() => x,
+                    1 => (x.to_bits() % 2000) as f32 / 1e4,
+                    2 => -1e-7 * (i as f32),
+                    _ => i as f32 * 0.25,
+                }
+            })
+            .collect();
+        let ints: Vec<i64> = (0..count as i64)
+            .map(|i| i * i * 7919 - 1_000_000_000)
+            .collect();
+        for (width, level, fill) in [
+            (100, 1, true),
+            (40, 3, true),
+            (100, 0, false),
+            (3, 20, true),
+        ] {
+            let opts = Printer::new().width(width);
+            let fast = render_with(opts, |s| {
+                (0..level).for_each(|_| s.indent());
+                s.text("{");
+                s.fill_numbers(fill, &floats);
+                s.fill_numbers(fill, &ints);
+                s.text("}");
+            });
+            let slow = render_with(opts, |s| {
+                (0..level).for_each(|_| s.indent());
+                s.text("{");
+                s.fill(fill, &floats, |s, _, x| s.float(*x));
+                s.fill(fill, &ints, |s, _, x| s.int(*x));
+                s.text("}");
+            });
+            assert!(
+                fast.0 == slow.0,
+                "width {width}, level {level}, fill {fill}"
+            );
+            let mut memory = Sink::in_memory(opts);
+            memory.fill_numbers(fill, &floats[..1000]);
+            let mut streamed = Vec::new();
+            let mut sink = Sink::new(&mut streamed, opts);
+            sink.fill_numbers(fill, &floats[..1000]);
+            sink.finish().unwrap();
+            assert_eq!(memory.finish_text().0.as_bytes(), streamed);
+        }
+    }
+
+    #[test]
+    fn paths_quote_keys_like_debug() {
+        let printable: String = (b' '..=b'~').map(char::from).collect();
+        for key in [
+            "axes", "a b", "x'y", "q\"", "b\\s", "tab\t", "é", &printable,
+        ] {
+            let path = render_with(Printer::new(), |s| {
+                s.at("node", |s| s.at_key("attribute", key, |s| s.report("x")))
+            })
+            .1;
+            assert_eq!(path[0].path, format!("node.attribute[{key:?}]"));
+        }
     }
 
     #[test]
