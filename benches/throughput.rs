@@ -11,9 +11,9 @@
 //! the operation at least 3 and at most `--reps` times (default 20), stopping
 //! once `--secs` seconds (default 1) have been spent, and writes one TSV line:
 //! case, op, input bytes, output bytes, repetitions, best and median seconds
-//! of wall-clock time, then of the thread's CPU time (user + system,
-//! `CLOCK_THREAD_CPUTIME_ID`, which other processes on a busy machine disturb
-//! much less), models that failed, first error. Only the call is timed:
+//! of wall-clock time, then of the process's CPU time (user + system of all
+//! its threads, `CLOCK_PROCESS_CPUTIME_ID`: printing long number lists uses
+//! a second thread), models that failed, first error. Only the call is timed:
 //! inputs are read and decoded before, results dropped after. Timings never
 //! feed a test.
 //! `--only` runs a single case and operation (for `perf record`).
@@ -24,14 +24,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A point in time on both clocks: wall and this thread's CPU time.
+/// A point in time on both clocks: wall and this process's CPU time.
 struct Stamp {
     wall: Instant,
     cpu: f64,
 }
 
 #[cfg(target_os = "linux")]
-fn thread_cpu_secs() -> f64 {
+fn process_cpu_secs() -> f64 {
     #[repr(C)]
     struct Timespec {
         tv_sec: i64,
@@ -40,20 +40,20 @@ fn thread_cpu_secs() -> f64 {
     unsafe extern "C" {
         fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
     }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
     let mut ts = Timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes one timespec (64-bit time_t and long on
     // the 64-bit Linux targets this is built for) into `ts`.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    let rc = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 #[cfg(not(target_os = "linux"))]
-fn thread_cpu_secs() -> f64 {
+fn process_cpu_secs() -> f64 {
     f64::NAN
 }
 
@@ -61,12 +61,12 @@ impl Stamp {
     fn now() -> Self {
         Stamp {
             wall: Instant::now(),
-            cpu: thread_cpu_secs(),
+            cpu: process_cpu_secs(),
         }
     }
     /// Seconds since `self`: (wall, CPU).
     fn elapsed(&self) -> (f64, f64) {
-        let cpu = thread_cpu_secs() - self.cpu;
+        let cpu = process_cpu_secs() - self.cpu;
         (self.wall.elapsed().as_secs_f64(), cpu)
     }
 }
