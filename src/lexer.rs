@@ -112,14 +112,48 @@ pub enum Token<'s> {
 /// including its closing `}`: `number (',' number)*` with whitespace and
 /// comments around the items. `None` if the text is anything else.
 fn number_list_len(text: &[u8]) -> Option<usize> {
-    let mut pos = skip_blank(text, 0);
+    let start = skip_blank(text, 0);
+    let end = match items_end(text, start, crate::parallel::MIN_TEXT)? {
+        (end, false) => end,
+        (next, true) => long_list_end(text, next)?,
+    };
+    (text.get(end) == Some(&b'}')).then_some(end)
+}
+
+/// [`items_end`] of a long number list from `pos`, the start of an item:
+/// up to the first `}`, checked in two halves on two threads when that
+/// stretch has no comment (which could hide a comma or a `}`), else read
+/// on this thread.
+fn long_list_end(text: &[u8], pos: usize) -> Option<usize> {
+    let close = text[pos..].iter().position(|&b| b == b'}').map(|i| pos + i);
+    let halves = close.and_then(|close| {
+        let comma = crate::parallel::split_point(&text[pos..close])?;
+        Some((&text[pos..close], comma, close))
+    });
+    let Some((items, comma, close)) = halves else {
+        return items_end(text, pos, usize::MAX).map(|(end, _)| end);
+    };
+    let is_list =
+        |part: &[u8]| items_end(part, skip_blank(part, 0), usize::MAX) == Some((part.len(), false));
+    let (front, back) =
+        crate::parallel::join(|| is_list(&items[..comma]), || is_list(&items[comma + 1..]));
+    (front && back).then_some(close)
+}
+
+/// Reads `number (',' number)*` with blanks around the items from `pos`,
+/// the start of an item, to the first byte after the last item and its
+/// blanks. Stops early once at or past `stop`, at the start of an item,
+/// saying so with `true`. `None` if an item is not a number.
+fn items_end(text: &[u8], mut pos: usize, stop: usize) -> Option<(usize, bool)> {
     loop {
         pos = skip_number(text, pos)?;
         pos = skip_blank(text, pos);
-        match text.get(pos)? {
-            b',' => pos = skip_blank(text, pos + 1),
-            b'}' => return Some(pos),
-            _ => return None,
+        if text.get(pos) != Some(&b',') {
+            return Some((pos, false));
+        }
+        pos = skip_blank(text, pos + 1);
+        if pos >= stop {
+            return Some((pos, true));
         }
     }
 }

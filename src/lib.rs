@@ -9,6 +9,7 @@ pub mod external;
 mod format;
 pub mod lexer;
 pub mod names;
+mod parallel;
 mod parser;
 pub mod printer;
 pub mod proto;

@@ -13,7 +13,7 @@ use super::common::{ident, quotable_id, string_literal, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
 use super::tensor::{build_tensor, data, is_special_float, parse_float, tensor_tail, Data};
-use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
+use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 use crate::lexer::Token;
 use crate::names::{attribute_type_by_name, attribute_type_name};
 use crate::proto::attribute_proto::AttributeType;
@@ -211,14 +211,6 @@ pub(crate) fn annotate<E: CustomError>(
         if let Err(d) = annotation::apply_attribute(attribute, entries) {
             emit_diagnostic(emitter, d);
         }
-    }
-}
-
-type Problem = (String, Option<SimpleSpan>);
-
-impl CustomError for Problem {
-    fn custom(span: SimpleSpan, message: impl ToString) -> Self {
-        (message.to_string(), Some(span))
     }
 }
 

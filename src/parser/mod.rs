@@ -96,6 +96,16 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E> Fail<'t, I> for E where
 {
 }
 
+/// A message, and where it applies when that is known: a [`CustomError`]
+/// for work outside the grammar, which can cross threads.
+pub(crate) type Problem = (String, Option<SimpleSpan>);
+
+impl CustomError for Problem {
+    fn custom(span: SimpleSpan, message: impl ToString) -> Self {
+        (message.to_string(), Some(span))
+    }
+}
+
 impl CustomError for EmptyErr {
     fn custom(_: SimpleSpan, _: impl ToString) -> Self {
         EmptyErr::default()

@@ -10,7 +10,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{integer, quotable_id, string_literal, text_literal, IntegerName};
-use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
+use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 use crate::lexer::{skip_blank, skip_number, Token};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension;
@@ -268,14 +268,44 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
 
 /// The fast path for the bulk of big models, float values: each number of a
 /// [`Token::Numbers`] text (well formed, the lexer checked) is read straight
-/// into `out`, correctly rounded, in one pass. `offset` is the text's
-/// position in the source.
-fn float_list<T, E: CustomError>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
+/// into `out`, correctly rounded, in one pass; a long list in two halves, on
+/// two threads (see [`crate::parallel`]). `offset` is the text's position
+/// in the source.
+fn float_list<T, E>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
+where
+    T: fast_float2::FastFloat + std::str::FromStr + IsInfinite + Send,
+    E: CustomError,
+{
+    let Some(comma) = crate::parallel::split_point(text.as_bytes()) else {
+        out.reserve(estimate_count(text));
+        return float_run(out, text, offset);
+    };
+    let (front, back) = (&text[..comma], &text[comma + 1..]);
+    let (front_count, back_count) =
+        crate::parallel::join(|| estimate_count(front), || estimate_count(back));
+    out.reserve(front_count + back_count);
+    let (front_read, back_values) = crate::parallel::join(
+        || float_run(out, front, offset),
+        || {
+            let mut values = Vec::with_capacity(back_count);
+            float_run::<T, Problem>(&mut values, back, offset + comma + 1).map(|()| values)
+        },
+    );
+    front_read?;
+    let back_values = back_values.map_err(|(message, span)| {
+        E::custom(span.unwrap_or(SimpleSpan::from(offset..offset)), message)
+    })?;
+    out.extend_from_slice(&back_values);
+    Ok(())
+}
+
+/// Reads the numbers of `text`, at `offset` in the source, into `out`.
+fn float_run<T, E>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
 where
     T: fast_float2::FastFloat + std::str::FromStr + IsInfinite,
+    E: CustomError,
 {
     let bytes = text.as_bytes();
-    out.reserve(estimate_count(text));
     let mut pos = skip_blank(bytes, 0);
     while pos < bytes.len() {
         let span = |len| SimpleSpan::from(offset + pos..offset + pos + len);
@@ -662,5 +692,39 @@ mod tests {
         let text = "int32[3] {1, 2, 99999999999}";
         let error = parse_tensor(text).unwrap_err();
         assert_eq!(&text[error.span()], "99999999999");
+    }
+
+    /// A list long enough for two threads reads exactly as on one thread
+    /// (a comment keeps it there), values and errors alike, wherever the
+    /// mistake is.
+    #[test]
+    fn long_lists_read_the_same_on_two_threads() {
+        let items: Vec<String> = (0..150_000)
+            .map(|i| format!("{}", (i as f64 * 0.37).sin() / 7.0))
+            .collect();
+        let body = items.join(", ");
+        assert!(body.len() >= crate::parallel::MIN_TEXT);
+        let both = |ty: &str, body: &str| {
+            let n = items.len();
+            let two = parse_tensor(&format!("{ty}[{n}] w = {{{body}}}"));
+            let one = parse_tensor(&format!("{ty}[{n}] w = {{{body} # one thread\n}}"));
+            (two, one)
+        };
+        for ty in ["float", "double"] {
+            let (two, one) = both(ty, &body);
+            assert_eq!(two.unwrap(), one.unwrap(), "{ty}");
+        }
+        let last = items.len() - 10;
+        for (at, bad) in [(10, "1e999"), (last, "1e999"), (last, "x"), (last, "")] {
+            let mut broken = items.clone();
+            broken[at] = bad.to_owned();
+            let (two, one) = both("float", &broken.join(", "));
+            let (two, one) = (two.unwrap_err(), one.unwrap_err());
+            assert_eq!(two.to_string(), one.to_string(), "{bad} at {at}");
+            assert_eq!(two.span(), one.span(), "{bad} at {at}");
+        }
+        // A trailing comma: the error is at the `}`, which the comment moves.
+        let text = format!("float[1] w = {{{body}, }}");
+        assert_eq!(&text[parse_tensor(&text).unwrap_err().span()], "}");
     }
 }

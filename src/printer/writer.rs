@@ -642,17 +642,19 @@ impl<'a> Sink<'a> {
             // all of `SPACES`), the text.
             room: 2 + SPACES.len().max(2 * self.level) + NUMBER_MAX,
         };
-        if items.len() >= PARALLEL_MIN && threads() > 1 {
+        if items.len() >= PARALLEL_MIN && crate::parallel::available() {
             let mut texts = Vec::new();
             let mut lens = Vec::new();
             for segment in items.chunks(SEGMENT) {
                 let (mine, theirs) = segment.split_at(segment.len() * 15 / 32);
-                std::thread::scope(|scope| {
-                    scope.spawn(|| format_numbers(theirs, &mut texts, &mut lens));
-                    for x in mine {
-                        self.fill_item(&mut at, |text| x.write(text));
-                    }
-                });
+                crate::parallel::join(
+                    || {
+                        for x in mine {
+                            self.fill_item(&mut at, |text| x.write(text));
+                        }
+                    },
+                    || format_numbers(theirs, &mut texts, &mut lens),
+                );
                 let mut start = 0;
                 for &n in &lens {
                     let n = usize::from(n);
@@ -790,12 +792,6 @@ const PARALLEL_MIN: usize = 1 << 15;
 
 /// How many items the two threads format before this one lays them out.
 const SEGMENT: usize = 1 << 17;
-
-/// The threads available to [`Sink::fill_numbers`].
-fn threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
-}
 
 /// Formats `items` one after the other into `texts`, each followed by room
 /// for a whole [`NUMBER_MAX`] text, and their lengths into `lens`.
