@@ -78,8 +78,18 @@ pub(crate) fn write_output(
     bytes: &[u8],
     binary: bool,
 ) -> Result<(), Failure> {
+    write_output_with(output, binary, |out| out.write_all(bytes))
+}
+
+/// [`write_output`] of what `produce` writes, streamed: the output is
+/// never held in memory whole.
+pub(crate) fn write_output_with(
+    output: Option<&PathBuf>,
+    binary: bool,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     match output.filter(|p| p.as_os_str() != "-") {
-        Some(path) => write_atomically(path, bytes),
+        Some(path) => write_atomically(path, produce),
         None => {
             let mut stdout = std::io::stdout().lock();
             if binary && stdout.is_terminal() {
@@ -87,17 +97,20 @@ pub(crate) fn write_output(
                     "refusing to write a binary model to a terminal; use -o FILE".into(),
                 ));
             }
-            stdout
-                .write_all(bytes)
+            produce(&mut stdout)
                 .and_then(|()| stdout.flush())
                 .map_err(|e| Failure::Io(format!("cannot write output: {e}")))
         }
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over
-/// `path`: a failed run never leaves a truncated or half-written file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+/// Writes what `produce` writes to a temporary file beside `path`, then
+/// renames it over `path`: a failed run never leaves a truncated or
+/// half-written file.
+fn write_atomically(
+    path: &Path,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     let failed =
         |e: &dyn std::fmt::Display| Failure::Io(format!("cannot write {}: {e}", path.display()));
     let dir = directory_of(path);
@@ -111,7 +124,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     file.as_file()
         .set_permissions(permissions)
         .map_err(|e| failed(&e))?;
-    file.write_all(bytes)
+    produce(&mut file)
         .and_then(|()| file.as_file().sync_all())
         .map_err(|e| failed(&e))?;
     file.persist(path).map_err(|e| failed(&e.error))?;

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
-use super::io::{directory_of, load_model, read_input, write_output, Failure};
+use super::io::{directory_of, load_model, read_input, write_output, write_output_with, Failure};
 use super::progress::Progress;
 
 /// Arguments of `onnxtxt print`.
@@ -55,17 +55,19 @@ impl PrintArgs {
             write_output(Some(file), &data, true)?;
         }
         progress.stage("printing");
-        let mut text = Vec::new();
-        let dropped = onnxtxt::Printer::new()
+        let printer = onnxtxt::Printer::new()
             .compat(self.compat)
-            .elide(self.elide)
-            .write(&model, progress.counting(&mut text))
-            .expect("writing to memory cannot fail");
+            .elide(self.elide);
+        let mut dropped = Vec::new();
+        write_output_with(self.output.as_ref(), false, |out| {
+            dropped = printer.write(&model, progress.counting(out))?;
+            Ok(())
+        })?;
         drop(progress);
         for dropped in &dropped {
             eprintln!("warning: dropped {dropped}");
         }
-        write_output(self.output.as_ref(), &text, false)
+        Ok(())
     }
 }
 
