@@ -1,8 +1,9 @@
 //! The sink every printed byte goes through.
 //!
-//! It writes to one `io::Write` (the caller's, behind a `BufWriter`) and
-//! keeps the first I/O error for the end, so the structure walk never
-//! checks results. It owns the lexical side of printing: indentation,
+//! It writes into a buffer of its own: the whole text for
+//! [`Printer::print`](super::Printer::print), or pieces of about 64 KiB
+//! handed to the caller's `io::Write`, keeping the first I/O error for the
+//! end so the structure walk never checks results. It owns the lexical side of printing: indentation,
 //! identifier quoting, string escapes (including the `b"..."` byte-string
 //! extension) and number formatting. It can also *probe*: run a piece of the
 //! walk without writing anything, only to learn whether it fits on the rest
