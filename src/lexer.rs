@@ -5,13 +5,15 @@
 //! [`Token::UnclosedString`]) and the parser reports them in context.
 //!
 //! Tensor constants are the heavy case (millions of numbers), so a `{` that
-//! opens a list made only of numbers is lexed as one [`Token::Numbers`]
-//! holding the text between the braces; the parser converts it straight into
-//! typed values, with no token per element.
+//! opens a list of numbers is lexed as one [`Token::Numbers`] holding the
+//! text between the braces; the parser checks and converts it straight into
+//! typed values, in one pass, with no token per element.
 
 use std::ops::Range;
 
 use logos::Logos;
+
+use crate::numbers::{plain_number, PlainNumber};
 
 /// A token of the ONNX textual syntax.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,8 +40,9 @@ pub enum Token<'s> {
     #[regex(r"-?[0-9]+[eE][+-]?[0-9]*")]
     #[regex(r"-(?i:inf|infinity|nan)")]
     Float(&'s str),
-    /// The text between `{` and `}` when it is a non-empty list of numbers
-    /// (made by [`lex`], never by logos itself).
+    /// The text between `{` and `}` when it is a list of numbers: it starts
+    /// with one, and the tensor parser checks the rest (made by [`lex`],
+    /// never by logos itself).
     Numbers(&'s str),
     /// `{` (when it does not open a list of numbers).
     #[token("{")]
@@ -108,57 +111,140 @@ pub enum Token<'s> {
     Error,
 }
 
-/// The length of the number list at the start of `text`, up to but not
-/// including its closing `}`: `number (',' number)*` with whitespace and
-/// comments around the items. `None` if the text is anything else.
-fn number_list_len(text: &[u8]) -> Option<usize> {
+/// The length of the number list at the start of `text` (just after a
+/// `{`), up to but not including its closing `}`, the first outside a
+/// comment, and whether it has comments; `None` if the text is not one.
+///
+/// Only tensor data starts with a number made of digits, followed by a
+/// comma or the `}`: graph bodies, sparse tensor fields and annotation
+/// entries start with names (or mistakes such as `1st = ...`). Such a list
+/// is one token here, and the tensor parser checks its other items as it
+/// converts them, in one pass. A list that starts with `inf` or `nan` (or a
+/// graph body whose first output is named so) is checked here.
+fn number_list_len(text: &[u8]) -> Option<(usize, bool)> {
     let start = skip_blank(text, 0);
-    let end = match items_end(text, start, crate::parallel::MIN_TEXT)? {
-        (end, false) => end,
-        (next, true) => long_list_end(text, next)?,
-    };
-    (text.get(end) == Some(&b'}')).then_some(end)
-}
-
-/// [`items_end`] of a long number list from `pos`, the start of an item:
-/// up to the first `}`, checked in two halves on two threads when that
-/// stretch has no comment (which could hide a comma or a `}`), else read
-/// on this thread.
-fn long_list_end(text: &[u8], pos: usize) -> Option<usize> {
-    let close = text[pos..].iter().position(|&b| b == b'}').map(|i| pos + i);
-    let halves = close.and_then(|close| {
-        let comma = crate::parallel::split_point(&text[pos..close])?;
-        Some((&text[pos..close], comma, close))
-    });
-    let Some((items, comma, close)) = halves else {
-        return items_end(text, pos, usize::MAX).map(|(end, _)| end);
-    };
-    let is_list =
-        |part: &[u8]| items_end(part, skip_blank(part, 0), usize::MAX) == Some((part.len(), false));
-    let (front, back) =
-        crate::parallel::join(|| is_list(&items[..comma]), || is_list(&items[comma + 1..]));
-    (front && back).then_some(close)
-}
-
-/// Reads `number (',' number)*` with blanks around the items from `pos`,
-/// the start of an item, to the first byte after the last item and its
-/// blanks. Stops early once at or past `stop`, at the start of an item,
-/// saying so with `true`. `None` if an item is not a number.
-fn items_end(text: &[u8], mut pos: usize, stop: usize) -> Option<(usize, bool)> {
-    loop {
-        pos = skip_number(text, pos)?;
-        pos = skip_blank(text, pos);
-        if text.get(pos) != Some(&b',') {
-            return Some((pos, false));
+    let first_end = skip_blank(text, skip_number(text, start)?);
+    if !matches!(text.get(first_end), Some(b',' | b'}')) {
+        return None;
+    }
+    match text[start] {
+        b'0'..=b'9' | b'-' => {
+            let (close, comments) = closing_brace(text)?;
+            // `print --elide` ends a list with `... 997 more`: left to the
+            // token-by-token path, which reports it.
+            let last = memchr::memrchr(b',', &text[..close]).map_or(0, |comma| comma + 1);
+            (text.get(skip_blank(text, last)) != Some(&b'.')).then_some((close, comments))
         }
-        pos = skip_blank(text, pos + 1);
-        if pos >= stop {
-            return Some((pos, true));
+        _ => {
+            let (close, comments) = closing_brace(text)?;
+            let items = &text[..close];
+            list_items(items)
+                .all(|item| item.plain.is_some() || number_in_item(items, item.span).is_ok())
+                .then_some((close, comments))
         }
     }
 }
 
+/// The position of the first `}` in `text` outside a comment, and whether
+/// a comment comes before it.
+fn closing_brace(text: &[u8]) -> Option<(usize, bool)> {
+    let mut pos = 0;
+    let mut comments = false;
+    loop {
+        pos += memchr::memchr2(b'}', b'#', &text[pos..])?;
+        if text[pos] == b'}' {
+            return Some((pos, comments));
+        }
+        comments = true;
+        pos = skip_blank(text, pos);
+    }
+}
+
+/// One item of a number list, as [`list_items`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListItem {
+    /// A plain number's span, or else the item's text up to the next comma
+    /// (or the end), blanks and comments included, from its first byte
+    /// that is neither.
+    pub span: Range<usize>,
+    /// The item, when it is a plain number followed by a comma.
+    pub plain: Option<PlainNumber>,
+}
+
+/// The items of a number list's text (between its braces): the stretches
+/// between its commas (outside comments). The common item, a plain number
+/// directly followed by its comma, is read in one step.
+pub(crate) fn list_items(text: &[u8]) -> ListItems<'_> {
+    ListItems {
+        text,
+        next: Some(skip_blank(text, 0)),
+    }
+}
+
+/// The iterator of [`list_items`].
+pub(crate) struct ListItems<'t> {
+    text: &'t [u8],
+    /// Where the next item starts, if there is one.
+    next: Option<usize>,
+}
+
+impl Iterator for ListItems<'_> {
+    type Item = ListItem;
+
+    // Inlined into the loops over millions of items.
+    #[inline(always)]
+    fn next(&mut self) -> Option<ListItem> {
+        let (text, pos) = (self.text, self.next?);
+        if let Some(number) = plain_number(text, pos) {
+            self.next = Some(skip_blank(text, pos + number.len + 1));
+            return Some(ListItem {
+                span: pos..pos + number.len,
+                plain: Some(number),
+            });
+        }
+        let end = next_comma(text, pos);
+        self.next = (end < text.len()).then(|| skip_blank(text, end + 1));
+        Some(ListItem {
+            span: pos..end,
+            plain: None,
+        })
+    }
+}
+
+/// The position of the first comma at or after `pos` outside a comment, or
+/// the end of `text`.
+fn next_comma(text: &[u8], mut pos: usize) -> usize {
+    loop {
+        match memchr::memchr2(b',', b'#', &text[pos..]) {
+            Some(i) if text[pos + i] == b'#' => pos = skip_blank(text, pos + i),
+            Some(i) => return pos + i,
+            None => return text.len(),
+        }
+    }
+}
+
+/// The span of the number that makes up the item at `span` of `text` (a
+/// [`ListItem::span`]), blanks and comments left out.
+pub(crate) fn number_in_item(text: &[u8], span: Range<usize>) -> Result<Range<usize>, BadItem> {
+    let start = skip_blank(text, span.start);
+    let end = skip_number(text, start).ok_or(BadItem::NotANumber(start))?;
+    match skip_blank(text, end) {
+        after if after == span.end => Ok(start..end),
+        after => Err(BadItem::NoComma(after)),
+    }
+}
+
+/// How an item of a number list is not one number, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BadItem {
+    /// The text there is not a number.
+    NotANumber(usize),
+    /// A number ends, and the text there is not a comma.
+    NoComma(usize),
+}
+
 /// Skips whitespace and `#` comments.
+#[inline]
 pub fn skip_blank(text: &[u8], mut pos: usize) -> usize {
     while let Some(&b) = text.get(pos) {
         match b {
@@ -246,11 +332,13 @@ pub fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
                 continue;
             }
             Ok(Token::LBrace) => match number_list_len(lexer.remainder().as_bytes()) {
-                Some(len) => {
+                Some((len, commented)) => {
                     lexer.bump(len + 1);
                     span.end += len + 1;
                     let text = &source[span.start + 1..span.end - 1];
-                    comments.extend(comments_in_numbers(text, span.start + 1));
+                    if commented {
+                        comments.extend(comments_in_numbers(text, span.start + 1));
+                    }
                     Token::Numbers(text)
                 }
                 None => Token::LBrace,
@@ -291,8 +379,8 @@ fn make_room(tokens: &mut Tokens<'_>, read: usize, total: usize) {
 /// The comments inside a number list's text (no `#` can appear in a
 /// number), with `offset` the text's position in the source.
 fn comments_in_numbers(text: &str, offset: usize) -> impl Iterator<Item = Range<usize>> + '_ {
-    text.match_indices('#')
-        .scan(0, move |end_of_last, (start, _)| {
+    memchr::memchr_iter(b'#', text.as_bytes())
+        .scan(0, move |end_of_last, start| {
             if start < *end_of_last {
                 return Some(None);
             }
@@ -425,12 +513,24 @@ mod tests {
             kinds("{1, -2.5, # c\n inf }"),
             vec![Token::Numbers("1, -2.5, # c\n inf ")]
         );
-        // Not a pure number list: ordinary tokens.
-        assert_eq!(kinds("{1, x}")[0], Token::LBrace);
+        // A list that starts with a digit or `-` is tensor data: the parser
+        // checks the rest.
+        assert_eq!(kinds("{1, x}"), vec![Token::Numbers("1, x")]);
+        assert_eq!(kinds("{-1, 2 3}"), vec![Token::Numbers("-1, 2 3")]);
+        // Not when its first item is not a number, then a comma or the end.
+        assert_eq!(kinds("{-1 2}")[0], Token::LBrace);
+        assert_eq!(kinds("{1st = Relu(x)}")[0], Token::LBrace);
+        assert_eq!(kinds("{1 = Relu(x)}")[0], Token::LBrace);
+        // One that starts with a word is checked here: it may be a graph.
+        assert_eq!(kinds("{inf, nan}"), vec![Token::Numbers("inf, nan")]);
+        assert_eq!(kinds("{inf, x = Split(y)}")[0], Token::LBrace);
+        assert_eq!(kinds("{nan = Relu(y)}")[0], Token::LBrace);
+        // Anything else: ordinary tokens.
         assert_eq!(kinds("{}")[0], Token::LBrace);
-        assert_eq!(kinds("{1,,2}")[0], Token::LBrace);
-        assert_eq!(kinds("{1x}")[0], Token::LBrace);
+        assert_eq!(kinds("{x, 1}")[0], Token::LBrace);
         assert_eq!(kinds("{\"a\"}")[0], Token::LBrace);
+        assert_eq!(kinds("{1, 2")[0], Token::LBrace);
+        assert_eq!(kinds("{1, 2, ... 5 more}")[0], Token::LBrace);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod external;
 mod format;
 pub mod lexer;
 pub mod names;
+mod numbers;
 mod parallel;
 mod parser;
 pub mod printer;

@@ -6,12 +6,15 @@
 //! [`Token::Numbers`] and is converted in a single pass with no allocation
 //! per element.
 
+use std::ops::Range;
+
 use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{integer, quotable_id, string_literal, text_literal, IntegerName};
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
-use crate::lexer::{skip_blank, skip_number, Token};
+use crate::lexer::{list_items, number_in_item, BadItem, Token};
+use crate::numbers::FromPlain;
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension;
 use crate::proto::type_proto::Value;
@@ -251,13 +254,19 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
                 &mut tensor,
                 data_type,
                 number_items(text, span.start),
-                estimate_count(text),
+                count_marks(text).items(),
                 type_span,
             ),
         },
         Data::Literals(items) => {
             let count = items.len();
-            store_values(&mut tensor, data_type, items.into_iter(), count, type_span)
+            store_values(
+                &mut tensor,
+                data_type,
+                items.into_iter().map(Ok),
+                count,
+                type_span,
+            )
         }
     };
     if let Err(error) = result {
@@ -269,101 +278,144 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
 /// The fast path for the bulk of big models, float values: each number of a
 /// [`Token::Numbers`] text (well formed, the lexer checked) is read straight
 /// into `out`, correctly rounded, in one pass; a long list in two halves, on
-/// two threads (see [`crate::parallel`]). `offset` is the text's position
-/// in the source.
+/// two threads (see [`crate::parallel`]), each into its own part of `out`.
+/// `offset` is the text's position in the source.
 fn float_list<T, E>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
 where
-    T: fast_float2::FastFloat + std::str::FromStr + IsInfinite + Send,
+    T: FromPlain + fast_float2::FastFloat + std::str::FromStr + IsInfinite + Default + Send,
     E: CustomError,
 {
-    let Some(comma) = crate::parallel::split_point(text.as_bytes()) else {
-        out.reserve(estimate_count(text));
-        return float_run(out, text, offset);
-    };
-    let (front, back) = (&text[..comma], &text[comma + 1..]);
-    let (front_count, back_count) =
-        crate::parallel::join(|| estimate_count(front), || estimate_count(back));
-    out.reserve(front_count + back_count);
-    let (front_read, back_values) = crate::parallel::join(
-        || float_run(out, front, offset),
-        || {
-            let mut values = Vec::with_capacity(back_count);
-            float_run::<T, Problem>(&mut values, back, offset + comma + 1).map(|()| values)
-        },
-    );
-    front_read?;
-    let back_values = back_values.map_err(|(message, span)| {
-        E::custom(span.unwrap_or(SimpleSpan::from(offset..offset)), message)
-    })?;
-    out.extend_from_slice(&back_values);
+    if let Some(comma) = crate::parallel::split_point(text.as_bytes()) {
+        let (front, back) = (&text[..comma], &text[comma + 1..]);
+        let (front_marks, back_marks) =
+            crate::parallel::join(|| count_marks(front), || count_marks(back));
+        // Without comments, every comma separates two items (so the split
+        // is between two of them), and each half fills its slots exactly.
+        if front_marks.comments + back_marks.comments == 0 {
+            *out = vec![T::default(); front_marks.items() + back_marks.items()];
+            let (front_slots, back_slots) = out.split_at_mut(front_marks.items());
+            let (front_read, back_read) = crate::parallel::join(
+                || float_run(front_slots, front, offset),
+                || float_run::<T, Problem>(back_slots, back, offset + comma + 1),
+            );
+            front_read?;
+            return back_read.map(drop).map_err(|(message, span)| {
+                E::custom(span.unwrap_or(SimpleSpan::from(offset..offset)), message)
+            });
+        }
+    }
+    // Zeroed memory comes fresh from the system, untouched until filled.
+    *out = vec![T::default(); count_marks(text).items()];
+    let count = float_run(out, text, offset)?;
+    out.truncate(count);
     Ok(())
 }
 
-/// Reads the numbers of `text`, at `offset` in the source, into `out`.
-fn float_run<T, E>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
+/// Reads the numbers of `text`, at `offset` in the source, into `slots`,
+/// and returns how many there were; `slots` has room for
+/// [`Marks::items`] of them.
+fn float_run<T, E>(slots: &mut [T], text: &str, offset: usize) -> Result<usize, E>
+where
+    T: FromPlain + fast_float2::FastFloat + std::str::FromStr + IsInfinite,
+    E: CustomError,
+{
+    let mut count = 0;
+    for item in list_items(text.as_bytes()) {
+        let Some(slot) = slots.get_mut(count) else {
+            let at = SimpleSpan::from(offset + item.span.start..offset + item.span.end);
+            return Err(E::custom(at, "more numbers than the commas separate"));
+        };
+        *slot = match item.plain.and_then(|number| T::from_plain(&number)) {
+            Some(value) => value,
+            None => float_item(text, item.span, offset)?,
+        };
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// The value of an item of a number list that is not a plain decimal:
+/// correctly rounded by `fast_float2`, or by `str::parse` to tell what is
+/// wrong with it.
+fn float_item<T, E>(text: &str, span: Range<usize>, offset: usize) -> Result<T, E>
 where
     T: fast_float2::FastFloat + std::str::FromStr + IsInfinite,
     E: CustomError,
 {
-    let bytes = text.as_bytes();
-    let mut pos = skip_blank(bytes, 0);
-    while pos < bytes.len() {
-        let span = |len| SimpleSpan::from(offset + pos..offset + pos + len);
-        let (value, len) = fast_float2::parse_partial::<T, _>(&bytes[pos..])
-            .map_err(|_| E::custom(span(1), "expected a number"))?;
-        if value.is_infinite() {
-            // `inf`, or a literal too large for `T`: the slow path tells.
-            parse_float::<T, _>(&text[pos..pos + len], span(len))?;
-        }
-        out.push(value);
-        pos = skip_blank(bytes, pos + len);
-        if bytes.get(pos) == Some(&b',') {
-            pos = skip_blank(bytes, pos + 1);
-        }
+    let number = number_in_item(text.as_bytes(), span).map_err(|bad| item_error(bad, offset))?;
+    let literal = &text[number.clone()];
+    match fast_float2::parse::<T, _>(literal) {
+        Ok(value) if !value.is_infinite() => Ok(value),
+        // `inf`, a literal too large for `T`, or one `fast_float2` does not
+        // read: the slow path tells.
+        _ => parse_float(
+            literal,
+            SimpleSpan::from(offset + number.start..offset + number.end),
+        ),
     }
-    Ok(())
 }
 
-/// An upper bound on the number of items in a number list: its commas and
-/// one. Counted into a byte per 255 bytes of text, which the compiler turns
-/// into vector instructions: a third of the time of counting one by one.
-fn estimate_count(text: &str) -> usize {
-    let commas_in = |chunk: &[u8]| chunk.iter().fold(0u8, |n, &b| n + u8::from(b == b','));
-    let commas: usize = text
-        .as_bytes()
-        .chunks(255)
-        .map(|chunk| usize::from(commas_in(chunk)))
-        .sum();
-    commas + 1
+/// The error for an item of a number list (at `offset` in the source) that
+/// is not one number.
+fn item_error<E: CustomError>(bad: BadItem, offset: usize) -> E {
+    let (at, message) = match bad {
+        BadItem::NotANumber(at) => (at, "expected a number"),
+        BadItem::NoComma(at) => (at, "expected `,` or `}`"),
+    };
+    E::custom(SimpleSpan::from(offset + at..offset + at + 1), message)
 }
 
-/// The numbers of a [`Token::Numbers`] text, which the lexer has already
-/// checked to be a well-formed list. `offset` is the text's position in the
-/// source.
-fn number_items(text: &str, offset: usize) -> impl Iterator<Item = (Literal<'_>, SimpleSpan)> {
+/// The commas and `#`s of a number list's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Marks {
+    commas: usize,
+    comments: usize,
+}
+
+impl Marks {
+    /// An upper bound on the number of items: one more than the commas
+    /// (some may be in comments).
+    fn items(self) -> usize {
+        self.commas + 1
+    }
+}
+
+/// Counts the commas and `#`s of `text` into a byte per 255 bytes of text,
+/// which the compiler turns into vector instructions: a third of the time
+/// of counting one by one.
+fn count_marks(text: &str) -> Marks {
+    let count = |chunk: &[u8], mark: u8| chunk.iter().fold(0u8, |n, &b| n + u8::from(b == mark));
+    text.as_bytes().chunks(255).fold(
+        Marks {
+            commas: 0,
+            comments: 0,
+        },
+        |marks, chunk| Marks {
+            commas: marks.commas + usize::from(count(chunk, b',')),
+            comments: marks.comments + usize::from(count(chunk, b'#')),
+        },
+    )
+}
+
+/// The numbers of a [`Token::Numbers`] text, or the error of the first
+/// item that is not one. `offset` is the text's position in the source.
+fn number_items<'s, E: CustomError>(
+    text: &'s str,
+    offset: usize,
+) -> impl Iterator<Item = Result<(Literal<'s>, SimpleSpan), E>> {
     let bytes = text.as_bytes();
-    let mut pos = 0;
-    std::iter::from_fn(move || {
-        pos = skip_blank(bytes, pos);
-        if pos >= bytes.len() {
-            return None;
-        }
-        let start = pos;
-        pos = skip_number(bytes, pos).unwrap_or(bytes.len());
-        let number = &text[start..pos];
-        pos = skip_blank(bytes, pos);
-        if bytes.get(pos) == Some(&b',') {
-            pos += 1;
-        }
+    list_items(bytes).map(move |item| {
+        let at = number_in_item(bytes, item.span).map_err(|bad| item_error(bad, offset))?;
+        let number = &text[at.clone()];
         let digits = number.strip_prefix('-').unwrap_or(number);
         let literal = if digits.bytes().all(|b| b.is_ascii_digit()) {
             Literal::Int(number)
         } else {
             Literal::Float(number)
         };
-        Some((
+        Ok((
             literal,
-            SimpleSpan::from(offset + start..offset + start + number.len()),
+            SimpleSpan::from(offset + at.start..offset + at.end),
         ))
     })
 }
@@ -373,7 +425,7 @@ fn number_items(text: &str, offset: usize) -> impl Iterator<Item = (Literal<'_>,
 fn store_values<'s, E: CustomError>(
     tensor: &mut TensorProto,
     data_type: i32,
-    items: impl Iterator<Item = (Literal<'s>, SimpleSpan)>,
+    items: impl Iterator<Item = Result<(Literal<'s>, SimpleSpan), E>>,
     count: usize,
     type_span: SimpleSpan,
 ) -> Result<(), E> {
@@ -391,7 +443,8 @@ fn store_values<'s, E: CustomError>(
         Storage::Double => tensor.double_data.reserve(count),
         Storage::Bytes => tensor.string_data.reserve(count),
     }
-    for (literal, span) in items {
+    for item in items {
+        let (literal, span) = item?;
         match (storage, literal) {
             (Storage::Int32 | Storage::NarrowFloat, Literal::Int(text)) => {
                 tensor.int32_data.push(parse_integer::<i32, _>(text, span)?);
@@ -568,6 +621,11 @@ mod tests {
             "-INFINITY",
             "00012",
             "1.000000000000000000001",
+            // Plain decimals, read by the fast path when a comma follows.
+            "-0.0130350245",
+            "0.12345678901234",
+            "16777217",
+            "999999999999999",
         ];
         for literal in literals {
             let list = format!("{literal}, {literal} # note\n, {literal}");
@@ -695,6 +753,26 @@ mod tests {
         }
     }
 
+    /// The lexer only delimits a list that starts with a number: the
+    /// parser finds what is wrong with the rest, and says where.
+    #[test]
+    fn malformed_lists_are_errors_where_they_go_wrong() {
+        for (text, at, message) in [
+            ("float[3] {1, x, 2}", "x", "expected a number"),
+            ("double[3] {1.5,, 2}", ",", "expected a number"),
+            ("float[2] {1, 2, }", "}", "expected a number"),
+            ("float[2] {1, 2 3}", "3", "expected `,` or `}`"),
+            ("float[2] {1, 2 # two\n 3}", "3", "expected `,` or `}`"),
+            ("int64[2] {7, y}", "y", "expected a number"),
+            ("int8[2] {7 8}", "8", "expected `,` or `}`"),
+            ("float16[2] {0.5, 2x}", "2", "expected a number"),
+        ] {
+            let error = parse_tensor(text).unwrap_err();
+            assert_eq!(&text[error.span()], at, "{text}");
+            assert!(error.to_string().contains(message), "{text}: {error}");
+        }
+    }
+
     #[test]
     fn error_spans_point_at_the_element() {
         let text = "int32[3] {1, 2, 99999999999}";
@@ -739,9 +817,13 @@ mod tests {
     /// Counting in bytes per 255-byte chunk never overflows a chunk made of
     /// commas only, and adds up across chunks.
     #[test]
-    fn estimate_count_counts_every_comma() {
-        assert_eq!(super::estimate_count(&",".repeat(1000)), 1001);
-        assert_eq!(super::estimate_count(&"1.5, ".repeat(700)), 701);
-        assert_eq!(super::estimate_count("7"), 1);
+    fn count_marks_counts_every_comma_and_comment() {
+        let marks = |text: &str| {
+            let marks = super::count_marks(text);
+            (marks.items(), marks.comments)
+        };
+        assert_eq!(marks(&",".repeat(1000)), (1001, 0));
+        assert_eq!(marks(&"1.5, # c\n".repeat(700)), (701, 700));
+        assert_eq!(marks("7"), (1, 0));
     }
 }

@@ -1,0 +1,305 @@
+//! The fast path through the bulk of a big tensor constant: plain decimals
+//! followed by a comma (`-0.0123,`), recognized sixteen bytes at a time
+//! with integer arithmetic on the whole block (SWAR), and converted to
+//! `f32`/`f64` with correct rounding.
+//!
+//! [`crate::lexer::list_items`] tries [`plain_number`] first on every item
+//! of a number list, and falls back to the general path for anything else:
+//! exponents, `inf` and `nan`, more than 15 digits, blanks before the comma,
+//! the last item.
+
+/// A number `-?[0-9]+(\.[0-9]*)?` of at most 15 digits, directly followed
+/// by a comma.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlainNumber {
+    /// Its length in bytes, sign included, comma not.
+    pub len: usize,
+    /// Whether it starts with `-`.
+    pub negative: bool,
+    /// Its digits read as one integer, below 10^15.
+    pub mantissa: u64,
+    /// How many of the digits follow the point.
+    pub scale: usize,
+}
+
+/// The plain number at `pos` of `text`, when there is one and a comma
+/// follows it within the 16 bytes from `pos`; `None` otherwise, and when
+/// fewer than 16 bytes of `text` follow `pos`.
+#[inline(always)]
+pub(crate) fn plain_number(text: &[u8], pos: usize) -> Option<PlainNumber> {
+    let block: [u8; 16] = text.get(pos..pos + 16)?.try_into().ok()?;
+    let negative = block[0] == b'-';
+    let first = usize::from(negative);
+    let (commas, non_digits) = byte_masks(&block);
+    // The number runs from `first` to the first comma, exclusive.
+    let comma = commas.trailing_zeros() as usize;
+    if commas == 0 || comma <= first || non_digits & (1 << first) != 0 {
+        return None;
+    }
+    // Digits, and at most one point among them.
+    let others = non_digits & ((1u32 << comma) - (1u32 << first));
+    let point = others.trailing_zeros() as usize;
+    if others & others.wrapping_sub(1) != 0 || (others != 0 && block[point] != b'.') {
+        return None;
+    }
+    let point = point.min(comma);
+    let has_point = usize::from(others != 0);
+    // The digits without the point (the bytes above it move down one),
+    // shifted to the top of the block: what is shifted in below them reads
+    // as leading zeros. There are at most 15: the comma is within the block.
+    let x = u128::from_le_bytes(block);
+    let digits = (x & LOW_BYTES[point]) | ((x >> 8) & !LOW_BYTES[point]);
+    let count = comma - first - has_point;
+    let digits = (digits >> (8 * first)) << (8 * (16 - count));
+    let mantissa = eight_digits(digits as u64) * 100_000_000 + eight_digits((digits >> 64) as u64);
+    Some(PlainNumber {
+        len: comma,
+        negative,
+        mantissa,
+        scale: comma - point - has_point,
+    })
+}
+
+/// `LOW_BYTES[n]`: the low `n` bytes of a `u128` set.
+const LOW_BYTES: [u128; 17] = {
+    let mut masks = [0; 17];
+    let mut n = 1;
+    while n <= 16 {
+        masks[n] = (masks[n - 1] << 8) | 0xFF;
+        n += 1;
+    }
+    masks
+};
+
+/// Bit `i` set for each byte `i` of `block` that is a comma, and for each
+/// that is not an ASCII digit.
+#[inline(always)]
+fn byte_masks(block: &[u8; 16]) -> (u32, u32) {
+    let half = |i: usize| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(&block[8 * i..8 * i + 8]);
+        let x = u64::from_le_bytes(bytes);
+        (gather(bytes_equal_to(x, b',')), gather(non_digit_bytes(x)))
+    };
+    let ((commas_low, others_low), (commas_high, others_high)) = (half(0), half(1));
+    (commas_low | commas_high << 8, others_low | others_high << 8)
+}
+
+/// A float type a [`PlainNumber`] converts to, correctly rounded.
+pub(crate) trait FromPlain: Sized {
+    /// The value of `number` rounded to nearest, ties to even, as
+    /// `str::parse` gives it; `None` in the rare case this cannot tell
+    /// cheaply, which the caller leaves to the general path.
+    fn from_plain(number: &PlainNumber) -> Option<Self>;
+}
+
+/// Powers of ten that are exact in `f64`, for every [`PlainNumber::scale`].
+const POWERS_OF_TEN: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// `mantissa / 10^scale` rounded once to `f64`: both operands are exact in
+/// `f64` (below 2^53), and IEEE division rounds its exact quotient
+/// correctly (Clinger's fast path).
+fn quotient(number: &PlainNumber) -> f64 {
+    number.mantissa as f64 / POWERS_OF_TEN[number.scale]
+}
+
+impl FromPlain for f64 {
+    #[inline]
+    fn from_plain(number: &PlainNumber) -> Option<f64> {
+        let value = quotient(number);
+        Some(if number.negative { -value } else { value })
+    }
+}
+
+impl FromPlain for f32 {
+    /// Rounded to `f64`, then to `f32`. Rounding twice gives another result
+    /// only when the first rounding lands exactly on a tie of the second:
+    /// rounding is monotonic and every tie between two `f32`s is an `f64`,
+    /// so a quotient that does not land on one is on the same side of every
+    /// tie as the exact value. The quotient is 0 or within [1e-15, 1e15),
+    /// where `f32` is normal: its ties are the `f64`s whose 29 bits below
+    /// `f32` precision are `1000...0`. Those go to the general path.
+    #[inline]
+    fn from_plain(number: &PlainNumber) -> Option<f32> {
+        const BELOW_F32: u64 = (1 << 29) - 1;
+        const TIE: u64 = 1 << 28;
+        let value = quotient(number);
+        if value.to_bits() & BELOW_F32 == TIE {
+            return None;
+        }
+        let value = value as f32;
+        Some(if number.negative { -value } else { value })
+    }
+}
+
+/// The bytes of a `u64` all set to `b`.
+const fn splat(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// The high bit of each byte of `x` that equals `b`, and no other bit.
+#[inline(always)]
+fn bytes_equal_to(x: u64, b: u8) -> u64 {
+    let x = x ^ splat(b);
+    // A byte's low seven bits plus 0x7F set its high bit unless they are
+    // all zero, and never carry into the next byte.
+    !(((x & splat(0x7F)) + splat(0x7F)) | x) & splat(0x80)
+}
+
+/// The high bit of each byte of `x` that is not an ASCII digit.
+#[inline(always)]
+fn non_digit_bytes(x: u64) -> u64 {
+    let t = x ^ splat(b'0');
+    // Digits are now 0 to 9; a byte's low seven bits plus 0x76 set its
+    // high bit when they are 10 or more, and never carry.
+    (((t & splat(0x7F)) + splat(0x76)) | t) & splat(0x80)
+}
+
+/// The high bits of the eight bytes of `marks` (and no other bits set) as
+/// the eight bits of a byte, the lowest byte's first. The multiplication
+/// moves byte `k`'s bit, at `8k` once shifted, up by `56 - 7k` to bit
+/// `56 + k`; no two of its partial products meet, so nothing carries.
+#[inline(always)]
+fn gather(marks: u64) -> u32 {
+    ((marks >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// The value of eight ASCII digits (or zero bytes, read as `0`), the first
+/// and most significant in the lowest byte.
+#[inline]
+fn eight_digits(block: u64) -> u64 {
+    let x = block & 0x0F0F_0F0F_0F0F_0F0F;
+    let x = (x.wrapping_mul(10) + (x >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (x.wrapping_mul(10_000) + (x >> 32)) & 0xFFFF_FFFF
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `plain_number` of `text` padded to 16 bytes.
+    fn plain(text: &str) -> Option<PlainNumber> {
+        plain_number(format!("{text:<16}").as_bytes(), 0)
+    }
+
+    #[test]
+    fn reads_plain_numbers_followed_by_a_comma() {
+        let number = |len, negative, mantissa, scale| {
+            Some(PlainNumber {
+                len,
+                negative,
+                mantissa,
+                scale,
+            })
+        };
+        assert_eq!(plain("7,"), number(1, false, 7, 0));
+        assert_eq!(plain("-0.0125,2"), number(7, true, 125, 4));
+        assert_eq!(plain("12.,"), number(3, false, 12, 0));
+        assert_eq!(
+            plain("999999999999999,"),
+            number(15, false, 999_999_999_999_999, 0)
+        );
+        assert_eq!(plain("-0.000000000001,"), number(15, true, 1, 12));
+        assert_eq!(
+            plain("1234567.1234567,"),
+            number(15, false, 12_345_671_234_567, 7)
+        );
+    }
+
+    #[test]
+    fn leaves_everything_else_to_the_general_path() {
+        for text in [
+            "7",
+            "7 ,",
+            " 7,",
+            "1e5,",
+            "1.5.2,",
+            ".5,",
+            "-.5,",
+            "-,",
+            ",",
+            "--1,",
+            "+1,",
+            "inf,",
+            "1x,",
+            "1234567890123456,",
+            "-123456789012345,",
+        ] {
+            assert_eq!(plain(text), None, "{text}");
+        }
+        // Too close to the end for a 16-byte block.
+        assert_eq!(plain_number(b"1,2", 0), None);
+    }
+
+    /// Conversions agree with `str::parse` to the bit, on ties between two
+    /// `f32`s (which go to the general path), next to them, and on a spread
+    /// of lengths and scales.
+    #[test]
+    fn converts_like_str_parse() {
+        let mut texts: Vec<String> = [
+            "16777217",
+            "16777219",
+            "16777217.0",
+            "16777217.000001",
+            "33554434",
+            "33554438",
+            "0.1",
+            "0.3",
+            "-0",
+            "-0.0",
+            "0",
+            "999999999999999",
+            "0.000000000000001",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // A deterministic spread of digit counts, scales and signs.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..50_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = 1 + (state % 14) as usize;
+            let mantissa = (state >> 8) % 10u64.pow(digits as u32);
+            let scale = (state >> 4) as usize % (digits + 1);
+            let text = format!("{mantissa:0digits$}");
+            let (whole, fraction) = text.split_at(digits - scale);
+            let sign = if state & 1 == 0 { "" } else { "-" };
+            let whole = if whole.is_empty() { "0" } else { whole };
+            texts.push(format!("{sign}{whole}.{fraction}"));
+        }
+        // Integers halfway between two `f32`s.
+        texts.extend((0..1000).map(|k| (16_777_217 + 2 * k * 7919).to_string()));
+        let mut ties = 0;
+        for text in &texts {
+            let Some(number) = plain(&format!("{text},")) else {
+                assert!(text.len() > 15, "{text}");
+                continue;
+            };
+            assert_eq!(number.len, text.len(), "{text}");
+            let f64_value = f64::from_plain(&number).unwrap();
+            assert_eq!(
+                f64_value.to_bits(),
+                text.parse::<f64>().unwrap().to_bits(),
+                "{text}"
+            );
+            match f32::from_plain(&number) {
+                Some(value) => {
+                    assert_eq!(
+                        value.to_bits(),
+                        text.parse::<f32>().unwrap().to_bits(),
+                        "{text}"
+                    )
+                }
+                None => ties += 1,
+            }
+        }
+        assert!(f32::from_plain(&plain("16777217,").unwrap()).is_none());
+        // Ties are rare but for integers past 2^24, which the spread has some of.
+        assert!((1005..1500).contains(&ties), "{ties} ties");
+    }
+}
