@@ -276,6 +276,13 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Makes room for `bytes` more bytes of text, if the allocator gives
+    /// them (the text grows as needed anyway).
+    pub(crate) fn reserve(&mut self, bytes: usize) {
+        // A failed reservation leaves the buffer as it was.
+        let _ = self.buf.try_reserve(bytes);
+    }
+
     /// The text of an [`in_memory`](Sink::in_memory) sink, and the report.
     pub(crate) fn finish_text(self) -> (String, Vec<Dropped>) {
         // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
