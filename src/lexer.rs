@@ -136,27 +136,43 @@ fn number_list_len(text: &[u8]) -> Option<(usize, bool)> {
             (text.get(skip_blank(text, last)) != Some(&b'.')).then_some((close, comments))
         }
         _ => {
-            let (close, comments) = closing_brace(text)?;
-            let items = &text[..close];
-            list_items(items)
-                .all(|item| item.plain.is_some() || number_in_item(items, item.span).is_ok())
-                .then_some((close, comments))
+            let close = checked_list_end(text, start)?;
+            Some((close, memchr::memchr(b'#', &text[..close]).is_some()))
         }
     }
 }
 
 /// The position of the first `}` in `text` outside a comment, and whether
-/// a comment comes before it.
+/// a comment comes before it; `None` if a `{` comes first: no number list
+/// has one, and stopping there keeps the lexer linear on text such as
+/// `{1, {1, {1, ...`.
 fn closing_brace(text: &[u8]) -> Option<(usize, bool)> {
     let mut pos = 0;
     let mut comments = false;
     loop {
-        pos += memchr::memchr2(b'}', b'#', &text[pos..])?;
-        if text[pos] == b'}' {
-            return Some((pos, comments));
+        pos += memchr::memchr3(b'}', b'#', b'{', &text[pos..])?;
+        match text[pos] {
+            b'}' => return Some((pos, comments)),
+            b'#' => {
+                comments = true;
+                pos = skip_blank(text, pos);
+            }
+            _ => return None,
         }
-        comments = true;
-        pos = skip_blank(text, pos);
+    }
+}
+
+/// The position of the `}` that closes the number list whose first item
+/// starts at `pos`, read item by item: `None` at the first item that is
+/// not a number.
+fn checked_list_end(text: &[u8], mut pos: usize) -> Option<usize> {
+    loop {
+        pos = skip_blank(text, skip_number(text, pos)?);
+        match text.get(pos)? {
+            b',' => pos = skip_blank(text, pos + 1),
+            b'}' => return Some(pos),
+            _ => return None,
+        }
     }
 }
 
@@ -531,6 +547,7 @@ mod tests {
         assert_eq!(kinds("{\"a\"}")[0], Token::LBrace);
         assert_eq!(kinds("{1, 2")[0], Token::LBrace);
         assert_eq!(kinds("{1, 2, ... 5 more}")[0], Token::LBrace);
+        assert_eq!(kinds("{1, {2}")[..2], [Token::LBrace, Token::Int("1")]);
     }
 
     #[test]
