@@ -90,7 +90,7 @@ pub(crate) trait Fail<'t, I: chumsky::input::Input<'t>>:
 impl<'t, 's: 't, I: Tokens<'t, 's>, E> Fail<'t, I> for E where
     E: chumsky::error::Error<'t, I>
         + chumsky::label::LabelError<'t, I, &'static str>
-        + chumsky::label::LabelError<'t, I, chumsky::error::RichPattern<'t, Token<'s>>>
+        + chumsky::label::LabelError<'t, I, chumsky::error::RichPattern<'t, I::Token>>
         + CustomError
         + 't
 {
