@@ -2,9 +2,9 @@
 //! references, and [ext] sparse tensor constants.
 //!
 //! Values are stored exactly where the reference parser stores them (see
-//! [`Storage`]). A list made only of numbers arrives as one
-//! [`Token::Numbers`] and is converted in a single pass with no allocation
-//! per element.
+//! [`Storage`]). A list that starts with a number arrives as one
+//! [`Token::Numbers`]; its items are checked and converted in a single
+//! pass, with no allocation per element.
 
 use std::ops::Range;
 
@@ -275,11 +275,11 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
     tensor
 }
 
-/// The fast path for the bulk of big models, float values: each number of a
-/// [`Token::Numbers`] text (well formed, the lexer checked) is read straight
-/// into `out`, correctly rounded, in one pass; a long list in two halves, on
-/// two threads (see [`crate::parallel`]), each into its own part of `out`.
-/// `offset` is the text's position in the source.
+/// The fast path for the bulk of big models, float values: each item of a
+/// [`Token::Numbers`] text is checked and read straight into `out`,
+/// correctly rounded, in one pass; a long list without comments in two
+/// halves, on two threads (see [`crate::parallel`]), each into its own part
+/// of `out`. `offset` is the text's position in the source.
 fn float_list<T, E>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
 where
     T: FromPlain + fast_float2::FastFloat + std::str::FromStr + IsInfinite + Default + Send,
