@@ -437,6 +437,29 @@ fn output_permissions() {
     );
 }
 
+/// Writing to a symbolic link replaces the file it points to, atomically,
+/// and keeps the link.
+#[cfg(unix)]
+#[test]
+fn output_through_a_symbolic_link_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    let target = write(&models, "mlp.onnx", b"old");
+    let link = dir.path().join("link.onnx");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+
+    let out = run(&["parse", MLP_PATH, "-o", arg(&link)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(&target).unwrap(), mlp_binary());
+    assert_eq!(listing(&models), ["mlp.onnx"]);
+    assert_eq!(listing(dir.path()), ["link.onnx", "models"]);
+}
+
 // ---------------------------------------------------------------------------
 // `--compat`.
 

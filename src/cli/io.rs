@@ -106,13 +106,21 @@ pub(crate) fn write_output_with(
 
 /// Writes what `produce` writes to a temporary file beside `path`, then
 /// renames it over `path`: a failed run never leaves a truncated or
-/// half-written file.
+/// half-written file. When `path` is a symbolic link to a file, the file
+/// it points to is replaced and the link kept.
 fn write_atomically(
     path: &Path,
     produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
     let failed =
         |e: &dyn std::fmt::Display| Failure::Io(format!("cannot write {}: {e}", path.display()));
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let linked = if is_link {
+        std::fs::canonicalize(path).ok()
+    } else {
+        None
+    };
+    let path = linked.as_deref().unwrap_or(path);
     let dir = directory_of(path);
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
     // The temporary file is private; give the result the permissions the
