@@ -23,23 +23,27 @@ pub(crate) fn keyword<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 /// A string literal, `"..."` or [ext] `b"..."`, as bytes.
 pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> impl Parser<'t, I, Vec<u8>, Extra<E>> + Clone {
-    select! {
-        Token::Str(raw) => unescape(&raw[1..raw.len() - 1]).into_bytes(),
-        Token::Bytes(raw) => unescape_bytes(&raw[2..raw.len() - 1]),
-    }
-    .labelled("a string")
+    quoted().map(|contents| contents.map_or_else(|bytes| bytes, String::into_bytes))
 }
 
 /// A string literal that must be UTF-8 (names, keys). A `"..."` literal is
 /// UTF-8 as written (the text is a `str`); only a `b"..."` one is checked.
 pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> impl Parser<'t, I, String, Extra<E>> + Clone {
+    quoted().validate(|contents, e, emitter| {
+        contents.unwrap_or_else(|bytes| utf8(bytes, e.span(), emitter))
+    })
+}
+
+/// A string literal unescaped: a `"..."` one as text, a [ext] `b"..."` one
+/// as bytes.
+fn quoted<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+) -> impl Parser<'t, I, Result<String, Vec<u8>>, Extra<E>> + Clone {
     select! {
         Token::Str(raw) => Ok(unescape(&raw[1..raw.len() - 1])),
         Token::Bytes(raw) => Err(unescape_bytes(&raw[2..raw.len() - 1])),
     }
     .labelled("a string")
-    .validate(|text, e, emitter| text.unwrap_or_else(|bytes| utf8(bytes, e.span(), emitter)))
 }
 
 /// An identifier or a quoted string, as a name.
