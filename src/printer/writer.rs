@@ -291,6 +291,13 @@ impl<'a> Sink<'a> {
         (text, self.dropped)
     }
 
+    /// [`Sink::flush`] once the buffer holds [`FLUSH`] bytes.
+    fn flush_when_full(&mut self) {
+        if self.buf.len() >= FLUSH {
+            self.flush();
+        }
+    }
+
     /// Hands the buffer to the writer, if there is one (keeping the first
     /// error and writing nothing after it).
     fn flush(&mut self) {
@@ -326,9 +333,7 @@ impl<'a> Sink<'a> {
             Some(i) => self.column = bytes.len() - i - 1,
             None => self.column += bytes.len(),
         }
-        if self.buf.len() >= FLUSH && self.out.is_some() {
-            self.flush();
-        }
+        self.flush_when_full();
     }
 
     /// Writes `text` as is.
@@ -345,9 +350,7 @@ impl<'a> Sink<'a> {
         self.buf.push(b'\n');
         self.indentation(indent);
         self.column = indent;
-        if self.buf.len() >= FLUSH && self.out.is_some() {
-            self.flush();
-        }
+        self.flush_when_full();
     }
 
     /// Appends `n` spaces to the buffer.
@@ -417,16 +420,7 @@ impl<'a> Sink<'a> {
 
     /// Runs `f` with `field` appended to the IR path.
     pub(crate) fn at<R>(&mut self, field: &str, f: impl FnOnce(&mut Self) -> R) -> R {
-        let len = self.path.len();
-        if self.probe.is_none() {
-            if !self.path.is_empty() {
-                self.path.push('.');
-            }
-            self.path.push_str(field);
-        }
-        let result = f(self);
-        self.path.truncate(len);
-        result
+        self.at_with(field, |_| {}, f)
     }
 
     /// Runs `f` with `field[index]` appended to the IR path.
@@ -436,19 +430,12 @@ impl<'a> Sink<'a> {
         index: usize,
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
-        let len = self.path.len();
-        if self.probe.is_none() {
-            if !self.path.is_empty() {
-                self.path.push('.');
-            }
-            self.path.push_str(field);
-            self.path.push('[');
-            self.path.push_str(itoa::Buffer::new().format(index));
-            self.path.push(']');
-        }
-        let result = f(self);
-        self.path.truncate(len);
-        result
+        let subscript = |path: &mut String| {
+            path.push('[');
+            path.push_str(itoa::Buffer::new().format(index));
+            path.push(']');
+        };
+        self.at_with(field, subscript, f)
     }
 
     /// Runs `f` with `field["key"]` appended to the IR path.
@@ -458,25 +445,39 @@ impl<'a> Sink<'a> {
         key: &str,
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
+        let subscript = |path: &mut String| {
+            path.push('[');
+            if key
+                .bytes()
+                .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+            {
+                // What `{key:?}` writes, without the formatting machinery.
+                path.push('"');
+                path.push_str(key);
+                path.push('"');
+            } else {
+                let _ = write!(path, "{key:?}");
+            }
+            path.push(']');
+        };
+        self.at_with(field, subscript, f)
+    }
+
+    /// Runs `f` with `field`, then what `subscript` writes, appended to the
+    /// IR path (which probes leave alone: they report nothing).
+    fn at_with<R>(
+        &mut self,
+        field: &str,
+        subscript: impl FnOnce(&mut String),
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
         let len = self.path.len();
         if self.probe.is_none() {
             if !self.path.is_empty() {
                 self.path.push('.');
             }
             self.path.push_str(field);
-            self.path.push('[');
-            if key
-                .bytes()
-                .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
-            {
-                // What `{key:?}` writes, without the formatting machinery.
-                self.path.push('"');
-                self.path.push_str(key);
-                self.path.push('"');
-            } else {
-                let _ = write!(self.path, "{key:?}");
-            }
-            self.path.push(']');
+            subscript(&mut self.path);
         }
         let result = f(self);
         self.path.truncate(len);
@@ -683,9 +684,7 @@ impl<'a> Sink<'a> {
         }
         self.buf.truncate(at.len);
         self.column = at.column;
-        if self.buf.len() >= FLUSH && self.out.is_some() {
-            self.flush();
-        }
+        self.flush_when_full();
     }
 
     /// One item of [`Sink::fill_numbers`]: the separator (and line break),
@@ -734,9 +733,7 @@ impl<'a> Sink<'a> {
     #[cold]
     fn make_room(&mut self, at: &mut FillState) {
         self.buf.truncate(at.len);
-        if self.buf.len() >= FLUSH {
-            self.flush();
-        }
+        self.flush_when_full();
         at.len = self.buf.len();
         self.buf.resize(at.len + at.room.max(at.chunk), 0);
     }
