@@ -168,10 +168,6 @@ impl Printer {
     /// Prints `item` to a string.
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
         let mut sink = Sink::in_memory(*self);
-        // Room for the whole text, so that it is not copied as it grows: a
-        // float of raw data (4 bytes) takes 11 to 16 bytes of text. Memory
-        // reserved and never written is never touched either.
-        sink.reserve(item.encoded_size().saturating_mul(4));
         item.print_to(&mut sink);
         let (text, dropped) = sink.finish_text();
         Printed { text, dropped }
@@ -248,11 +244,6 @@ mod sealed {
 pub trait Print: sealed::Sealed {
     #[doc(hidden)]
     fn print_to(&self, sink: &mut Sink<'_>);
-
-    /// The size of its binary encoding, which [`Printer::print`] sizes its
-    /// text buffer by.
-    #[doc(hidden)]
-    fn encoded_size(&self) -> usize;
 }
 
 macro_rules! printable {
@@ -261,10 +252,6 @@ macro_rules! printable {
         impl Print for $ty {
             fn print_to(&self, sink: &mut Sink<'_>) {
                 $f(sink, self)
-            }
-
-            fn encoded_size(&self) -> usize {
-                prost::Message::encoded_len(self)
             }
         }
     )*};
@@ -275,6 +262,7 @@ printable! {
     GraphProto => graph::top_graph,
     FunctionProto => model::function,
     NodeProto => graph::single_node,
+    [NodeProto] => graph::node_list,
     TypeProto => types::bare_type,
     TensorProto => tensor::bare_tensor,
     SparseTensorProto => tensor::bare_sparse,
@@ -282,24 +270,9 @@ printable! {
     ValueInfoProto => types::bare_value_info,
 }
 
-impl sealed::Sealed for [NodeProto] {}
-impl Print for [NodeProto] {
-    fn print_to(&self, sink: &mut Sink<'_>) {
-        graph::node_list(sink, self)
-    }
-
-    fn encoded_size(&self) -> usize {
-        self.iter().map(prost::Message::encoded_len).sum()
-    }
-}
-
 impl sealed::Sealed for Vec<NodeProto> {}
 impl Print for Vec<NodeProto> {
     fn print_to(&self, sink: &mut Sink<'_>) {
         graph::node_list(sink, self)
-    }
-
-    fn encoded_size(&self) -> usize {
-        self.as_slice().encoded_size()
     }
 }

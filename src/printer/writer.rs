@@ -276,13 +276,6 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// Makes room for `bytes` more bytes of text, if the allocator gives
-    /// them (the text grows as needed anyway).
-    pub(crate) fn reserve(&mut self, bytes: usize) {
-        // A failed reservation leaves the buffer as it was.
-        let _ = self.buf.try_reserve(bytes);
-    }
-
     /// The text of an [`in_memory`](Sink::in_memory) sink, and the report.
     pub(crate) fn finish_text(self) -> (String, Vec<Dropped>) {
         // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
@@ -638,6 +631,13 @@ impl<'a> Sink<'a> {
                 let n = x.write(&mut text);
                 s.put(&text[..n]);
             });
+        }
+        if self.out.is_none() {
+            // The whole text stays in memory: make room for the list at
+            // once (a float takes up to 16 bytes with its separator) rather
+            // than copying the text each time it doubles. A failed
+            // reservation is not an error: the buffer grows as it goes.
+            let _ = self.buf.try_reserve(items.len().saturating_mul(16));
         }
         let mut at = FillState {
             fill,
