@@ -14,7 +14,7 @@ use super::annot::{self, Place};
 use super::schema::{Ann, Entries, Field, UNSET};
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
-use super::writer::{graph_name_is_bare, is_qualified, PrintedFloat, Sink};
+use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
 use crate::names;
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto};
@@ -68,11 +68,11 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
         GraphPlace::Value => s.ext_name(name, graph_name_is_bare, "graph name"),
     }
     s.text(" ");
-    s.block_list("(", ")", &g.input, false, |s, i, vi| {
+    s.block_list("(", ")", &g.input, ListLayout::Fit, |s, i, vi| {
         s.at_index("input", i, |s| types::value_info(s, vi))
     });
     s.text(" => ");
-    s.block_list("(", ")", &g.output, false, |s, i, vi| {
+    s.block_list("(", ")", &g.output, ListLayout::Fit, |s, i, vi| {
         s.at_index("output", i, |s| types::value_info(s, vi))
     });
     if !g.initializer.is_empty() || !g.value_info.is_empty() {
@@ -93,7 +93,7 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
             )
             .collect();
         s.text(" ");
-        s.block_list("<", ">", &items, false, |s, _, item| match item {
+        s.block_list("<", ">", &items, ListLayout::Fit, |s, _, item| match item {
             Item::Init(i, t) => s.at_index("initializer", *i, |s| {
                 tensor::tensor_constant(s, t, TensorPlace::Initializer)
             }),
@@ -109,14 +109,14 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
 /// the braces, with their comments, then the comments that close the list.
 pub(crate) fn node_lines(s: &mut Sink<'_>, nodes: &[NodeProto]) {
     s.indent();
-    for (i, n) in nodes.iter().enumerate() {
+    s.each_item(nodes, |s, i, n| {
         s.newline();
         s.at_index("node", i, |s| {
             s.leading_comments();
             node(s, n);
             s.trailing_comments();
         });
-    }
+    });
     s.closing_comments();
     s.dedent();
     s.newline();
@@ -176,8 +176,8 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
         s.ext_name(overload, names::is_identifier, "overload");
     }
     let kept = kept_attributes(s, &n.attribute);
-    let attributes = |s: &mut Sink<'_>, broken: bool| {
-        s.block_list("<", ">", &kept, broken, |s, _, (i, a)| {
+    let attributes = |s: &mut Sink<'_>, layout: ListLayout| {
+        s.block_list("<", ">", &kept, layout, |s, _, (i, a)| {
             attribute_at(s, *i, a, false)
         });
     };
@@ -189,16 +189,25 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
     if kept.is_empty() {
         s.text(" ");
         inputs(s);
-    } else if s.fits(|s| attributes(s, false)) {
+    } else if let Some(room) = s.room_after(|s| attributes(s, ListLayout::OneLine)) {
+        // The attributes fit on the line, measured from before their
+        // leading space: one line if the space fits too, else one per line.
         s.text(" ");
-        attributes(s, false);
+        attributes(
+            s,
+            if room > 0 {
+                ListLayout::OneLine
+            } else {
+                ListLayout::OnePerLine
+            },
+        );
         s.text(" ");
         inputs(s);
     } else {
         s.text(" ");
         inputs(s);
         s.text(" ");
-        attributes(s, true);
+        attributes(s, ListLayout::OnePerLine);
     }
 }
 

@@ -13,7 +13,7 @@ use super::annot::value_of;
 use super::graph::{self, GraphPlace};
 use super::schema::{opset_pairs, opsets_are_pairs, Ann, AnnMessage, Field, UNSET};
 use super::types;
-use super::writer::Sink;
+use super::writer::{ListLayout, Sink};
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, OperatorSetIdProto, StringStringEntryProto,
 };
@@ -276,7 +276,7 @@ fn function_body(s: &mut Sink<'_>, f: &FunctionProto) {
     let rest = &f.value_info[next..];
     if !rest.is_empty() {
         s.text(" ");
-        s.block_list("<", ">", rest, false, |s, i, vi| {
+        s.block_list("<", ">", rest, ListLayout::Fit, |s, i, vi| {
             s.at_index("value_info", next + i, |s| types::value_info(s, vi))
         });
     }

@@ -42,6 +42,9 @@ pub struct Sink<'a> {
     dropped: Vec<Dropped>,
     path: String,
     comments: Option<&'a Comments>,
+    /// Whether [`Sink::each_item`] may hand half a list to another thread
+    /// (not in a sink that already shares the work with one).
+    may_split: bool,
 }
 
 /// Whether a name must be quoted where a value name is expected: anything
@@ -243,6 +246,7 @@ impl<'a> Sink<'a> {
             dropped: Vec::new(),
             path: String::new(),
             comments: None,
+            may_split: true,
         }
     }
 
@@ -375,8 +379,15 @@ impl<'a> Sink<'a> {
     /// inline form, which the outer probe measures. Probing again at every
     /// level would make nested layouts cost time exponential in their depth.
     pub(crate) fn fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
+        self.room_after(f).is_some()
+    }
+
+    /// The columns left on the current line after what `f` prints, if it
+    /// fits within the width with no line break ([`Sink::fits`]; inside a
+    /// probe, `usize::MAX`). Nothing is written and nothing is reported.
+    pub(crate) fn room_after(&mut self, f: impl FnOnce(&mut Self)) -> Option<usize> {
         if self.probe.is_some() {
-            return true;
+            return Some(usize::MAX);
         }
         let budget = self.opts.width.saturating_sub(self.column);
         let saved = self.probe.replace(Probe {
@@ -384,9 +395,8 @@ impl<'a> Sink<'a> {
             overflow: false,
         });
         f(self);
-        let fits = !self.probe.is_some_and(|p| p.overflow);
-        self.probe = saved;
-        fits
+        let probe = std::mem::replace(&mut self.probe, saved);
+        probe.filter(|p| !p.overflow).map(|p| p.budget)
     }
 
     /// Whether what `f` prints fits in one line of the width at the current
@@ -738,25 +748,78 @@ impl<'a> Sink<'a> {
         self.buf.resize(at.len + at.room.max(at.chunk), 0);
     }
 
-    /// Writes a bracketed list: on one line when it fits, else one item per
-    /// line, indented one level, with the closing bracket on its own line.
+    /// Writes each of `items` with `write` (given the item's index), one
+    /// after the other. A long list is written in two halves on two
+    /// threads, the second into a sink of its own that starts where the
+    /// first half ends (same path, indentation and comments; `write` must
+    /// not depend on the column it starts at), then appended with what it
+    /// reported.
+    pub(crate) fn each_item<T: Sync>(
+        &mut self,
+        items: &[T],
+        write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
+    ) {
+        let split = self.may_split
+            && self.probe.is_none()
+            && items.len() >= SPLIT_MIN
+            && crate::parallel::available();
+        if !split {
+            for (i, x) in items.iter().enumerate() {
+                write(self, i, x);
+            }
+            return;
+        }
+        let middle = items.len() / 2;
+        let (first, second) = items.split_at(middle);
+        let (opts, level, comments) = (self.opts, self.level, self.comments);
+        let path = self.path.clone();
+        let write = &write;
+        self.may_split = false;
+        let ((), (text, dropped)) = crate::parallel::join(
+            || {
+                for (i, x) in first.iter().enumerate() {
+                    write(self, i, x);
+                }
+            },
+            move || {
+                let mut other = Sink::in_memory(opts);
+                other.level = level;
+                other.path = path;
+                other.comments = comments;
+                other.may_split = false;
+                for (i, x) in second.iter().enumerate() {
+                    write(&mut other, middle + i, x);
+                }
+                (other.buf, other.dropped)
+            },
+        );
+        self.may_split = true;
+        self.put(&text);
+        self.dropped.extend(dropped);
+    }
+
+    /// Writes a bracketed list: on one line or one item per line, indented
+    /// one level, with the closing bracket on its own line, as `layout` says.
     pub(crate) fn block_list<T>(
         &mut self,
         open: &str,
         close: &str,
         items: &[T],
-        force_break: bool,
+        layout: ListLayout,
         mut item: impl FnMut(&mut Self, usize, &T),
     ) {
-        let one_line = !force_break
-            && !items.is_empty()
-            && self.fits(|s| {
-                s.text(open);
-                s.list(items, &mut item);
-                s.text(close);
-            });
+        let one_line = items.is_empty()
+            || match layout {
+                ListLayout::Fit => self.fits(|s| {
+                    s.text(open);
+                    s.list(items, &mut item);
+                    s.text(close);
+                }),
+                ListLayout::OneLine => true,
+                ListLayout::OnePerLine => false,
+            };
         self.text(open);
-        if one_line || items.is_empty() {
+        if one_line {
             self.list(items, &mut item);
         } else {
             self.indent();
@@ -772,6 +835,17 @@ impl<'a> Sink<'a> {
         }
         self.text(close);
     }
+}
+
+/// How [`Sink::block_list`] lays out a list that is not empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListLayout {
+    /// On one line when it fits, else one item per line.
+    Fit,
+    /// On one line (the caller has measured it).
+    OneLine,
+    /// One item per line.
+    OnePerLine,
 }
 
 /// Spaces to indent with.
@@ -791,6 +865,10 @@ struct FillState {
     /// The room one item needs.
     room: usize,
 }
+
+/// Lists of at least this many items (nodes) are written by
+/// [`Sink::each_item`] on two threads.
+const SPLIT_MIN: usize = 1 << 10;
 
 /// Lists at least this long are formatted on two threads.
 const PARALLEL_MIN: usize = 1 << 15;
@@ -889,6 +967,38 @@ mod tests {
     }
 
     #[test]
+    fn long_item_lists_split_in_two_write_what_one_thread_writes() {
+        let items: Vec<String> = (0..3 * SPLIT_MIN + 1).map(|i| format!("n{i}")).collect();
+        let print = |may_split: bool| {
+            render_with(Printer::new().compat(true), |s| {
+                s.may_split = may_split;
+                s.at("graph", |s| {
+                    s.indent();
+                    s.each_item(&items, |s, i, x| {
+                        s.newline();
+                        s.at_index("node", i, |s| {
+                            s.text(x);
+                            if i % 7 == 0 {
+                                s.report(format!("{x} at {i}"));
+                            }
+                        });
+                    });
+                    s.dedent();
+                    s.newline();
+                    s.text("end");
+                    s.report("after the list");
+                })
+            })
+        };
+        let (text, dropped) = print(true);
+        assert_eq!((&text, &dropped), (&print(false).0, &print(false).1));
+        let last = items.len() - 1;
+        assert!(text.ends_with(&format!("\n  n{last}\nend")), "{text}");
+        assert_eq!(dropped[1].to_string(), "graph.node[7]: n7 at 7");
+        assert_eq!(dropped.last().unwrap().path, "graph");
+    }
+
+    #[test]
     fn number_fill_matches_item_by_item() {
         // Long enough for the two-thread path, with segments of both kinds.
         let count = SEGMENT + PARALLEL_MIN + 7;
@@ -963,11 +1073,11 @@ mod tests {
     fn lists_break_when_too_long() {
         let items: Vec<String> = (0..5).map(|i| format!("item{i}")).collect();
         let short = render_with(Printer::new().width(80), |s| {
-            s.block_list("(", ")", &items, false, |s, _, x| s.text(x))
+            s.block_list("(", ")", &items, ListLayout::Fit, |s, _, x| s.text(x))
         });
         assert_eq!(short.0, "(item0, item1, item2, item3, item4)");
         let long = render_with(Printer::new().width(20), |s| {
-            s.block_list("(", ")", &items, false, |s, _, x| s.text(x))
+            s.block_list("(", ")", &items, ListLayout::Fit, |s, _, x| s.text(x))
         });
         assert_eq!(
             long.0,
