@@ -288,6 +288,16 @@ impl<'a> Sink<'a> {
         (text, self.dropped)
     }
 
+    /// Makes room for about `bytes` more bytes of text at once when the
+    /// whole text stays in memory, rather than copying the text each time
+    /// it doubles. A failed reservation is not an error: the buffer grows
+    /// as it goes.
+    pub(crate) fn expect_text(&mut self, bytes: usize) {
+        if self.out.is_none() {
+            let _ = self.buf.try_reserve(bytes);
+        }
+    }
+
     /// [`Sink::flush`] once the buffer holds [`FLUSH`] bytes.
     fn flush_when_full(&mut self) {
         if self.buf.len() >= FLUSH {
@@ -642,13 +652,8 @@ impl<'a> Sink<'a> {
                 s.put(&text[..n]);
             });
         }
-        if self.out.is_none() {
-            // The whole text stays in memory: make room for the list at
-            // once (a float takes up to 16 bytes with its separator) rather
-            // than copying the text each time it doubles. A failed
-            // reservation is not an error: the buffer grows as it goes.
-            let _ = self.buf.try_reserve(items.len().saturating_mul(16));
-        }
+        // A float takes up to 16 bytes with its separator.
+        self.expect_text(items.len().saturating_mul(16));
         let mut at = FillState {
             fill,
             width: self.opts.width,
