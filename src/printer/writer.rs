@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::sync::mpsc;
 
 use super::comments::Comments;
 
@@ -638,10 +639,7 @@ impl<'a> Sink<'a> {
 
     /// [`Sink::fill`] for numbers, the bulk of large tensors: each item is
     /// formatted straight into the buffer, with no call per item. Long
-    /// lists are formatted on two threads, in segments: a helper formats the
-    /// second part of each segment while this thread formats and lays out
-    /// the first, then lays out the helper's texts (the layout, which
-    /// depends on every text before, stays on this thread).
+    /// lists are formatted on two threads ([`Sink::fill_pipelined`]).
     pub(crate) fn fill_numbers<T: Number>(&mut self, fill: bool, items: &[T]) {
         if self.probe.is_some() {
             // Deciding a layout: the item-by-item path stops at the first
@@ -667,31 +665,7 @@ impl<'a> Sink<'a> {
             room: 2 + SPACES.len().max(2 * self.level) + NUMBER_MAX,
         };
         if items.len() >= PARALLEL_MIN && crate::parallel::available() {
-            let mut texts = Vec::new();
-            let mut lens = Vec::new();
-            for segment in items.chunks(SEGMENT) {
-                let (mine, theirs) = segment.split_at(segment.len() * 15 / 32);
-                crate::parallel::join(
-                    || {
-                        for x in mine {
-                            self.fill_item(&mut at, |text| x.write(text));
-                        }
-                    },
-                    || format_numbers(theirs, &mut texts, &mut lens),
-                );
-                let mut start = 0;
-                for &n in &lens {
-                    let n = usize::from(n);
-                    let from: &[u8; NUMBER_MAX] = texts[start..start + NUMBER_MAX]
-                        .try_into()
-                        .expect("room after each text");
-                    self.fill_item(&mut at, |text| {
-                        *text = *from;
-                        n
-                    });
-                    start += n;
-                }
-            }
+            self.fill_pipelined(&mut at, items);
         } else {
             for x in items {
                 self.fill_item(&mut at, |text| x.write(text));
@@ -700,6 +674,52 @@ impl<'a> Sink<'a> {
         self.buf.truncate(at.len);
         self.column = at.column;
         self.flush_when_full();
+    }
+
+    /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
+    /// segments of the list: a helper formats most of each segment into a
+    /// buffer of texts, one segment ahead, while this thread formats the
+    /// first [`MINE_32NDS`]/32 of the segment straight into the output,
+    /// then lays out and copies the helper's texts. The layout, which
+    /// depends on every text before, stays on this thread, and so does
+    /// every first write to the output's memory (page faults).
+    fn fill_pipelined<T: Number>(&mut self, at: &mut FillState, items: &[T]) {
+        let mine_len = |segment: &[T]| segment.len() * MINE_32NDS / 32;
+        std::thread::scope(|scope| {
+            let (full_tx, full_rx) = mpsc::sync_channel::<Formatted>(1);
+            let (free_tx, free_rx) = mpsc::channel::<Formatted>();
+            scope.spawn(move || {
+                for segment in items.chunks(SEGMENT) {
+                    let mut formatted = free_rx.try_recv().unwrap_or_default();
+                    formatted.format(&segment[mine_len(segment)..]);
+                    if full_tx.send(formatted).is_err() {
+                        break;
+                    }
+                }
+            });
+            for segment in items.chunks(SEGMENT) {
+                for x in &segment[..mine_len(segment)] {
+                    self.fill_item(at, |text| x.write(text));
+                }
+                // The helper ends early only by panicking, which the scope
+                // then passes on.
+                let Ok(formatted) = full_rx.recv() else { break };
+                let mut start = 0;
+                for &n in &formatted.lens {
+                    let n = usize::from(n);
+                    let from: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
+                        .try_into()
+                        .expect("room after each text");
+                    self.fill_item(at, |text| {
+                        *text = *from;
+                        n
+                    });
+                    start += n;
+                }
+                // The helper may have stopped: then the buffer is not needed.
+                let _ = free_tx.send(formatted);
+            }
+        });
     }
 
     /// One item of [`Sink::fill_numbers`]: the separator (and line break),
@@ -878,25 +898,40 @@ const SPLIT_MIN: usize = 1 << 10;
 /// Lists at least this long are formatted on two threads.
 const PARALLEL_MIN: usize = 1 << 15;
 
-/// How many items the two threads format before this one lays them out.
-const SEGMENT: usize = 1 << 17;
+/// The items of a list that [`Sink::fill_pipelined`] passes through its
+/// pipeline at a time.
+const SEGMENT: usize = 1 << 14;
 
-/// Formats `items` one after the other into `texts`, each followed by room
-/// for a whole [`NUMBER_MAX`] text, and their lengths into `lens`.
-fn format_numbers<T: Number>(items: &[T], texts: &mut Vec<u8>, lens: &mut Vec<u8>) {
-    let size = (items.len() + 1) * NUMBER_MAX;
-    if texts.len() < size {
-        texts.resize(size, 0);
-    }
-    lens.resize(items.len(), 0);
-    let mut start = 0;
-    for (x, len) in items.iter().zip(lens.iter_mut()) {
-        let text: &mut [u8; NUMBER_MAX] = (&mut texts[start..start + NUMBER_MAX])
-            .try_into()
-            .expect("room for one number");
-        let n = x.write(text);
-        *len = n as u8;
-        start += n;
+/// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
+/// own thread formats (besides laying out the whole segment).
+const MINE_32NDS: usize = 13;
+
+/// Numbers formatted by [`Sink::fill_pipelined`]'s helper: their texts one
+/// after the other, each followed by room for a whole [`NUMBER_MAX`] text,
+/// and their lengths.
+#[derive(Default)]
+struct Formatted {
+    texts: Vec<u8>,
+    lens: Vec<u8>,
+}
+
+impl Formatted {
+    /// Replaces the texts with those of `items`.
+    fn format<T: Number>(&mut self, items: &[T]) {
+        let size = (items.len() + 1) * NUMBER_MAX;
+        if self.texts.len() < size {
+            self.texts.resize(size, 0);
+        }
+        self.lens.resize(items.len(), 0);
+        let mut start = 0;
+        for (x, len) in items.iter().zip(self.lens.iter_mut()) {
+            let text: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
+                .try_into()
+                .expect("room for one number");
+            let n = x.write(text);
+            *len = n as u8;
+            start += n;
+        }
     }
 }
 
