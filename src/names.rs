@@ -95,7 +95,37 @@ pub fn attribute_type_name(code: i32) -> Option<&'static str> {
 
 /// Whether `name` starts a type: an element type name or a type keyword.
 pub fn starts_type(name: &str) -> bool {
-    element_type_by_name(name).is_some() || TYPE_KEYWORDS.contains(&name)
+    // Every value name is checked: most are ruled out by their length or
+    // first byte before the tables are searched.
+    let (lengths, firsts) = TYPE_WORD_SHAPES;
+    let bytes = name.as_bytes();
+    let plausible = bytes.len() < 64
+        && lengths >> bytes.len() & 1 == 1
+        && bytes
+            .first()
+            .is_some_and(|&b| b < 128 && firsts >> b & 1 == 1);
+    plausible && (element_type_by_name(name).is_some() || TYPE_KEYWORDS.contains(&name))
+}
+
+/// The lengths (bit `n`: some type word is `n` bytes long) and first bytes
+/// (bit `b`: some type word starts with byte `b`) of the words for which
+/// [`starts_type`] holds.
+const TYPE_WORD_SHAPES: (u64, u128) = type_word_shapes();
+
+const fn type_word_shapes() -> (u64, u128) {
+    let (mut lengths, mut firsts) = (0u64, 0u128);
+    let mut i = 0;
+    while i < ELEMENT_TYPES.len() + TYPE_KEYWORDS.len() {
+        let word = if i < ELEMENT_TYPES.len() {
+            ELEMENT_TYPES[i].0.as_bytes()
+        } else {
+            TYPE_KEYWORDS[i - ELEMENT_TYPES.len()].as_bytes()
+        };
+        lengths |= 1 << word.len();
+        firsts |= 1 << word[0];
+        i += 1;
+    }
+    (lengths, firsts)
 }
 
 /// Whether `text` can be written as a bare identifier (`[A-Za-z_][A-Za-z0-9_]*`);
@@ -122,6 +152,28 @@ mod tests {
             assert_eq!(element_type_by_name(name), Some(*ty));
         }
         assert_eq!(element_type_name(0), None);
+    }
+
+    #[test]
+    fn type_words_and_only_they_start_types() {
+        let words = ELEMENT_TYPES.iter().map(|(n, _)| *n);
+        let is_word =
+            |name: &str| words.clone().any(|w| w == name) || TYPE_KEYWORDS.contains(&name);
+        for word in words.clone().chain(TYPE_KEYWORDS.iter().copied()) {
+            assert!(starts_type(word), "{word}");
+            let near = [
+                word[1..].to_owned(),
+                word[..word.len() - 1].to_owned(),
+                format!("{word}_"),
+                word.to_uppercase(),
+            ];
+            for name in &near {
+                assert_eq!(starts_type(name), is_word(name), "{name}");
+            }
+        }
+        for name in ["", "x", "input", "é", "f\u{0}", &"s".repeat(70)] {
+            assert!(!starts_type(name), "{name}");
+        }
     }
 
     #[test]
