@@ -264,25 +264,46 @@ pub(crate) fn bare_attribute(s: &mut Sink<'_>, a: &AttributeProto) {
     attribute(s, a, false);
 }
 
-/// The field an attribute type stores its value in, and whether the
-/// reference grammar can write it.
-fn canonical_key(ty: A) -> &'static str {
+/// The value fields of an attribute, in field order, under their
+/// annotation keys. Those from [`FIRST_LIST`] on are lists.
+const VALUE_KEYS: [&str; 14] = [
+    "f",
+    "i",
+    "s",
+    "t",
+    "g",
+    "sparse_tensor",
+    "tp",
+    "floats",
+    "ints",
+    "strings",
+    "tensors",
+    "graphs",
+    "sparse_tensors",
+    "type_protos",
+];
+
+/// The first list in [`VALUE_KEYS`].
+const FIRST_LIST: usize = 7;
+
+/// The index in [`VALUE_KEYS`] of the field that an attribute of type `ty`
+/// stores its value in.
+fn value_field(ty: A) -> usize {
     match ty {
-        A::Undefined => "",
-        A::Float => "f",
-        A::Int => "i",
-        A::String => "s",
-        A::Tensor => "t",
-        A::Graph => "g",
-        A::SparseTensor => "sparse_tensor",
-        A::TypeProto => "tp",
-        A::Floats => "floats",
-        A::Ints => "ints",
-        A::Strings => "strings",
-        A::Tensors => "tensors",
-        A::Graphs => "graphs",
-        A::SparseTensors => "sparse_tensors",
-        A::TypeProtos => "type_protos",
+        A::Float => 0,
+        A::Int => 1,
+        A::String => 2,
+        A::Tensor => 3,
+        A::Graph => 4,
+        A::SparseTensor => 5,
+        A::TypeProto => 6,
+        A::Floats => 7,
+        A::Undefined | A::Ints => 8,
+        A::Strings => 9,
+        A::Tensors => 10,
+        A::Graphs => 11,
+        A::SparseTensors => 12,
+        A::TypeProtos => 13,
     }
 }
 
@@ -295,11 +316,8 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
         .and_then(|t| A::try_from(t).ok())
         .filter(|t| *t != A::Undefined);
     let is_ref = a.ref_attr_name.is_some();
-    let main = if is_ref {
-        ""
-    } else {
-        ty.map_or("ints", canonical_key)
-    };
+    // The field the value is written from (none for a reference).
+    let main = (!is_ref).then(|| value_field(ty.unwrap_or(A::Ints)));
 
     let mut entries: Entries<'_> = Vec::new();
     if a.name.is_none() {
@@ -317,59 +335,50 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
     }
     let mut tp_image: Option<TypeProto> = None;
     // The value field is annotated only when its text cannot say it exactly.
-    let main_is_exact = || match main {
-        "f" => a.f.is_none_or(PrintedFloat::has_text),
-        "floats" => a.floats.iter().all(|x| x.has_text()),
-        "type_protos" => a
+    let main_is_exact = || match ty {
+        Some(A::Float) => a.f.is_none_or(PrintedFloat::has_text),
+        Some(A::Floats) => a.floats.iter().all(|x| x.has_text()),
+        Some(A::TypeProtos) => a
             .type_protos
             .iter()
             .all(|t| types::type_image(t).as_ref() == Some(t)),
         _ => true,
     };
-    let fields: [(&'static str, &dyn Field); 14] = [
-        ("f", &a.f),
-        ("i", &a.i),
-        ("s", &a.s),
-        ("t", &a.t),
-        ("g", &a.g),
-        ("sparse_tensor", &a.sparse_tensor),
-        ("tp", &a.tp),
-        ("floats", &a.floats),
-        ("ints", &a.ints),
-        ("strings", &a.strings),
-        ("tensors", &a.tensors),
-        ("graphs", &a.graphs),
-        ("sparse_tensors", &a.sparse_tensors),
-        ("type_protos", &a.type_protos),
+    let fields: [&dyn Field; 14] = [
+        &a.f,
+        &a.i,
+        &a.s,
+        &a.t,
+        &a.g,
+        &a.sparse_tensor,
+        &a.tp,
+        &a.floats,
+        &a.ints,
+        &a.strings,
+        &a.tensors,
+        &a.graphs,
+        &a.sparse_tensors,
+        &a.type_protos,
     ];
-    for (key, field) in fields {
-        if key == "tp" && main == "tp" {
+    for (index, (key, field)) in VALUE_KEYS.into_iter().zip(fields).enumerate() {
+        if Some(index) != main {
+            if let Some(value) = field.ann() {
+                entries.push((key, value));
+            }
+        } else if ty == Some(A::TypeProto) {
             tp_image = Some(match a.tp.as_ref() {
-                Some(tp) => types::shown_type_entry(tp, &mut entries, "tp"),
+                Some(tp) => types::shown_type_entry(tp, &mut entries, key),
                 None => {
-                    entries.push(("tp", UNSET));
+                    entries.push((key, UNSET));
                     types::placeholder_type()
                 }
             });
-        } else if key == main {
-            // Lists are always shown (empty or not); singular values need a placeholder when absent.
-            let list = matches!(
-                key,
-                "floats"
-                    | "ints"
-                    | "strings"
-                    | "tensors"
-                    | "graphs"
-                    | "sparse_tensors"
-                    | "type_protos"
-            );
-            if !field.is_set() && !list {
-                entries.push((key, UNSET));
-            } else if !main_is_exact() {
-                entries.push((key, field.ann().unwrap_or(Ann::List(Vec::new()))));
-            }
-        } else if let Some(value) = field.ann() {
-            entries.push((key, value));
+        } else if !field.is_set() && index < FIRST_LIST {
+            // Lists are always shown (empty or not); singular values need
+            // a placeholder when absent.
+            entries.push((key, UNSET));
+        } else if !main_is_exact() {
+            entries.push((key, field.ann().unwrap_or(Ann::List(Vec::new()))));
         }
     }
     annot::annotation(s, &entries, Place::Inline);
