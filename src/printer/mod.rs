@@ -168,6 +168,9 @@ impl Printer {
     /// Prints `item` to a string.
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
         let mut sink = Sink::in_memory(*self);
+        // Room for a small model's text, which would otherwise be copied
+        // a dozen times as it doubles from nothing.
+        sink.expect_text(1 << 12);
         item.print_to(&mut sink);
         let (text, dropped) = sink.finish_text();
         Printed { text, dropped }
