@@ -25,7 +25,7 @@ pub enum Token<'s> {
     /// A quoted string, quotes included; `\c` stands for `c`.
     #[regex(r#""([^"\\]|\\[\s\S])*""#)]
     Str(&'s str),
-    /// [ext] A byte string `b"..."`, where `\xHH` is a byte.
+    /// \[ext\] A byte string `b"..."`, where `\xHH` is a byte.
     #[regex(r#"b"([^"\\]|\\[\s\S])*""#)]
     Bytes(&'s str),
     /// A quoted string that runs to the end of the input.
@@ -68,7 +68,7 @@ pub enum Token<'s> {
     /// `>`
     #[token(">")]
     RAngle,
-    /// [ext] `@<`, which opens an annotation.
+    /// \[ext\] `@<`, which opens an annotation.
     #[token("@<")]
     AnnotationOpen,
     /// `@`, which starts an attribute reference.

@@ -239,7 +239,10 @@ fn first_difference(original: &str, reparsed: &str) -> String {
 }
 
 /// Parses `text` through every entry point: none may panic or give an error
-/// located outside the text; whatever parses must survive [`round_trip`].
+/// located outside the text; whatever parses must survive, through the
+/// entry point it parsed with, the round trip [`check_model`] makes: print,
+/// parse back to the same bytes, print again to the same text, and parse
+/// the compat text.
 ///
 /// ```
 /// onnxtxt::roundtrip::check_text("g (float x) => (float y) { y = Relu(x) }").unwrap();

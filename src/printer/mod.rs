@@ -9,7 +9,7 @@
 //!   IR path used in reports.
 //! * `schema.rs`: the annotation key scheme (one key per proto field) as a
 //!   table shared with the parser's `apply_*` functions, and the printing
-//!   side of it ([`schema::Ann`] values built from IR fields).
+//!   side of it (`schema::Ann` values built from IR fields).
 //! * `annot.rs`: writing `@<key: value, ...>` annotations.
 //! * `comments.rs`: source comments carried through by `onnxtxt fmt`.
 //! * `types.rs`: types and value infos (what the type syntax can say, and the
