@@ -875,27 +875,27 @@ impl Checker {
             }
             _ => None,
         };
-        for (index, dim) in shape
-            .map(|s| s.dim.as_slice())
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
-            if let Some(DimValue::DimValue(v)) = dim.value {
-                if v < 0 {
-                    self.error(
-                        "onnxtxt::check::negative_dimension",
-                        subject,
-                        path.to_string(),
-                        format!("dimension {index} is {v}; dimensions cannot be negative"),
-                    );
-                }
-            }
-        }
+        let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
+        self.negative_dimensions(
+            dims.iter().map(|dim| match dim.value {
+                Some(DimValue::DimValue(v)) => v,
+                _ => 0,
+            }),
+            path,
+            subject,
+        );
     }
 
-    fn sparse(&mut self, sparse: &SparseTensorProto, path: &str, subject: &str) {
-        for (index, &d) in sparse.dims.iter().enumerate() {
+    /// Reports every negative value of `dims`, a shape's dimensions (0 for
+    /// one that has no value); returns whether there was one.
+    fn negative_dimensions(
+        &mut self,
+        dims: impl IntoIterator<Item = i64>,
+        path: &str,
+        subject: &str,
+    ) -> bool {
+        let mut any = false;
+        for (index, d) in dims.into_iter().enumerate() {
             if d < 0 {
                 self.error(
                     "onnxtxt::check::negative_dimension",
@@ -903,8 +903,14 @@ impl Checker {
                     path.to_string(),
                     format!("dimension {index} is {d}; dimensions cannot be negative"),
                 );
+                any = true;
             }
         }
+        any
+    }
+
+    fn sparse(&mut self, sparse: &SparseTensorProto, path: &str, subject: &str) {
+        self.negative_dimensions(sparse.dims.iter().copied(), path, subject);
         if let Some(values) = &sparse.values {
             self.tensor(values, &format!("{path}.values"), subject);
         }
@@ -918,16 +924,8 @@ impl Checker {
     fn tensor(&mut self, tensor: &TensorProto, path: &str, subject: &str) {
         let code_size = "onnxtxt::check::tensor_size";
         let mut count: u64 = 1;
-        for (index, &d) in tensor.dims.iter().enumerate() {
-            if d < 0 {
-                self.error(
-                    "onnxtxt::check::negative_dimension",
-                    subject,
-                    path.to_string(),
-                    format!("dimension {index} is {d}; dimensions cannot be negative"),
-                );
-                return;
-            }
+        if self.negative_dimensions(tensor.dims.iter().copied(), path, subject) {
+            return;
         }
         for &d in &tensor.dims {
             match count.checked_mul(d as u64) {

@@ -533,6 +533,19 @@ fn dimensions_are_not_negative() {
     clean(&model(
         "g (float[N, 3] x) => (float y) {\n  y = ReduceSum(x)\n}",
     ));
+    let sparse = "sparse_value: sparse_tensor = sparse_tensor[-4, 2] \
+                  {values: float[1] {1.0}, indices: int64[1] {0}}";
+    let text = model(&format!(
+        "g () => (float y) {{\n  y = Constant <{sparse}> ()\n}}"
+    ));
+    assert_eq!(
+        errors(&text),
+        one(
+            "negative_dimension",
+            "graph.node[0].attribute[\"sparse_value\"].sparse_tensor",
+            sparse
+        )
+    );
 }
 
 // ---------------------------------------------------------------------------
