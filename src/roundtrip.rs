@@ -114,6 +114,25 @@ const VALUE_INFO: Entry<ValueInfoProto> = Entry {
     may_drop: false,
 };
 
+/// A check that runs on text through one entry point at a time.
+trait EntryCheck {
+    fn check<T: Print + std::fmt::Debug>(&self, entry: &Entry<T>, text: &str) -> Check;
+}
+
+/// Runs `check` on `text` through every entry point, in the order of the
+/// crate's `parse_*` functions, stopping at the first failure.
+fn every_entry(text: &str, check: impl EntryCheck) -> Check {
+    check.check(&MODEL, text)?;
+    check.check(&GRAPH, text)?;
+    check.check(&FUNCTION, text)?;
+    check.check(&NODE, text)?;
+    check.check(&NODES, text)?;
+    check.check(&TYPE, text)?;
+    check.check(&TENSOR, text)?;
+    check.check(&ATTRIBUTE, text)?;
+    check.check(&VALUE_INFO, text)
+}
+
 /// Runs `f`, turning a panic into an `Err` naming `what`.
 fn guard<R>(what: &str, f: impl FnOnce() -> R) -> Result<R, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
@@ -249,22 +268,17 @@ fn first_difference(original: &str, reparsed: &str) -> String {
 /// onnxtxt::roundtrip::check_text("not } valid {").unwrap();
 /// ```
 pub fn check_text(text: &str) -> Check {
-    fn one<T: Print + std::fmt::Debug>(entry: &Entry<T>, text: &str) -> Check {
-        match parse(entry, text)? {
-            Ok(value) => round_trip(entry, &value)
-                .map_err(|e| format!("{e}\n--- input (parsed by {})\n{text}", entry.name)),
-            Err(_) => Ok(()),
+    struct RoundTrip;
+    impl EntryCheck for RoundTrip {
+        fn check<T: Print + std::fmt::Debug>(&self, entry: &Entry<T>, text: &str) -> Check {
+            match parse(entry, text)? {
+                Ok(value) => round_trip(entry, &value)
+                    .map_err(|e| format!("{e}\n--- input (parsed by {})\n{text}", entry.name)),
+                Err(_) => Ok(()),
+            }
         }
     }
-    one(&MODEL, text)?;
-    one(&GRAPH, text)?;
-    one(&FUNCTION, text)?;
-    one(&NODE, text)?;
-    one(&NODES, text)?;
-    one(&TYPE, text)?;
-    one(&TENSOR, text)?;
-    one(&ATTRIBUTE, text)?;
-    one(&VALUE_INFO, text)
+    every_entry(text, RoundTrip)
 }
 
 /// For text that parses (through any entry point), printing what it parses
@@ -274,35 +288,30 @@ pub fn check_text(text: &str) -> Check {
 /// onnxtxt::roundtrip::check_fmt_idempotent("<ir_version: 8> g () => () {}").unwrap();
 /// ```
 pub fn check_fmt_idempotent(text: &str) -> Check {
-    fn one<T: Print>(entry: &Entry<T>, text: &str) -> Check {
-        let Ok(value) = parse(entry, text)? else {
-            return Ok(());
-        };
-        let first = print("print", &value, false)?.text;
-        let reparsed = parse(entry, &first)?.map_err(|e| {
-            format!(
-                "{}: printed text does not parse back: {e:?}\n--- input\n{text}\n--- printed\n{first}",
-                entry.name
-            )
-        })?;
-        let second = print("print", &reparsed, false)?.text;
-        if first != second {
-            return Err(format!(
-                "{}: print(parse(print(parse(t)))) != print(parse(t))\n--- input\n{text}\n--- first\n{first}\n--- second\n{second}",
-                entry.name
-            ));
+    struct Idempotent;
+    impl EntryCheck for Idempotent {
+        fn check<T: Print + std::fmt::Debug>(&self, entry: &Entry<T>, text: &str) -> Check {
+            let Ok(value) = parse(entry, text)? else {
+                return Ok(());
+            };
+            let first = print("print", &value, false)?.text;
+            let reparsed = parse(entry, &first)?.map_err(|e| {
+                format!(
+                    "{}: printed text does not parse back: {e:?}\n--- input\n{text}\n--- printed\n{first}",
+                    entry.name
+                )
+            })?;
+            let second = print("print", &reparsed, false)?.text;
+            if first != second {
+                return Err(format!(
+                    "{}: print(parse(print(parse(t)))) != print(parse(t))\n--- input\n{text}\n--- first\n{first}\n--- second\n{second}",
+                    entry.name
+                ));
+            }
+            Ok(())
         }
-        Ok(())
     }
-    one(&MODEL, text)?;
-    one(&GRAPH, text)?;
-    one(&FUNCTION, text)?;
-    one(&NODE, text)?;
-    one(&NODES, text)?;
-    one(&TYPE, text)?;
-    one(&TENSOR, text)?;
-    one(&ATTRIBUTE, text)?;
-    one(&VALUE_INFO, text)
+    every_entry(text, Idempotent)
 }
 
 /// The lossless round trip of a whole model, `encode(parse(print(m))) ==
