@@ -758,6 +758,21 @@ struct Run {
     stderr: String,
 }
 
+impl Run {
+    /// Asserts that the exit code is `code` and that stderr says each of
+    /// `messages`.
+    fn says(&self, code: i32, messages: &[&str]) {
+        assert_eq!(self.code, code, "{}", self.stderr);
+        for message in messages {
+            assert!(
+                self.stderr.contains(message),
+                "{message:?} not in\n{}",
+                self.stderr
+            );
+        }
+    }
+}
+
 fn check_command(stdin: &[u8]) -> Run {
     use std::io::Write as _;
     let mut child = Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
@@ -784,48 +799,28 @@ fn command_exit_codes() {
     let warning = check_command(
         model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}").as_bytes(),
     );
-    assert_eq!(warning.code, 0, "{}", warning.stderr);
-    assert!(warning.stderr.contains("Warning"), "{}", warning.stderr);
-    assert!(
-        warning.stderr.contains("<stdin>: 0 errors, 1 warning"),
-        "{}",
-        warning.stderr
-    );
+    warning.says(0, &["Warning", "<stdin>: 0 errors, 1 warning"]);
 
     let error = check_command(model("g (float x) => (float y) {\n  y = Relu(z)\n}").as_bytes());
-    assert_eq!(error.code, 1);
-    assert!(
-        error.stderr.contains("`z` is used but never defined"),
-        "{}",
-        error.stderr
-    );
-    assert!(error.stderr.contains("<stdin>:3:"), "{}", error.stderr);
-    assert!(
-        error.stderr.contains("error: <stdin>: 1 error, 0 warnings"),
-        "{}",
-        error.stderr
+    error.says(
+        1,
+        &[
+            "`z` is used but never defined",
+            "<stdin>:3:",
+            "error: <stdin>: 1 error, 0 warnings",
+        ],
     );
 
     let syntax = check_command(model("g (float x) => (float y) {\n  y = Relu(x\n}").as_bytes());
-    assert_eq!(syntax.code, 1);
-    assert!(
-        syntax.stderr.contains("onnxtxt::parse::"),
-        "{}",
-        syntax.stderr
-    );
+    syntax.says(1, &["onnxtxt::parse::"]);
 }
 
 #[test]
 fn command_on_binary_input_reports_paths() {
     let text = model("g (float x) => (float y) {\n  [relu] y = Relu(z)\n}");
     let binary = onnxtxt::parse_model(&text).unwrap().encode_to_vec();
-    let run = check_command(&binary);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(
-            "error[onnxtxt::check::undefined_value]: <stdin>: graph.node[0] \"relu\": `z` is used but never defined"
-        ),
-        "{}",
-        run.stderr
+    check_command(&binary).says(
+        1,
+        &["error[onnxtxt::check::undefined_value]: <stdin>: graph.node[0] \"relu\": `z` is used but never defined"],
     );
 }
