@@ -774,11 +774,13 @@ impl<'a> Sink<'a> {
     }
 
     /// Writes each of `items` with `write` (given the item's index), one
-    /// after the other. A long list is written in two halves on two
-    /// threads, the second into a sink of its own that starts where the
-    /// first half ends (same path, indentation and comments; `write` must
-    /// not depend on the column it starts at), then appended with what it
-    /// reported.
+    /// after the other. A long list is written on two threads, in chunks
+    /// of [`SPLIT_CHUNK`] items taken in turn: this thread writes the even
+    /// chunks, a helper the odd ones, one chunk ahead, into a sink of its
+    /// own (same path, indentation and comments; `write` must not depend on
+    /// the column it starts at) whose text and compat reports this thread
+    /// appends in order. At most a few chunks of text wait in memory, so a
+    /// sink that streams to a writer still does.
     pub(crate) fn each_item<T: Sync>(
         &mut self,
         items: &[T],
@@ -794,37 +796,59 @@ impl<'a> Sink<'a> {
             }
             return;
         }
-        let middle = items.len() / 2;
-        let (first, second) = items.split_at(middle);
-        // Room for both halves at once, so that neither text is copied as
-        // it grows.
+        // Room for the whole list at once, so that the text is not copied
+        // as it grows.
         self.expect_text(items.len().saturating_mul(ITEM_TEXT));
         let (opts, level, comments) = (self.opts, self.level, self.comments);
         let path = self.path.clone();
         let write = &write;
+        let chunks = || items.chunks(SPLIT_CHUNK).enumerate();
         self.may_split = false;
-        let ((), (text, dropped)) = crate::parallel::join(
-            || {
-                for (i, x) in first.iter().enumerate() {
-                    write(self, i, x);
-                }
-            },
-            move || {
+        std::thread::scope(|scope| {
+            let (full_tx, full_rx) = mpsc::sync_channel::<(Vec<u8>, Vec<Dropped>)>(1);
+            let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+            scope.spawn(move || {
                 let mut other = Sink::in_memory(opts);
                 other.level = level;
                 other.path = path;
                 other.comments = comments;
                 other.may_split = false;
-                other.expect_text(second.len().saturating_mul(ITEM_TEXT));
-                for (i, x) in second.iter().enumerate() {
-                    write(&mut other, middle + i, x);
+                for (k, chunk) in chunks().skip(1).step_by(2) {
+                    other.buf = free_rx.try_recv().unwrap_or_default();
+                    other.expect_text(chunk.len().saturating_mul(ITEM_TEXT));
+                    for (i, x) in chunk.iter().enumerate() {
+                        write(&mut other, k * SPLIT_CHUNK + i, x);
+                    }
+                    let done = (
+                        std::mem::take(&mut other.buf),
+                        std::mem::take(&mut other.dropped),
+                    );
+                    if full_tx.send(done).is_err() {
+                        break;
+                    }
                 }
-                (other.buf, other.dropped)
-            },
-        );
+            });
+            let count = items.len().div_ceil(SPLIT_CHUNK);
+            for (k, chunk) in chunks().step_by(2) {
+                for (i, x) in chunk.iter().enumerate() {
+                    write(self, k * SPLIT_CHUNK + i, x);
+                }
+                if k + 1 == count {
+                    break;
+                }
+                // The helper ends early only by panicking, which the scope
+                // then passes on.
+                let Ok((mut text, dropped)) = full_rx.recv() else {
+                    break;
+                };
+                self.put(&text);
+                self.dropped.extend(dropped);
+                text.clear();
+                // The helper may be done: then the buffer is not needed.
+                let _ = free_tx.send(text);
+            }
+        });
         self.may_split = true;
-        self.put(&text);
-        self.dropped.extend(dropped);
     }
 
     /// Writes a bracketed list: on one line or one item per line, indented
@@ -898,6 +922,9 @@ struct FillState {
 /// Lists of at least this many items (nodes) are written by
 /// [`Sink::each_item`] on two threads.
 const SPLIT_MIN: usize = 1 << 10;
+
+/// The items [`Sink::each_item`] hands to one thread at a time.
+const SPLIT_CHUNK: usize = 1 << 9;
 
 /// About the most text an item of [`Sink::each_item`] takes (a node: 160
 /// bytes on average in the node-heavy benchmark), to reserve room by.
@@ -1015,35 +1042,39 @@ mod tests {
     }
 
     #[test]
-    fn long_item_lists_split_in_two_write_what_one_thread_writes() {
-        let items: Vec<String> = (0..3 * SPLIT_MIN + 1).map(|i| format!("n{i}")).collect();
-        let print = |may_split: bool| {
-            render_with(Printer::new().compat(true), |s| {
-                s.may_split = may_split;
-                s.at("graph", |s| {
-                    s.indent();
-                    s.each_item(&items, |s, i, x| {
-                        s.newline();
-                        s.at_index("node", i, |s| {
-                            s.text(x);
-                            if i % 7 == 0 {
-                                s.report(format!("{x} at {i}"));
-                            }
+    fn long_item_lists_split_between_threads_write_what_one_thread_writes() {
+        // The last chunk on this thread, then on the helper.
+        for count in [3 * SPLIT_MIN + 1, 4 * SPLIT_CHUNK.max(SPLIT_MIN)] {
+            let items: Vec<String> = (0..count).map(|i| format!("n{i}")).collect();
+            let print = |may_split: bool| {
+                render_with(Printer::new().compat(true), |s| {
+                    s.may_split = may_split;
+                    s.at("graph", |s| {
+                        s.indent();
+                        s.each_item(&items, |s, i, x| {
+                            s.newline();
+                            s.at_index("node", i, |s| {
+                                s.text(x);
+                                if i % 7 == 0 {
+                                    s.report(format!("{x} at {i}"));
+                                }
+                            });
                         });
-                    });
-                    s.dedent();
-                    s.newline();
-                    s.text("end");
-                    s.report("after the list");
+                        s.dedent();
+                        s.newline();
+                        s.text("end");
+                        s.report("after the list");
+                    })
                 })
-            })
-        };
-        let (text, dropped) = print(true);
-        assert_eq!((&text, &dropped), (&print(false).0, &print(false).1));
-        let last = items.len() - 1;
-        assert!(text.ends_with(&format!("\n  n{last}\nend")), "{text}");
-        assert_eq!(dropped[1].to_string(), "graph.node[7]: n7 at 7");
-        assert_eq!(dropped.last().unwrap().path, "graph");
+            };
+            let (text, dropped) = print(true);
+            assert_eq!((&text, &dropped), (&print(false).0, &print(false).1));
+            let last = count - 1;
+            assert!(text.ends_with(&format!("\n  n{last}\nend")), "{text}");
+            assert_eq!(dropped[1].to_string(), "graph.node[7]: n7 at 7");
+            assert_eq!(dropped.len(), count.div_ceil(7) + 1);
+            assert_eq!(dropped.last().unwrap().path, "graph");
+        }
     }
 
     #[test]
