@@ -1,9 +1,11 @@
 //! A second thread for the longest loops: reading and writing the number
-//! lists of big tensor constants. A list of at least [`MIN_TEXT`] bytes is
-//! split in two at a comma and each half is handled on its own thread; the
-//! results are joined in order, so they are the same as one thread's.
+//! lists of big tensor constants, printing long node lists. To read, a list
+//! of at least [`MIN_TEXT`] bytes is split in two at a comma and each half
+//! is handled on its own thread ([`join`]); to print, the helper works one
+//! unit ahead of the thread that writes the text ([`pipeline`]). Results
+//! are taken in order, so they are the same as one thread's.
 
-use std::sync::OnceLock;
+use std::sync::{mpsc, OnceLock};
 
 /// Number lists shorter than this, in bytes of text, stay on one thread.
 pub(crate) const MIN_TEXT: usize = 1 << 20;
@@ -46,6 +48,45 @@ pub(crate) fn join<A, B: Send>(
     })
 }
 
+/// A two-thread pipeline over `units`, in order: another thread runs
+/// `make` on each unit into a buffer, one unit ahead, while this thread
+/// runs `own` on the unit and then `take` on the buffer made for it. The
+/// buffers go back to the other thread, which gets them in any state and
+/// must overwrite them. A panic in either thread goes on in this one.
+pub(crate) fn pipeline<S, U, B: Default + Send>(
+    state: &mut S,
+    units: impl Iterator<Item = U> + Clone + Send,
+    mut make: impl FnMut(&U, &mut B) + Send,
+    mut own: impl FnMut(&mut S, &U),
+    mut take: impl FnMut(&mut S, &U, &mut B),
+) {
+    std::thread::scope(|scope| {
+        let (made_tx, made_rx) = mpsc::sync_channel::<B>(1);
+        let (free_tx, free_rx) = mpsc::channel::<B>();
+        let theirs = units.clone();
+        scope.spawn(move || {
+            for unit in theirs {
+                let mut buffer = free_rx.try_recv().unwrap_or_default();
+                make(&unit, &mut buffer);
+                if made_tx.send(buffer).is_err() {
+                    break;
+                }
+            }
+        });
+        for unit in units {
+            own(state, &unit);
+            // The other thread ends early only by panicking, which the
+            // scope then passes on.
+            let Ok(mut buffer) = made_rx.recv() else {
+                break;
+            };
+            take(state, &unit, &mut buffer);
+            // The other thread may be done: then the buffer is not needed.
+            let _ = free_tx.send(buffer);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +107,21 @@ mod tests {
     #[test]
     fn join_returns_both_results_in_order() {
         assert_eq!(join(|| 1, || "two"), (1, "two"));
+    }
+
+    #[test]
+    fn pipeline_takes_what_was_made_of_each_unit_in_order() {
+        let mut log = Vec::new();
+        pipeline(
+            &mut log,
+            1..=100u32,
+            |&n, made: &mut String| *made = format!("made {n}"),
+            |log, &n| log.push(format!("own {n}")),
+            |log, &n, made| log.push(format!("{n}: {made}")),
+        );
+        let expected: Vec<String> = (1..=100)
+            .flat_map(|n| [format!("own {n}"), format!("{n}: made {n}")])
+            .collect();
+        assert_eq!(log, expected);
     }
 }

@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::sync::mpsc;
 
 use super::comments::Comments;
 
@@ -684,42 +683,32 @@ impl<'a> Sink<'a> {
     /// depends on every text before, stays on this thread, and so does
     /// every first write to the output's memory (page faults).
     fn fill_pipelined<T: Number>(&mut self, at: &mut FillState, items: &[T]) {
-        let mine_len = |segment: &[T]| segment.len() * MINE_32NDS / 32;
-        std::thread::scope(|scope| {
-            let (full_tx, full_rx) = mpsc::sync_channel::<Formatted>(1);
-            let (free_tx, free_rx) = mpsc::channel::<Formatted>();
-            scope.spawn(move || {
-                for segment in items.chunks(SEGMENT) {
-                    let mut formatted = free_rx.try_recv().unwrap_or_default();
-                    formatted.format(&segment[mine_len(segment)..]);
-                    if full_tx.send(formatted).is_err() {
-                        break;
-                    }
+        // This thread formats the first part of each segment, the helper the rest.
+        let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
+        crate::parallel::pipeline(
+            &mut (self, at),
+            items.chunks(SEGMENT),
+            |segment, formatted: &mut Formatted| formatted.format(&segment[mine(segment)..]),
+            |(sink, at), segment| {
+                for x in &segment[..mine(segment)] {
+                    sink.fill_item(at, |text| x.write(text));
                 }
-            });
-            for segment in items.chunks(SEGMENT) {
-                for x in &segment[..mine_len(segment)] {
-                    self.fill_item(at, |text| x.write(text));
-                }
-                // The helper ends early only by panicking, which the scope
-                // then passes on.
-                let Ok(formatted) = full_rx.recv() else { break };
+            },
+            |(sink, at), _, formatted| {
                 let mut start = 0;
                 for &n in &formatted.lens {
                     let n = usize::from(n);
                     let from: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
                         .try_into()
                         .expect("room after each text");
-                    self.fill_item(at, |text| {
+                    sink.fill_item(at, |text| {
                         *text = *from;
                         n
                     });
                     start += n;
                 }
-                // The helper may have stopped: then the buffer is not needed.
-                let _ = free_tx.send(formatted);
-            }
-        });
+            },
+        );
     }
 
     /// One item of [`Sink::fill_numbers`]: the separator (and line break),
@@ -802,52 +791,41 @@ impl<'a> Sink<'a> {
         let (opts, level, comments) = (self.opts, self.level, self.comments);
         let path = self.path.clone();
         let write = &write;
-        let chunks = || items.chunks(SPLIT_CHUNK).enumerate();
+        // A unit is two chunks: this thread writes the first, the helper
+        // the second (empty at the end of an odd count).
+        let units = items.chunks(2 * SPLIT_CHUNK).enumerate();
+        let mine = |unit: &[T]| unit.len().min(SPLIT_CHUNK);
         self.may_split = false;
-        std::thread::scope(|scope| {
-            let (full_tx, full_rx) = mpsc::sync_channel::<(Vec<u8>, Vec<Dropped>)>(1);
-            let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
-            scope.spawn(move || {
+        crate::parallel::pipeline(
+            self,
+            units,
+            |&(u, unit), (text, dropped): &mut (Vec<u8>, Vec<Dropped>)| {
                 let mut other = Sink::in_memory(opts);
                 other.level = level;
-                other.path = path;
+                other.path.clone_from(&path);
                 other.comments = comments;
                 other.may_split = false;
-                for (k, chunk) in chunks().skip(1).step_by(2) {
-                    other.buf = free_rx.try_recv().unwrap_or_default();
-                    other.expect_text(chunk.len().saturating_mul(ITEM_TEXT));
-                    for (i, x) in chunk.iter().enumerate() {
-                        write(&mut other, k * SPLIT_CHUNK + i, x);
-                    }
-                    let done = (
-                        std::mem::take(&mut other.buf),
-                        std::mem::take(&mut other.dropped),
-                    );
-                    if full_tx.send(done).is_err() {
-                        break;
-                    }
-                }
-            });
-            let count = items.len().div_ceil(SPLIT_CHUNK);
-            for (k, chunk) in chunks().step_by(2) {
+                other.buf = std::mem::take(text);
+                other.buf.clear();
+                let chunk = &unit[mine(unit)..];
+                other.expect_text(chunk.len().saturating_mul(ITEM_TEXT));
+                let start = u * 2 * SPLIT_CHUNK + SPLIT_CHUNK;
                 for (i, x) in chunk.iter().enumerate() {
-                    write(self, k * SPLIT_CHUNK + i, x);
+                    write(&mut other, start + i, x);
                 }
-                if k + 1 == count {
-                    break;
+                *text = other.buf;
+                *dropped = other.dropped;
+            },
+            |sink, &(u, unit)| {
+                for (i, x) in unit[..mine(unit)].iter().enumerate() {
+                    write(sink, u * 2 * SPLIT_CHUNK + i, x);
                 }
-                // The helper ends early only by panicking, which the scope
-                // then passes on.
-                let Ok((mut text, dropped)) = full_rx.recv() else {
-                    break;
-                };
-                self.put(&text);
-                self.dropped.extend(dropped);
-                text.clear();
-                // The helper may be done: then the buffer is not needed.
-                let _ = free_tx.send(text);
-            }
-        });
+            },
+            |sink, _, (text, dropped)| {
+                sink.put(text);
+                sink.dropped.append(dropped);
+            },
+        );
         self.may_split = true;
     }
 
