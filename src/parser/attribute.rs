@@ -88,9 +88,9 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .ignore_then(quotable_id())
         .map(Single::Reference);
     choice((
+        literal,
         sparse.map(|s| Single::Sparse(Box::new(s))),
         tensor_or_type,
-        literal,
         graph_value(graph).map(|g| Single::Graph(Box::new(g))),
         reference,
         string_literal().map(Single::Bytes),
