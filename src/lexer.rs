@@ -11,6 +11,7 @@
 
 use std::ops::Range;
 
+use chumsky::span::SimpleSpan;
 use logos::Logos;
 
 use crate::numbers::{plain_number, PlainNumber};
@@ -337,6 +338,19 @@ pub type Tokens<'s> = Vec<(Token<'s>, Range<usize>)>;
 /// Lexes `source` like [`lex`], and returns the spans of its comments
 /// (those inside number lists included), in order.
 pub fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
+    let (tokens, comments) = scan(source);
+    let tokens = tokens
+        .into_iter()
+        .map(|(token, span)| (token, span.into_range()))
+        .collect();
+    (tokens, comments)
+}
+
+/// Tokens with the span type the parser reads.
+pub(crate) type SpannedTokens<'s> = Vec<(Token<'s>, SimpleSpan)>;
+
+/// [`lex_with_comments`], with the spans the parser reads.
+pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
     let mut lexer = Token::lexer(source);
     let mut tokens = Vec::new();
     let mut comments = Vec::new();
@@ -365,7 +379,7 @@ pub fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
         if tokens.len() == tokens.capacity() {
             make_room(&mut tokens, span.end, source.len());
         }
-        tokens.push((token, span));
+        tokens.push((token, SimpleSpan::from(span)));
     }
     (tokens, comments)
 }
@@ -379,7 +393,7 @@ pub fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
 /// to spare; the vector still at least doubles, so a text that grows
 /// denser costs amortized linear time, and a reservation the allocator
 /// refuses falls back to doubling.
-fn make_room(tokens: &mut Tokens<'_>, read: usize, total: usize) {
+fn make_room(tokens: &mut SpannedTokens<'_>, read: usize, total: usize) {
     const PREFIX: usize = 1 << 16;
     let count = tokens.len();
     let mut more = count.max(16);

@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use chumsky::inspector::TruncateState;
+use chumsky::input::{Checkpoint, Cursor, Input};
+use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 
 use super::{Extra, Fail, Tokens};
@@ -51,8 +52,46 @@ pub(crate) struct Landmark {
     start: usize,
 }
 
-/// The parser state: landmarks in the order their constructs completed.
-pub(crate) type Landmarks = TruncateState<Landmark>;
+/// The parser state: landmarks in the order their constructs completed,
+/// kept only when a source map is wanted (plain parsing skips the work).
+/// Backtracking drops the landmarks recorded since the point it returns to.
+#[derive(Debug, Default)]
+pub(crate) struct Landmarks {
+    recorded: Vec<Landmark>,
+    recording: bool,
+}
+
+impl Landmarks {
+    /// A state that records landmarks.
+    pub(crate) fn recording() -> Self {
+        Landmarks {
+            recorded: Vec::new(),
+            recording: true,
+        }
+    }
+
+    /// The landmarks recorded, in the order their constructs completed.
+    pub(crate) fn recorded(&self) -> &[Landmark] {
+        &self.recorded
+    }
+}
+
+impl<'s, I: Input<'s>> Inspector<'s, I> for Landmarks {
+    type Checkpoint = usize;
+
+    #[inline(always)]
+    fn on_token(&mut self, _: &I::Token) {}
+
+    #[inline(always)]
+    fn on_save<'p>(&self, _: &Cursor<'s, 'p, I>) -> usize {
+        self.recorded.len()
+    }
+
+    #[inline(always)]
+    fn on_rewind<'p>(&mut self, checkpoint: &Checkpoint<'s, 'p, I, usize>) {
+        self.recorded.truncate(*checkpoint.inspector());
+    }
+}
 
 /// Records `parser`'s span as a landmark of `kind`.
 pub(crate) fn landmark<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
@@ -68,15 +107,19 @@ pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
     parser: impl Parser<'t, I, O, Extra<E>> + Clone,
 ) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     empty()
-        .map_with(|(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<E>>| e.state().len())
+        .map_with(
+            |(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<E>>| e.state().recorded.len(),
+        )
         .then(parser)
         .map_with(move |(start, output), e| {
-            let landmark = Landmark {
-                kind: kind(&output),
-                span: e.span(),
-                start,
-            };
-            e.state().push(landmark);
+            if e.state().recording {
+                let landmark = Landmark {
+                    kind: kind(&output),
+                    span: e.span(),
+                    start,
+                };
+                e.state().recorded.push(landmark);
+            }
             output
         })
 }

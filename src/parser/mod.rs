@@ -43,7 +43,7 @@ use chumsky::input::ValueInput;
 use chumsky::prelude::*;
 
 use crate::error::{Diagnostic, Error};
-use crate::lexer::{lex, Token};
+use crate::lexer::{scan, SpannedTokens, Token};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
     ValueInfoProto,
@@ -223,36 +223,62 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
 
 /// Lexes `source` and checks the tokens before parsing: unreadable text
 /// and excessive nesting are reported here.
-fn tokenize(source: &str) -> Result<Vec<(Token<'_>, SimpleSpan)>, Error> {
-    check_tokens(lex(source), source)
+fn tokenize(source: &str) -> Result<SpannedTokens<'_>, Error> {
+    check_tokens(scan(source).0, source)
 }
 
 /// Checks lexed tokens before parsing: unreadable text, unpaired brackets
 /// and excessive nesting are reported here.
-fn check_tokens<'s>(
-    tokens: Vec<(Token<'s>, std::ops::Range<usize>)>,
-    source: &str,
-) -> Result<Vec<(Token<'s>, SimpleSpan)>, Error> {
-    let tokens: Vec<(Token<'_>, SimpleSpan)> = tokens
-        .into_iter()
-        .map(|(token, span)| (token, SimpleSpan::from(span)))
-        .collect();
-    let mut diagnostics = lexer_diagnostics(&tokens, source);
+fn check_tokens<'s>(tokens: SpannedTokens<'s>, source: &str) -> Result<SpannedTokens<'s>, Error> {
+    if !well_formed(&tokens) {
+        explain_malformed(&tokens, source)?;
+    }
+    Ok(tokens)
+}
+
+/// Reports what is wrong with tokens that are not [`well_formed`].
+fn explain_malformed(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Result<(), Error> {
+    let mut diagnostics = lexer_diagnostics(tokens, source);
     // An unclosed string runs to the end of the text, taking the closing
     // brackets with it: reporting those would only repeat the one mistake.
     if !tokens
         .iter()
         .any(|(t, _)| matches!(t, Token::UnclosedString(_)))
     {
-        hints::check_delimiters(&tokens, source, &mut diagnostics);
+        hints::check_delimiters(tokens, source, &mut diagnostics);
     }
     if !diagnostics.is_empty() {
         diagnostics.sort_by_key(|d| d.span.start);
         diagnostics.truncate(MAX_ERRORS);
         return Err(Error::from_diagnostics(diagnostics));
     }
-    check_nesting(&tokens)?;
-    Ok(tokens)
+    check_nesting(tokens)
+}
+
+/// Whether `tokens` can go straight to the grammar: the lexer read every
+/// token, brackets pair up, and none nest deeper than [`MAX_NESTING`]. One
+/// quick pass for the common case; [`explain_malformed`] says what is
+/// wrong with tokens that fail it.
+fn well_formed(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+    let mut closers = Vec::new();
+    for &(token, _) in tokens {
+        if let Some(closer) = hints::closer_of(token) {
+            if closers.len() == MAX_NESTING {
+                return false;
+            }
+            closers.push(closer);
+        } else if hints::is_closer(token) {
+            if closers.pop() != Some(token) {
+                return false;
+            }
+        } else if matches!(
+            token,
+            Token::Error | Token::Elided(_) | Token::UnclosedString(_)
+        ) {
+            return false;
+        }
+    }
+    closers.is_empty()
 }
 
 /// Converts the errors of a failed parse of `source`: in the order of the
@@ -395,15 +421,16 @@ fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
 type TokenInput<'t, 's> =
     chumsky::input::MappedInput<'t, Token<'s>, SimpleSpan, &'t [(Token<'s>, SimpleSpan)]>;
 
-/// Runs `parser` over all of `tokens` (lexed from `text`), returning its
-/// output and the landmarks it recorded, or the errors of type `E`.
+/// Runs `parser` over all of `tokens` (lexed from `text`) with `state`,
+/// returning its output and the landmarks it recorded (if `state` records
+/// them), or the errors of type `E`.
 fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
     parser: Parsed<'t, TokenInput<'t, 's>, E, O>,
     tokens: &'t [(Token<'s>, SimpleSpan)],
     text: &str,
+    mut state: landmarks::Landmarks,
 ) -> Result<(O, landmarks::Landmarks), Vec<E>> {
     let eoi = SimpleSpan::from(text.len()..text.len());
-    let mut state = landmarks::Landmarks::default();
     let output = parser
         .then_ignore(end())
         .parse_with_state(tokens.split_token_span(eoi), &mut state)
@@ -431,18 +458,20 @@ thread_local! {
 }
 
 /// Parses `tokens` (lexed from `text`) with the grammar's production
-/// `$field`: first with errors that record nothing, the fast path for text
+/// `$field` and the parser state `$state` (see [`landmarks::Landmarks`]): first with errors that record nothing, the fast path for text
 /// that parses; when that fails, again with [`Rich`] errors, which say why
 /// (see [`Fail`]). Both runs take the same path through the grammar, which
 /// never looks at its errors to decide what to accept.
 macro_rules! parse_twice {
-    ($field:ident, $tokens:expr, $text:expr) => {{
-        let fast = FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), $tokens, $text));
+    ($field:ident, $tokens:expr, $text:expr, $state:expr) => {{
+        let fast =
+            FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), $tokens, $text, $state));
         match fast {
             Ok(parsed) => Ok(parsed),
             Err(_) => {
                 let rich = Grammar::<_, Rich<_>>::new();
-                run(rich.$field.clone(), $tokens, $text).map_err(|errors| to_error(errors, $text))
+                run(rich.$field.clone(), $tokens, $text, $state)
+                    .map_err(|errors| to_error(errors, $text))
             }
         }
     }};
@@ -453,7 +482,8 @@ macro_rules! entry_points {
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
             let tokens = tokenize(text)?;
-            parse_twice!($field, &tokens, text).map(|(output, _)| output)
+            parse_twice!($field, &tokens, text, landmarks::Landmarks::default())
+                .map(|(output, _)| output)
         }
     )*};
 }
@@ -476,10 +506,10 @@ pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap)
 pub(crate) fn parse_model_with_comments(
     text: &str,
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
-    let (tokens, comments) = crate::lexer::lex_with_comments(text);
+    let (tokens, comments) = scan(text);
     let tokens = check_tokens(tokens, text)?;
-    let (model, landmarks) = parse_twice!(model, &tokens, text)?;
-    let map = SourceMap::of_model(&model, &landmarks);
+    let (model, landmarks) = parse_twice!(model, &tokens, text, landmarks::Landmarks::recording())?;
+    let map = SourceMap::of_model(&model, landmarks.recorded());
     Ok((model, map, comments))
 }
 
@@ -574,6 +604,33 @@ mod tests {
             ")".repeat(MAX_NESTING)
         );
         assert!(crate::parse_type(&within).is_ok());
+    }
+
+    #[test]
+    fn the_quick_token_check_agrees_with_the_explaining_one() {
+        let nested = |depth: usize| format!("{}x{}", "(".repeat(depth), ")".repeat(depth));
+        let cases = [
+            ("g (float x) => (float y) { y = Relu(x) }".to_owned(), true),
+            ("<a: [1, 2]> f @<k: 1> (x)".to_owned(), true),
+            (nested(MAX_NESTING), true),
+            (nested(MAX_NESTING + 1), false),
+            ("y = Foo(x".to_owned(), false),
+            ("y = Foo(x))".to_owned(), false),
+            ("y = Foo[x)".to_owned(), false),
+            ("{ ( } )".to_owned(), false),
+            ("y = Foo(x$)".to_owned(), false),
+            ("y = Foo(\"x)".to_owned(), false),
+            ("t = float[3] {1, ... 2 more}".to_owned(), false),
+        ];
+        for (text, expected) in &cases {
+            let tokens = scan(text).0;
+            assert_eq!(well_formed(&tokens), *expected, "{text}");
+            assert_eq!(
+                explain_malformed(&tokens, text).is_ok(),
+                *expected,
+                "{text}"
+            );
+        }
     }
 
     #[test]
