@@ -31,7 +31,7 @@ pub(crate) enum GraphPlace {
 /// [`crate::Print`] for a graph alone.
 pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
     graph(s, g, GraphPlace::Top);
-    s.text("\n");
+    s.end_line();
 }
 
 /// Writes a graph.
@@ -134,14 +134,15 @@ pub(crate) fn node_lines(s: &mut Sink<'_>, nodes: &[NodeProto]) {
 /// [`crate::Print`] for one node.
 pub(crate) fn single_node(s: &mut Sink<'_>, n: &NodeProto) {
     node(s, n);
-    s.text("\n");
+    s.end_line();
 }
 
 /// [`crate::Print`] for a node list: `{`, one node per line, `}`.
 pub(crate) fn node_list(s: &mut Sink<'_>, nodes: &[NodeProto]) {
     s.text("{");
     node_lines(s, nodes);
-    s.text("}\n");
+    s.text("}");
+    s.end_line();
 }
 
 /// Writes a node (its annotation, if any, on the line before).
@@ -195,21 +196,17 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
         s.list(&n.input, |s, _, i| s.name(i));
         s.text(")");
     };
-    if kept.is_empty() {
+    let attributes_inline = |s: &mut Sink<'_>| {
+        s.text(" ");
+        attributes(s, ListLayout::OneLine);
+    };
+    if kept.is_empty() || s.write_if_fits(attributes_inline) {
         s.text(" ");
         inputs(s);
-    } else if let Some(room) = s.room_after(|s| attributes(s, ListLayout::OneLine)) {
-        // The attributes fit on the line, measured from before their
-        // leading space: one line if the space fits too, else one per line.
+    } else if s.fits(|s| attributes(s, ListLayout::OneLine)) {
+        // They fit on the line only without the space before them.
         s.text(" ");
-        attributes(
-            s,
-            if room > 0 {
-                ListLayout::OneLine
-            } else {
-                ListLayout::OnePerLine
-            },
-        );
+        attributes(s, ListLayout::OnePerLine);
         s.text(" ");
         inputs(s);
     } else {

@@ -178,26 +178,26 @@ pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
         s.leading_comments();
         graph::graph(s, m.graph.as_ref().unwrap_or(&placeholder), GraphPlace::Top)
     });
-    s.text("\n");
+    s.end_line();
     for (i, f) in m.functions.iter().enumerate() {
-        s.text("\n");
+        s.end_line();
         s.at_index("functions", i, |s| {
             s.leading_comments();
             function_body(s, f)
         });
-        s.text("\n");
+        s.end_line();
     }
     // Comments after everything else.
     for line in s.comments_at(|c| &c.closing) {
         s.text(&line);
-        s.text("\n");
+        s.end_line();
     }
 }
 
 /// [`crate::Print`] for a function alone.
 pub(crate) fn function(s: &mut Sink<'_>, f: &FunctionProto) {
     function_body(s, f);
-    s.text("\n");
+    s.end_line();
 }
 
 fn function_body(s: &mut Sink<'_>, f: &FunctionProto) {

@@ -6,9 +6,11 @@
 //! end so the structure walk never checks results. It owns the lexical side of printing: indentation,
 //! identifier quoting, string escapes (including the `b"..."` byte-string
 //! extension) and number formatting. It can also *probe*: run a piece of the
-//! walk without writing anything, only to learn whether it fits on the rest
-//! of the line, which is how lists decide to break one item per line
-//! without building text twice in memory.
+//! walk, measuring whether it fits on the rest of the line, which is how
+//! lists decide to break one item per line. A probe either writes nothing
+//! ([`Sink::fits`]) or writes as it measures and takes the text back if it
+//! does not fit ([`Sink::write_if_fits`]), so that what fits, the common
+//! case, is printed once.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -19,10 +21,16 @@ use super::comments::Comments;
 use super::{Dropped, Printer};
 use crate::names;
 
+/// A measurement of what is printed on the current line: the columns
+/// left, and whether the text has run past them (or broken the line).
 #[derive(Debug, Clone, Copy)]
 struct Probe {
     budget: usize,
     overflow: bool,
+    /// Whether the text is written meanwhile, to be kept if it fits
+    /// ([`Sink::write_if_fits`]); if not, nothing is written, reported
+    /// or tracked ([`Sink::fits`]).
+    writes: bool,
 }
 
 /// Bytes the sink holds before handing them to its writer.
@@ -263,7 +271,7 @@ impl<'a> Sink<'a> {
         table: impl Fn(&Comments) -> &HashMap<String, Vec<String>>,
     ) -> Vec<String> {
         match self.comments {
-            Some(comments) if self.probe.is_none() => {
+            Some(comments) if !self.measuring() => {
                 table(comments).get(&self.path).cloned().unwrap_or_default()
             }
             _ => Vec::new(),
@@ -324,34 +332,61 @@ impl<'a> Sink<'a> {
 
     // ----- raw output --------------------------------------------------
 
+    /// Writes `bytes`, which stay on the current line ([`Sink::put_lines`]
+    /// writes text that may break it).
     fn put(&mut self, bytes: &[u8]) {
+        debug_assert!(!bytes.contains(&b'\n'), "a line break passed to `put`");
         if let Some(probe) = &mut self.probe {
             if !probe.overflow {
-                if bytes.contains(&b'\n') || bytes.len() > probe.budget {
+                if bytes.len() > probe.budget {
                     probe.overflow = true;
                 } else {
                     probe.budget -= bytes.len();
                 }
             }
+            // Text that overflowed is taken back: no need to write it.
+            if !probe.writes || probe.overflow {
+                return;
+            }
+            self.buf.extend_from_slice(bytes);
+            self.column += bytes.len();
             return;
         }
         self.buf.extend_from_slice(bytes);
-        match bytes.iter().rposition(|&b| b == b'\n') {
-            Some(i) => self.column = bytes.len() - i - 1,
-            None => self.column += bytes.len(),
-        }
+        self.column += bytes.len();
         self.flush_when_full();
     }
 
-    /// Writes `text` as is.
+    /// Writes `bytes`, which may break lines: the column is counted from
+    /// the last break, and a probe overflows at the first.
+    fn put_lines(&mut self, bytes: &[u8]) {
+        let Some(last_break) = memchr::memrchr(b'\n', bytes) else {
+            return self.put(bytes);
+        };
+        if let Some(probe) = &mut self.probe {
+            probe.overflow = true;
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
+        self.column = bytes.len() - last_break - 1;
+        self.flush_when_full();
+    }
+
+    /// Writes `text`, which stays on the current line.
     pub(crate) fn text(&mut self, text: &str) {
         self.put(text.as_bytes());
+    }
+
+    /// Ends the line, with no indentation after it (the end of a top-level
+    /// item).
+    pub(crate) fn end_line(&mut self) {
+        self.put_lines(b"\n");
     }
 
     /// A line break followed by the current indentation.
     pub(crate) fn newline(&mut self) {
         if self.probe.is_some() {
-            return self.put(b"\n");
+            return self.put_lines(b"\n");
         }
         let indent = 2 * self.level;
         self.buf.push(b'\n');
@@ -382,6 +417,12 @@ impl<'a> Sink<'a> {
         self.probe.is_some_and(|p| p.overflow)
     }
 
+    /// Whether a probe that writes nothing is running ([`Sink::fits`]):
+    /// then nothing is reported, and comments and IR paths are not needed.
+    fn measuring(&self) -> bool {
+        self.probe.is_some_and(|p| !p.writes)
+    }
+
     /// Whether what `f` prints fits on the current line within the width,
     /// with no line break. Nothing is written and nothing is reported.
     ///
@@ -389,24 +430,44 @@ impl<'a> Sink<'a> {
     /// inline form, which the outer probe measures. Probing again at every
     /// level would make nested layouts cost time exponential in their depth.
     pub(crate) fn fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
-        self.room_after(f).is_some()
+        self.probe_with(false, f).is_some()
     }
 
-    /// The columns left on the current line after what `f` prints, if it
-    /// fits within the width with no line break ([`Sink::fits`]; inside a
-    /// probe, `usize::MAX`). Nothing is written and nothing is reported.
-    pub(crate) fn room_after(&mut self, f: impl FnOnce(&mut Self)) -> Option<usize> {
+    /// Writes what `f` prints if it fits on the current line within the
+    /// width, with no line break, and says whether it did; if it does not
+    /// fit, the text (and what it reported) is taken back. This is
+    /// [`Sink::fits`] followed by writing the same text, in one pass: the
+    /// common case, where the text fits, is printed once.
+    pub(crate) fn write_if_fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
+        let (len, column, dropped) = (self.buf.len(), self.column, self.dropped.len());
+        if self.probe_with(true, f).is_some() {
+            self.flush_when_full();
+            return true;
+        }
+        self.buf.truncate(len);
+        self.column = column;
+        self.dropped.truncate(dropped);
+        false
+    }
+
+    /// Runs `f` under a [`Probe`] of the rest of the line that `writes` or
+    /// not; the columns left, unless it overflowed. Inside a probe the
+    /// answer is `usize::MAX`, and `f` runs as part of that probe only if
+    /// it `writes` (its text is the inline form the caller would write).
+    fn probe_with(&mut self, writes: bool, f: impl FnOnce(&mut Self)) -> Option<usize> {
         if self.probe.is_some() {
+            if writes {
+                f(self);
+            }
             return Some(usize::MAX);
         }
-        let budget = self.opts.width.saturating_sub(self.column);
-        let saved = self.probe.replace(Probe {
-            budget,
+        self.probe = Some(Probe {
+            budget: self.opts.width.saturating_sub(self.column),
             overflow: false,
+            writes,
         });
         f(self);
-        let probe = std::mem::replace(&mut self.probe, saved);
-        probe.filter(|p| !p.overflow).map(|p| p.budget)
+        self.probe.take().filter(|p| !p.overflow).map(|p| p.budget)
     }
 
     /// Whether what `f` prints fits in one line of the width at the current
@@ -423,7 +484,7 @@ impl<'a> Sink<'a> {
 
     /// Records, in compat mode, that something was dropped or changed here.
     pub(crate) fn report(&mut self, what: impl Into<String>) {
-        if self.probe.is_none() {
+        if !self.measuring() {
             self.dropped.push(Dropped {
                 path: self.path.clone(),
                 what: what.into(),
@@ -485,7 +546,7 @@ impl<'a> Sink<'a> {
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
         let len = self.path.len();
-        if self.probe.is_none() {
+        if !self.measuring() {
             if !self.path.is_empty() {
                 self.path.push('.');
             }
@@ -574,12 +635,12 @@ impl<'a> Sink<'a> {
         let mut start = 0;
         for (i, &b) in bytes.iter().enumerate() {
             if b == b'"' || b == b'\\' {
-                self.put(&bytes[start..i]);
+                self.put_lines(&bytes[start..i]);
                 self.put(b"\\");
                 start = i;
             }
         }
-        self.put(&bytes[start..]);
+        self.put_lines(&bytes[start..]);
     }
 
     /// An integer in decimal.
@@ -822,7 +883,7 @@ impl<'a> Sink<'a> {
                 }
             },
             |sink, _, (text, dropped)| {
-                sink.put(text);
+                sink.put_lines(text);
                 sink.dropped.append(dropped);
             },
         );
@@ -839,31 +900,28 @@ impl<'a> Sink<'a> {
         layout: ListLayout,
         mut item: impl FnMut(&mut Self, usize, &T),
     ) {
-        let one_line = items.is_empty()
-            || match layout {
-                ListLayout::Fit => self.fits(|s| {
-                    s.text(open);
-                    s.list(items, &mut item);
-                    s.text(close);
-                }),
-                ListLayout::OneLine => true,
-                ListLayout::OnePerLine => false,
-            };
-        self.text(open);
-        if one_line {
-            self.list(items, &mut item);
-        } else {
-            self.indent();
-            for (i, value) in items.iter().enumerate() {
-                self.newline();
-                item(self, i, value);
-                if i + 1 < items.len() {
-                    self.text(",");
-                }
-            }
-            self.dedent();
-            self.newline();
+        let mut one_line = |s: &mut Self| {
+            s.text(open);
+            s.list(items, &mut item);
+            s.text(close);
+        };
+        match layout {
+            _ if items.is_empty() => return one_line(self),
+            ListLayout::OneLine => return one_line(self),
+            ListLayout::Fit if self.write_if_fits(&mut one_line) => return,
+            ListLayout::Fit | ListLayout::OnePerLine => {}
         }
+        self.text(open);
+        self.indent();
+        for (i, value) in items.iter().enumerate() {
+            self.newline();
+            item(self, i, value);
+            if i + 1 < items.len() {
+                self.text(",");
+            }
+        }
+        self.dedent();
+        self.newline();
         self.text(close);
     }
 }
@@ -1140,5 +1198,34 @@ mod tests {
             long.0,
             "(\n  item0,\n  item1,\n  item2,\n  item3,\n  item4\n)"
         );
+    }
+
+    #[test]
+    fn text_that_does_not_fit_is_taken_back_with_its_reports() {
+        let attempt = |s: &mut Sink<'_>| {
+            s.text("key = ");
+            s.ext_name("odd name", names::is_identifier, "op type");
+        };
+        for (width, fits) in [(40, true), (10, false)] {
+            let (text, dropped) = render_with(Printer::new().compat(true).width(width), |s| {
+                s.text("> ");
+                let written = s.write_if_fits(attempt);
+                assert_eq!(written, fits, "width {width}");
+                assert_eq!(s.column, s.buf.len(), "width {width}");
+                s.text("|");
+            });
+            let (expected, reports) = if fits {
+                ("> key = odd_name|", 1)
+            } else {
+                ("> |", 0)
+            };
+            assert_eq!((text.as_str(), dropped.len()), (expected, reports));
+        }
+        // A line break does not fit either, whatever the width.
+        let (text, _) = render_with(Printer::new(), |s| {
+            assert!(!s.write_if_fits(|s| s.string(b"two\nlines")));
+            assert!(s.write_if_fits(|s| s.string(b"one line")));
+        });
+        assert_eq!(text, "\"one line\"");
     }
 }
