@@ -131,9 +131,24 @@ const fn type_word_shapes() -> (u64, u128) {
 /// Whether `text` can be written as a bare identifier (`[A-Za-z_][A-Za-z0-9_]*`);
 /// anything else has to be quoted.
 pub fn is_identifier(text: &str) -> bool {
-    let mut bytes = text.bytes();
-    matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    let bytes = text.as_bytes();
+    if !matches!(bytes.first(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_')) {
+        return false;
+    }
+    // Every name printed is checked: 16 bytes at a time, with no branch
+    // per byte, so that the compiler can use vector instructions.
+    let mut chunks = bytes.chunks_exact(16);
+    let whole = chunks.by_ref().all(|chunk| {
+        chunk
+            .iter()
+            .fold(true, |ok, &b| ok & continues_identifier(b))
+    });
+    whole && chunks.remainder().iter().all(|&b| continues_identifier(b))
+}
+
+/// `[A-Za-z0-9_]`, without branches.
+fn continues_identifier(b: u8) -> bool {
+    ((b | 0x20).wrapping_sub(b'a') < 26) | (b.wrapping_sub(b'0') < 10) | (b == b'_')
 }
 
 #[cfg(test)]
@@ -183,5 +198,23 @@ mod tests {
         assert!(!is_identifier(""));
         assert!(!is_identifier("/layer1/Conv_output_0"));
         assert!(!is_identifier("a.b"));
+        assert!(!is_identifier("abcdefghijklmnopqé"));
+        // Any byte, at any place in names shorter and longer than the
+        // 16-byte chunks the check reads, against the rule byte by byte.
+        let rule = |name: &[u8]| {
+            name.first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        };
+        for len in [1, 15, 16, 17, 40] {
+            for at in [0, len / 2, len - 1] {
+                for byte in 0..=127u8 {
+                    let mut name = vec![b'a'; len];
+                    name[at] = byte;
+                    let name = String::from_utf8(name).unwrap();
+                    assert_eq!(is_identifier(&name), rule(name.as_bytes()), "{name:?}");
+                }
+            }
+        }
     }
 }
