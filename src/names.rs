@@ -136,14 +136,21 @@ pub fn is_identifier(text: &str) -> bool {
         return false;
     }
     // Every name printed is checked: 16 bytes at a time, with no branch
-    // per byte, so that the compiler can use vector instructions.
-    let mut chunks = bytes.chunks_exact(16);
-    let whole = chunks.by_ref().all(|chunk| {
+    // per byte, so that the compiler can use vector instructions. The
+    // last bytes are padded with `_` to a whole chunk.
+    let all_continue = |chunk: &[u8; 16]| {
         chunk
             .iter()
             .fold(true, |ok, &b| ok & continues_identifier(b))
-    });
-    whole && chunks.remainder().iter().all(|&b| continues_identifier(b))
+    };
+    let mut chunks = bytes.chunks_exact(16);
+    let whole = chunks
+        .by_ref()
+        .all(|chunk| chunk.try_into().is_ok_and(&all_continue));
+    let rest = chunks.remainder();
+    let mut last = [b'_'; 16];
+    last[..rest.len()].copy_from_slice(rest);
+    whole && all_continue(&last)
 }
 
 /// `[A-Za-z0-9_]`, without branches.
