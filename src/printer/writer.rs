@@ -306,9 +306,10 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// [`Sink::flush`] once the buffer holds [`FLUSH`] bytes.
+    /// [`Sink::flush`] once the buffer holds [`FLUSH`] bytes, unless a
+    /// probe is running: what it writes may yet be taken back.
     fn flush_when_full(&mut self) {
-        if self.buf.len() >= FLUSH {
+        if self.probe.is_none() && self.buf.len() >= FLUSH {
             self.flush();
         }
     }
@@ -348,9 +349,6 @@ impl<'a> Sink<'a> {
             if !probe.writes || probe.overflow {
                 return;
             }
-            self.buf.extend_from_slice(bytes);
-            self.column += bytes.len();
-            return;
         }
         self.buf.extend_from_slice(bytes);
         self.column += bytes.len();
@@ -430,7 +428,7 @@ impl<'a> Sink<'a> {
     /// inline form, which the outer probe measures. Probing again at every
     /// level would make nested layouts cost time exponential in their depth.
     pub(crate) fn fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
-        self.probe_with(false, f).is_some()
+        self.probe_with(false, f)
     }
 
     /// Writes what `f` prints if it fits on the current line within the
@@ -440,7 +438,7 @@ impl<'a> Sink<'a> {
     /// common case, where the text fits, is printed once.
     pub(crate) fn write_if_fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
         let (len, column, dropped) = (self.buf.len(), self.column, self.dropped.len());
-        if self.probe_with(true, f).is_some() {
+        if self.probe_with(true, f) {
             self.flush_when_full();
             return true;
         }
@@ -451,15 +449,15 @@ impl<'a> Sink<'a> {
     }
 
     /// Runs `f` under a [`Probe`] of the rest of the line that `writes` or
-    /// not; the columns left, unless it overflowed. Inside a probe the
-    /// answer is `usize::MAX`, and `f` runs as part of that probe only if
-    /// it `writes` (its text is the inline form the caller would write).
-    fn probe_with(&mut self, writes: bool, f: impl FnOnce(&mut Self)) -> Option<usize> {
+    /// not; whether it fitted. Inside a probe the answer is yes, and `f`
+    /// runs as part of that probe only if it `writes` (its text is the
+    /// inline form the caller would write).
+    fn probe_with(&mut self, writes: bool, f: impl FnOnce(&mut Self)) -> bool {
         if self.probe.is_some() {
             if writes {
                 f(self);
             }
-            return Some(usize::MAX);
+            return true;
         }
         self.probe = Some(Probe {
             budget: self.opts.width.saturating_sub(self.column),
@@ -467,7 +465,7 @@ impl<'a> Sink<'a> {
             writes,
         });
         f(self);
-        self.probe.take().filter(|p| !p.overflow).map(|p| p.budget)
+        self.probe.take().is_some_and(|p| !p.overflow)
     }
 
     /// Whether what `f` prints fits in one line of the width at the current
