@@ -342,25 +342,17 @@ fn lexer_diagnostics(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Vec<Di
 fn check_nesting(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
     let mut depth = 0usize;
     for (token, span) in tokens {
-        match token {
-            Token::LParen
-            | Token::LBracket
-            | Token::LBrace
-            | Token::LAngle
-            | Token::AnnotationOpen => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Err(Error::single(
-                        "onnxtxt::parse::too_deep",
-                        format!("brackets are nested more than {MAX_NESTING} deep"),
-                        span.into_range(),
-                    ));
-                }
+        if hints::closer_of(*token).is_some() {
+            depth += 1;
+            if depth > MAX_NESTING {
+                return Err(Error::single(
+                    "onnxtxt::parse::too_deep",
+                    format!("brackets are nested more than {MAX_NESTING} deep"),
+                    span.into_range(),
+                ));
             }
-            Token::RParen | Token::RBracket | Token::RBrace | Token::RAngle => {
-                depth = depth.saturating_sub(1)
-            }
-            _ => {}
+        } else if hints::is_closer(*token) {
+            depth = depth.saturating_sub(1);
         }
     }
     Ok(())
@@ -458,9 +450,10 @@ thread_local! {
 }
 
 /// Parses `tokens` (lexed from `text`) with the grammar's production
-/// `$field` and the parser state `$state` (see [`landmarks::Landmarks`]): first with errors that record nothing, the fast path for text
-/// that parses; when that fails, again with [`Rich`] errors, which say why
-/// (see [`Fail`]). Both runs take the same path through the grammar, which
+/// `$field` and the parser state `$state` (see [`landmarks::Landmarks`]):
+/// first with errors that record nothing, the fast path for text that
+/// parses; when that fails, again with [`Rich`] errors, which say why (see
+/// [`Fail`]). Both runs take the same path through the grammar, which
 /// never looks at its errors to decide what to accept.
 macro_rules! parse_twice {
     ($field:ident, $tokens:expr, $text:expr, $state:expr) => {{
