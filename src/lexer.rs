@@ -352,7 +352,10 @@ pub(crate) type SpannedTokens<'s> = Vec<(Token<'s>, SimpleSpan)>;
 /// [`lex_with_comments`], with the spans the parser reads.
 pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
     let mut lexer = Token::lexer(source);
-    let mut tokens = Vec::new();
+    // Room for the first bytes' tokens at a token per 4 bytes (node-heavy
+    // text has one per 6 or 7): small texts, such as the many test models,
+    // then need no reallocation. Longer texts grow by `make_room`.
+    let mut tokens = Vec::with_capacity(source.len().min(DENSITY_PREFIX) / 4 + 16);
     let mut comments = Vec::new();
     while let Some(token) = lexer.next() {
         let mut span = lexer.span();
@@ -384,6 +387,9 @@ pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
     (tokens, comments)
 }
 
+/// How much text [`make_room`] reads before it trusts the token density.
+const DENSITY_PREFIX: usize = 1 << 16;
+
 /// Makes room for the tokens still to come, when `tokens` were read from
 /// the first `read` bytes of a `total`-byte text. The token vector is
 /// several times the size of the text (40 bytes a token): growing it by
@@ -394,10 +400,9 @@ pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
 /// denser costs amortized linear time, and a reservation the allocator
 /// refuses falls back to doubling.
 fn make_room(tokens: &mut SpannedTokens<'_>, read: usize, total: usize) {
-    const PREFIX: usize = 1 << 16;
     let count = tokens.len();
     let mut more = count.max(16);
-    if read >= PREFIX {
+    if read >= DENSITY_PREFIX {
         let rest = (count as u128 * (total - read) as u128 / read as u128) as usize;
         more = more.max(rest + rest / 8);
     }

@@ -11,7 +11,9 @@
 //!   either returns a value or an error whose spans lie inside the text, and
 //!   never panics; every value it returns prints to text that the same entry
 //!   point parses back to the same IR (compared as encoded bytes, so NaN
-//!   payloads count), and its `--compat` text parses too.
+//!   payloads count), and its `--compat` text parses too; and
+//!   `parse_model` agrees with `parse_model_with_source_map`, which reads
+//!   every node with the whole grammar.
 //! * [`check_model`]: `encode(parse(print(m))) == encode(m)`, the text is
 //!   a fixed point of `print ∘ parse`, the compat text parses, and the same
 //!   holds for the model's parts through their own entry points (graph,
@@ -261,7 +263,8 @@ fn first_difference(original: &str, reparsed: &str) -> String {
 /// located outside the text; whatever parses must survive, through the
 /// entry point it parsed with, the round trip [`check_model`] makes: print,
 /// parse back to the same bytes, print again to the same text, and parse
-/// the compat text.
+/// the compat text. Plain parsing and parsing with a source map must agree
+/// (see [`same_with_source_map`]).
 ///
 /// ```
 /// onnxtxt::roundtrip::check_text("g (float x) => (float y) { y = Relu(x) }").unwrap();
@@ -278,7 +281,28 @@ pub fn check_text(text: &str) -> Check {
             }
         }
     }
-    every_entry(text, RoundTrip)
+    every_entry(text, RoundTrip)?;
+    same_with_source_map(text)
+}
+
+/// `parse_model` reads common nodes token by token, without the grammar's
+/// combinators; `parse_model_with_source_map` reads every node with the
+/// grammar. Both must give the same model, or both fail.
+fn same_with_source_map(text: &str) -> Check {
+    let plain = parse(&MODEL, text)?;
+    let mapped = guard("parse_model_with_source_map", || {
+        crate::parse_model_with_source_map(text)
+    })?;
+    let disagree = match (plain, mapped) {
+        (Ok(plain), Ok((mapped, _))) => encode(&plain) != encode(&mapped),
+        (plain, mapped) => plain.is_ok() != mapped.is_ok(),
+    };
+    if disagree {
+        return Err(format!(
+            "parse_model and parse_model_with_source_map disagree\n--- input\n{text}"
+        ));
+    }
+    Ok(())
 }
 
 /// For text that parses (through any entry point), printing what it parses

@@ -40,7 +40,7 @@ pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 fn quoted<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> impl Parser<'t, I, Result<String, Vec<u8>>, Extra<E>> + Clone {
     select! {
-        Token::Str(raw) => Ok(unescape(&raw[1..raw.len() - 1])),
+        Token::Str(raw) => Ok(unquote(raw)),
         Token::Bytes(raw) => Err(unescape_bytes(&raw[2..raw.len() - 1])),
     }
     .labelled("a string")
@@ -125,6 +125,11 @@ pub(crate) fn id_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect()
+}
+
+/// The text of a `"..."` literal (`raw`, quotes included), unescaped.
+pub(crate) fn unquote(raw: &str) -> String {
+    unescape(&raw[1..raw.len() - 1])
 }
 
 /// Removes the reference's escapes: a backslash stands for the next

@@ -70,6 +70,11 @@ impl Landmarks {
         }
     }
 
+    /// Whether landmarks are being recorded.
+    pub(crate) fn is_recording(&self) -> bool {
+        self.recording
+    }
+
     /// The landmarks recorded, in the order their constructs completed.
     pub(crate) fn recorded(&self) -> &[Landmark] {
         &self.recorded

@@ -10,6 +10,7 @@
 //! | `tensor.rs` | tensor constants, their values, sparse constants |
 //! | `attribute.rs` | attributes and attribute values |
 //! | `node.rs` | nodes and node lists |
+//! | `plain.rs` | the common form of node, read without the combinators |
 //! | `graph.rs` | value infos, graphs, functions, models, headers |
 //! | `value.rs` | `key: value` entries of headers and annotations |
 //! | `annotation.rs` | what annotation keys mean for each construct |
@@ -34,6 +35,7 @@ mod graph;
 mod hints;
 mod landmarks;
 mod node;
+mod plain;
 mod recovery;
 mod tensor;
 mod types;
@@ -190,7 +192,7 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
             let written = attribute::written_value(single).boxed();
             let attribute = attribute::attribute(written.clone(), annotation.clone());
             let node = node::node(attribute.clone(), annotation.clone());
-            let nodes = node::node_list(node.clone()).boxed();
+            let nodes = node::node_list(node.clone(), written.clone()).boxed();
             let function = graph::function(
                 ty.clone(),
                 nodes.clone(),

@@ -4,9 +4,11 @@
 use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
+use super::attribute::Written;
 use super::common::{id_list, ident, quotable_id, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
+use super::plain::plain_node;
 use super::recovery::{list_item, no_match, statement};
 use super::{emit_diagnostic, Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
@@ -190,11 +192,13 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     landmark(Kind::Node, node).boxed()
 }
 
-/// `{ node* }`.
+/// `{ node* }`. Each node is first tried as a [`plain_node`] (with
+/// `value`, the attribute value production), then with the whole grammar.
 pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     node: Parsed<'t, I, E, NodeProto>,
+    value: Parsed<'t, I, E, Written<'s>>,
 ) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
-    statement(node, NodeProto::default())
+    statement(plain_node(value).or(node), NodeProto::default())
         .repeated()
         .collect()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))

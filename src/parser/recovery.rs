@@ -45,13 +45,16 @@ fn skip_tree<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 /// The error of a custom parser that does not match at `before`, where
 /// it stands: it expects nothing, so it adds nothing to the error that
-/// the other alternatives report.
+/// the other alternatives report. Its span is the token found there.
 pub(crate) fn no_match<'t, 'p, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut InputRef<'t, 'p, I, Extra<E>>,
     before: &Cursor<'t, 'p, I>,
 ) -> E {
     let found = inp.peek_maybe();
+    let here = inp.save();
+    inp.skip();
     let span = inp.span_since(before);
+    inp.rewind(here);
     LabelError::<I, _>::expected_found(None::<RichPattern<'t, Token<'s>>>, found, span)
 }
 

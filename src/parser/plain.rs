@@ -1,0 +1,373 @@
+//! Plain nodes, read token by token: the shape nearly every node of an
+//! exported model has, `[label] outputs = domain.Op <attrs> (inputs)`,
+//! with bare or quoted names and attributes without annotations.
+//!
+//! The grammar in `node.rs` reads every form of node, but on node-heavy
+//! text its layers of combinators cost several times what reading the
+//! tokens does. [`plain_node`] reads the common form directly, and builds
+//! the node with the grammar's own pieces: an attribute's value, unless it
+//! is a number, a string or a flat list of those, is read by the grammar's
+//! value production, and every attribute is typed and checked by
+//! [`fill`]. On anything else, and on any mistake, it gives the node back
+//! untouched, and the grammar reads it (and explains the mistake).
+//!
+//! A parse that records landmarks (for a source map) always takes the
+//! grammar, which records them; comparing the two parses is how the tests
+//! and the `parse_text` fuzz target check that this module reads exactly
+//! what the grammar would.
+
+use chumsky::input::InputRef;
+use chumsky::prelude::*;
+
+use super::attribute::{fill, Single, Written};
+use super::common::unquote;
+use super::recovery::no_match;
+use super::tensor::is_special_float;
+use super::{Extra, Fail, Parsed, Tokens};
+use crate::lexer::Token;
+use crate::names::attribute_type_by_name;
+use crate::proto::{AttributeProto, NodeProto};
+
+/// The tokens, as [`plain_node`]'s helpers read them.
+type Reader<'t, 'p, I, E> = InputRef<'t, 'p, I, Extra<E>>;
+
+/// A plain node, or no match (consuming nothing) when the text is not one.
+/// `value` is the grammar's attribute value production.
+pub(crate) fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    value: Parsed<'t, I, E, Written<'s>>,
+) -> impl Parser<'t, I, NodeProto, Extra<E>> + Clone {
+    custom(move |inp: &mut Reader<'t, '_, I, E>| {
+        let before = inp.cursor();
+        if !inp.state().is_recording() {
+            let start = inp.save();
+            if let Some(node) = node(inp, &value) {
+                return Ok(node);
+            }
+            inp.rewind(start);
+        }
+        Err(no_match(inp, &before))
+    })
+}
+
+/// `[label] outputs = operator call`.
+fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    value: &Parsed<'t, I, E, Written<'s>>,
+) -> Option<NodeProto> {
+    let name = if inp.peek() == Some(Token::LBracket) {
+        inp.skip();
+        match inp.next()? {
+            Token::RBracket => Some(String::new()),
+            token => {
+                let label = name(token)?;
+                (inp.next()? == Token::RBracket).then_some(())?;
+                Some(label)
+            }
+        }
+    } else {
+        None
+    };
+    let (output, after) = names(inp)?;
+    (after == Token::Eq).then_some(())?;
+    let (domain, op_type, after) = operator(inp)?;
+    let (input, attribute) = match after {
+        Token::LAngle => {
+            let attribute = attributes(inp, value)?;
+            (inp.next()? == Token::LParen).then_some(())?;
+            (inputs(inp)?, attribute)
+        }
+        Token::LParen => {
+            let input = inputs(inp)?;
+            let attribute = if inp.peek() == Some(Token::LAngle) {
+                inp.skip();
+                attributes(inp, value)?
+            } else {
+                Vec::new()
+            };
+            (input, attribute)
+        }
+        _ => return None,
+    };
+    Some(NodeProto {
+        input,
+        output,
+        name,
+        op_type: Some(op_type),
+        domain,
+        attribute,
+        ..NodeProto::default()
+    })
+}
+
+/// A bare or quoted name.
+fn name(token: Token<'_>) -> Option<String> {
+    match token {
+        Token::Ident(name) => Some(name.to_owned()),
+        Token::Str(raw) => Some(unquote(raw)),
+        _ => None,
+    }
+}
+
+/// Names separated by commas, at least one; returns them and the token
+/// after the last.
+fn names<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<(Vec<String>, Token<'s>)> {
+    let mut names = Vec::new();
+    loop {
+        names.push(name(inp.next()?)?);
+        match inp.next()? {
+            Token::Comma => {}
+            after => return Some((names, after)),
+        }
+    }
+}
+
+/// The inputs after their `(`: `)` or names and `)`.
+fn inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Vec<String>> {
+    if inp.peek() == Some(Token::RParen) {
+        inp.skip();
+        return Some(Vec::new());
+    }
+    let (names, after) = names(inp)?;
+    (after == Token::RParen).then_some(names)
+}
+
+/// `Op` or `domain.parts.Op`, as (domain, op type, the token after it).
+fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<(Option<String>, String, Token<'s>)> {
+    let Token::Ident(first) = inp.next()? else {
+        return None;
+    };
+    let mut domain: Option<String> = None;
+    let mut last = first;
+    loop {
+        match inp.next()? {
+            Token::Dot => {
+                let Token::Ident(part) = inp.next()? else {
+                    return None;
+                };
+                let domain = domain.get_or_insert_with(String::new);
+                if !domain.is_empty() {
+                    domain.push('.');
+                }
+                domain.push_str(last);
+                last = part;
+            }
+            after => return Some((domain, last.to_owned(), after)),
+        }
+    }
+}
+
+/// The attributes after their `<`, up to and including the `>`.
+fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    value: &Parsed<'t, I, E, Written<'s>>,
+) -> Option<Vec<AttributeProto>> {
+    let mut attributes = Vec::new();
+    loop {
+        attributes.push(attribute(inp, value)?);
+        match inp.next()? {
+            Token::Comma => {}
+            Token::RAngle => return Some(attributes),
+            _ => return None,
+        }
+    }
+}
+
+/// `name (: type)? = value`, followed by `,` or `>` (not consumed).
+fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    value: &Parsed<'t, I, E, Written<'s>>,
+) -> Option<AttributeProto> {
+    let mut attribute = AttributeProto {
+        name: Some(name(inp.next()?)?),
+        ..AttributeProto::default()
+    };
+    let declared = match inp.next()? {
+        Token::Colon => {
+            let Token::Ident(ty) = inp.next()? else {
+                return None;
+            };
+            let declared = attribute_type_by_name(ty)?;
+            (inp.next()? == Token::Eq).then_some(Some(declared))?
+        }
+        Token::Eq => None,
+        _ => return None,
+    };
+    let written = match literals(inp) {
+        Some(written) => written,
+        None => inp.parse(value).ok()?,
+    };
+    matches!(inp.peek(), Some(Token::Comma | Token::RAngle)).then_some(())?;
+    fill(&mut attribute, declared, written).ok()?;
+    Some(attribute)
+}
+
+/// A literal value, or a bracketed list of literal values; consumes
+/// nothing when the value is something else.
+fn literals<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Written<'s>> {
+    let start = inp.save();
+    let written = if inp.peek() == Some(Token::LBracket) {
+        inp.skip();
+        list(inp)
+    } else {
+        literal(inp).map(|(single, span)| Written::One(single, span))
+    };
+    if written.is_none() {
+        inp.rewind(start);
+    }
+    written
+}
+
+/// Literal values separated by commas, after their `[`, up to and
+/// including the `]`.
+fn list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Written<'s>> {
+    let mut items = Vec::new();
+    if inp.peek() == Some(Token::RBracket) {
+        inp.skip();
+        return Some(Written::List(items));
+    }
+    loop {
+        items.push(literal(inp)?);
+        match inp.next()? {
+            Token::Comma => {}
+            Token::RBracket => return Some(Written::List(items)),
+            _ => return None,
+        }
+    }
+}
+
+/// A number or a `"..."` string, with its span.
+fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<(Single<'s>, SimpleSpan)> {
+    let before = inp.cursor();
+    let single = match inp.next()? {
+        Token::Int(text) => Single::Int(text),
+        Token::Float(text) => Single::Float(text),
+        Token::Ident(text) if is_special_float(text) => Single::Float(text),
+        Token::Str(raw) => Single::Bytes(unquote(raw).into_bytes()),
+        _ => return None,
+    };
+    Some((single, inp.span_since(&before)))
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use crate::proto::{GraphProto, NodeProto};
+    use crate::{parse_model, parse_model_with_source_map, parse_node, parse_nodes};
+
+    /// Nodes of every form: the plain ones, the ones whose values the
+    /// grammar reads for this module, the ones it gives back, and mistakes.
+    const NODES: &[&str] = &[
+        "y = Relu (x)",
+        "y = Relu(x)",
+        "[] y = Relu (x)",
+        "[n] y = Relu (x)",
+        r#"["/a/b"] "/a/b_output_0", z = Split <axis: int = 0> ("/x", "w\"q")"#,
+        "y = com.microsoft.Fused <k = 1> (x)",
+        "y = a.b.c.Op (x)",
+        "y = .Op (x)",
+        "y = \"\".Op (x)",
+        "y = Op:v2 (x)",
+        "y = Op ()",
+        "y = Op (,x)",
+        "y = Op (x,)",
+        "y = Op (x,,z)",
+        "y, = Op (x)",
+        "= Op (x)",
+        "y = Op (x) <k = 1, j = 2.5>",
+        "y = Op <k = 1> (x) <j = 2>",
+        "y = Op <> (x)",
+        "y = Op <k = 1,> (x)",
+        "y = Op <k: float = 1, f: floats = [1, 2.5], i: ints = [], s = \"a\\\"b\"> (x)",
+        "y = Op <k: int = 1.5> (x)",
+        "y = Op <k: ints = 1> (x)",
+        "y = Op <k = []> (x)",
+        "y = Op <k = [1, 2.5]> (x)",
+        "y = Op <k = [\"a\", \"b\"], j = [inf, -inf, nan, 1e5]> (x)",
+        "y = Op <k = 99999999999999999999> (x)",
+        "y = Op <k = 1e99> (x)",
+        "y = Op <k: wrong = 1> (x)",
+        "y = Op <value: tensor = int64[2] {1, 2}> ()",
+        "y = Op <value = float[2] {1, 2}, t = [int64[1] {1}, int64[1] {2}]> ()",
+        "y = Op <ty: type = float[N]> (x)",
+        "y = If <then_branch = g () => (float z) { z = Relu (x) }> (c)",
+        "y = If <then_branch = \"g\" () => (float z) { z = Relu (x) }> (c)",
+        "y = Op <k = @outer, j: int = @other> (x)",
+        "y = Op <k = [1, @outer]> (x)",
+        "y = Op <k = b\"\\x01\"> (x)",
+        "y = Op <\"quoted name\" = 1> (x)",
+        "y = Op <@<doc_string: \"d\"> k = 1> (x)",
+        "@<doc_string: \"d\"> y = Op (x)",
+        "y = Op <k = True> (x)",
+        "y = Op <k = 1 2> (x)",
+        "y = Op <k = [1 2]> (x)",
+        "y = Op (x, axis = 1)",
+        "b\"y\" = Op (x)",
+        "[b\"n\"] y = Op (x)",
+        "y = Op (b\"x\")",
+    ];
+
+    /// Nodes encoded (as a graph's), so that NaN values compare equal.
+    fn encoded(node: Vec<NodeProto>) -> Vec<u8> {
+        GraphProto {
+            node,
+            ..GraphProto::default()
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn plain_nodes_read_as_the_grammar_reads_them() {
+        for text in NODES {
+            // One node read by the grammar, and a node list, where this
+            // module reads it first.
+            let grammar = parse_node(text).map(|n| encoded(vec![n]));
+            let list = parse_nodes(&format!("{{\n{text}\n}}")).map(encoded);
+            match (grammar, list) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(_), Err(_)) => {}
+                (grammar, list) => panic!(
+                    "{text}: the grammar gives {:?}, a node list {:?}",
+                    grammar.map(|_| "a node"),
+                    list.map(|_| "a node")
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn a_model_parses_the_same_with_and_without_a_source_map() {
+        let body: Vec<&str> = NODES
+            .iter()
+            .copied()
+            .filter(|text| parse_node(text).is_ok())
+            .collect();
+        let text = format!(
+            "g (float x, bool c) => (float y) {{\n{}\n}}",
+            body.join("\n")
+        );
+        let plain = parse_model(&text).unwrap();
+        let (mapped, _) = parse_model_with_source_map(&text).unwrap();
+        assert_eq!(plain.encode_to_vec(), mapped.encode_to_vec());
+        assert_eq!(plain.graph.unwrap().node.len(), body.len());
+    }
+
+    #[test]
+    fn mistakes_in_plain_nodes_are_explained_by_the_grammar() {
+        let error = parse_nodes("{\n  y = Relu (x)\n  z = Op <k = 1,> (y)\n}").unwrap_err();
+        let message = &error.diagnostics()[0].message;
+        assert!(message.contains("found `>`"), "{message}");
+    }
+}
