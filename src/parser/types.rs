@@ -30,9 +30,9 @@ fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         denotation: None,
     };
     choice((
+        integer::<I, E, i64>().map(move |n| value(Some(dimension::Value::DimValue(n)))),
         just(Token::Question).to(value(None)),
         quotable_id().map(move |name| value(Some(dimension::Value::DimParam(name)))),
-        integer::<I, E, i64>().map(move |n| value(Some(dimension::Value::DimValue(n)))),
     ))
     .labelled("a dimension")
 }

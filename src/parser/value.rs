@@ -96,15 +96,17 @@ pub(crate) fn value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             .map_with(move |g, e| Value::Graph(Box::new(g), span(e.span())));
         let ident =
             select! { Token::Ident(word) = e => Value::Ident(word.to_owned(), span(e.span())) };
+        // Numbers and bracketed values first: the common header values,
+        // which no sparse tensor, tensor, type or graph can start like.
         choice((
-            sparse.map_with(move |s, e| Value::SparseTensor(Box::new(s), span(e.span()))),
-            tensor_or_type,
-            graph,
             number,
-            bytes,
             pairs,
             list,
             message,
+            sparse.map_with(move |s, e| Value::SparseTensor(Box::new(s), span(e.span()))),
+            tensor_or_type,
+            graph,
+            bytes,
             ident,
         ))
         .labelled("a value")
