@@ -357,25 +357,39 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
         &a.sparse_tensors,
         &a.type_protos,
     ];
-    for (index, (key, field)) in VALUE_KEYS.into_iter().zip(fields).enumerate() {
-        if Some(index) != main {
-            if let Some(value) = field.ann() {
-                entries.push((key, value));
-            }
-        } else if ty == Some(A::TypeProto) {
-            tp_image = Some(match a.tp.as_ref() {
-                Some(tp) => types::shown_type_entry(tp, &mut entries, key),
-                None => {
-                    entries.push((key, UNSET));
-                    types::placeholder_type()
+    // Most attributes set their main field only, exactly written by the
+    // value: then no value field is annotated, and the loop is skipped.
+    let set = fields
+        .iter()
+        .enumerate()
+        .fold(0u16, |bits, (index, field)| {
+            bits | u16::from(field.is_set()) << index
+        });
+    let others_set = set & !main.map_or(0, |m| 1 << m) != 0;
+    let main_annotated = main.is_some_and(|m| {
+        ty == Some(A::TypeProto) || (set & 1 << m == 0 && m < FIRST_LIST) || !main_is_exact()
+    });
+    if others_set || main_annotated {
+        for (index, (key, field)) in VALUE_KEYS.into_iter().zip(fields).enumerate() {
+            if Some(index) != main {
+                if let Some(value) = field.ann() {
+                    entries.push((key, value));
                 }
-            });
-        } else if !field.is_set() && index < FIRST_LIST {
-            // Lists are always shown (empty or not); singular values need
-            // a placeholder when absent.
-            entries.push((key, UNSET));
-        } else if !main_is_exact() {
-            entries.push((key, field.ann().unwrap_or(Ann::List(Vec::new()))));
+            } else if ty == Some(A::TypeProto) {
+                tp_image = Some(match a.tp.as_ref() {
+                    Some(tp) => types::shown_type_entry(tp, &mut entries, key),
+                    None => {
+                        entries.push((key, UNSET));
+                        types::placeholder_type()
+                    }
+                });
+            } else if !field.is_set() && index < FIRST_LIST {
+                // Lists are always shown (empty or not); singular values need
+                // a placeholder when absent.
+                entries.push((key, UNSET));
+            } else if !main_is_exact() {
+                entries.push((key, field.ann().unwrap_or(Ann::List(Vec::new()))));
+            }
         }
     }
     annot::annotation(s, &entries, Place::Inline);
