@@ -335,6 +335,7 @@ impl<'a> Sink<'a> {
 
     /// Writes `bytes`, which stay on the current line ([`Sink::put_lines`]
     /// writes text that may break it).
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
         debug_assert!(!bytes.contains(&b'\n'), "a line break passed to `put`");
         if let Some(probe) = &mut self.probe {
@@ -370,7 +371,9 @@ impl<'a> Sink<'a> {
         self.flush_when_full();
     }
 
-    /// Writes `text`, which stays on the current line.
+    /// Writes `text`, which stays on the current line. Inlined, so that a
+    /// constant text is copied without a call to `memcpy`.
+    #[inline]
     pub(crate) fn text(&mut self, text: &str) {
         self.put(text.as_bytes());
     }
