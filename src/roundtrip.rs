@@ -263,8 +263,9 @@ fn first_difference(original: &str, reparsed: &str) -> String {
 /// located outside the text; whatever parses must survive, through the
 /// entry point it parsed with, the round trip [`check_model`] makes: print,
 /// parse back to the same bytes, print again to the same text, and parse
-/// the compat text. Plain parsing and parsing with a source map must agree
-/// (see [`same_with_source_map`]).
+/// the compat text. `parse_model` must agree with
+/// `parse_model_with_source_map`, which reads every node with the whole
+/// grammar.
 ///
 /// ```
 /// onnxtxt::roundtrip::check_text("g (float x) => (float y) { y = Relu(x) }").unwrap();

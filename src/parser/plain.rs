@@ -60,7 +60,7 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             Token::RBracket => Some(String::new()),
             token => {
                 let label = name(token)?;
-                (inp.next()? == Token::RBracket).then_some(())?;
+                expect(inp, Token::RBracket)?;
                 Some(label)
             }
         }
@@ -73,7 +73,7 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let (input, attribute) = match after {
         Token::LAngle => {
             let attribute = attributes(inp, value)?;
-            (inp.next()? == Token::LParen).then_some(())?;
+            expect(inp, Token::LParen)?;
             (inputs(inp)?, attribute)
         }
         Token::LParen => {
@@ -97,6 +97,14 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         attribute,
         ..NodeProto::default()
     })
+}
+
+/// Consumes the next token, which must be `token`.
+fn expect<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    token: Token<'s>,
+) -> Option<()> {
+    (inp.next()? == token).then_some(())
 }
 
 /// A bare or quoted name.
@@ -178,7 +186,7 @@ fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     }
 }
 
-/// `name (: type)? = value`, followed by `,` or `>` (not consumed).
+/// `name (: type)? = value`.
 fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
@@ -193,7 +201,8 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 return None;
             };
             let declared = attribute_type_by_name(ty)?;
-            (inp.next()? == Token::Eq).then_some(Some(declared))?
+            expect(inp, Token::Eq)?;
+            Some(declared)
         }
         Token::Eq => None,
         _ => return None,
@@ -202,7 +211,6 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Some(written) => written,
         None => inp.parse(value).ok()?,
     };
-    matches!(inp.peek(), Some(Token::Comma | Token::RAngle)).then_some(())?;
     fill(&mut attribute, declared, written).ok()?;
     Some(attribute)
 }
