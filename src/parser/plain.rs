@@ -67,17 +67,17 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     } else {
         None
     };
-    let (output, after) = names(inp)?;
+    let (output, after) = separated(inp, next_name)?;
     (after == Token::Eq).then_some(())?;
     let (domain, op_type, after) = operator(inp)?;
     let (input, attribute) = match after {
         Token::LAngle => {
             let attribute = attributes(inp, value)?;
             expect(inp, Token::LParen)?;
-            (inputs(inp)?, attribute)
+            (up_to(inp, Token::RParen, next_name)?, attribute)
         }
         Token::LParen => {
-            let input = inputs(inp)?;
+            let input = up_to(inp, Token::RParen, next_name)?;
             let attribute = if inp.peek() == Some(Token::LAngle) {
                 inp.skip();
                 attributes(inp, value)?
@@ -116,31 +116,41 @@ fn name(token: Token<'_>) -> Option<String> {
     }
 }
 
-/// Names separated by commas, at least one; returns them and the token
-/// after the last.
-fn names<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+/// The next token, as a name.
+fn next_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
-) -> Option<(Vec<String>, Token<'s>)> {
-    let mut names = Vec::new();
+) -> Option<String> {
+    name(inp.next()?)
+}
+
+/// Items separated by commas, at least one; returns them and the token
+/// after the last.
+fn separated<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
+    inp: &mut Reader<'t, '_, I, E>,
+    mut item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
+) -> Option<(Vec<T>, Token<'s>)> {
+    let mut items = Vec::new();
     loop {
-        names.push(name(inp.next()?)?);
+        items.push(item(inp)?);
         match inp.next()? {
             Token::Comma => {}
-            after => return Some((names, after)),
+            after => return Some((items, after)),
         }
     }
 }
 
-/// The inputs after their `(`: `)` or names and `)`.
-fn inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+/// Items separated by commas, or none, up to and including `close`.
+fn up_to<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     inp: &mut Reader<'t, '_, I, E>,
-) -> Option<Vec<String>> {
-    if inp.peek() == Some(Token::RParen) {
+    close: Token<'s>,
+    item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
+) -> Option<Vec<T>> {
+    if inp.peek() == Some(close) {
         inp.skip();
         return Some(Vec::new());
     }
-    let (names, after) = names(inp)?;
-    (after == Token::RParen).then_some(names)
+    let (items, after) = separated(inp, item)?;
+    (after == close).then_some(items)
 }
 
 /// `Op` or `domain.parts.Op`, as (domain, op type, the token after it).
@@ -175,15 +185,8 @@ fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
 ) -> Option<Vec<AttributeProto>> {
-    let mut attributes = Vec::new();
-    loop {
-        attributes.push(attribute(inp, value)?);
-        match inp.next()? {
-            Token::Comma => {}
-            Token::RAngle => return Some(attributes),
-            _ => return None,
-        }
-    }
+    let (attributes, after) = separated(inp, |inp| attribute(inp, value))?;
+    (after == Token::RAngle).then_some(attributes)
 }
 
 /// `name (: type)? = value`.
@@ -223,7 +226,7 @@ fn literals<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let start = inp.save();
     let written = if inp.peek() == Some(Token::LBracket) {
         inp.skip();
-        list(inp)
+        up_to(inp, Token::RBracket, literal).map(Written::List)
     } else {
         literal(inp).map(|(single, span)| Written::One(single, span))
     };
@@ -231,26 +234,6 @@ fn literals<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         inp.rewind(start);
     }
     written
-}
-
-/// Literal values separated by commas, after their `[`, up to and
-/// including the `]`.
-fn list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    inp: &mut Reader<'t, '_, I, E>,
-) -> Option<Written<'s>> {
-    let mut items = Vec::new();
-    if inp.peek() == Some(Token::RBracket) {
-        inp.skip();
-        return Some(Written::List(items));
-    }
-    loop {
-        items.push(literal(inp)?);
-        match inp.next()? {
-            Token::Comma => {}
-            Token::RBracket => return Some(Written::List(items)),
-            _ => return None,
-        }
-    }
 }
 
 /// A number or a `"..."` string, with its span.
