@@ -558,7 +558,7 @@ fn unknown_header_key(diagnostic: Diagnostic, key: &str, keys: &[&str], of: &str
 
 /// Applies one model header entry; keys the reference does not know are
 /// [ext] annotations.
-fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagnostic> {
+pub(crate) fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagnostic> {
     match entry.key.as_str() {
         "ir_version" => model.ir_version = Some(int_value(&entry)?),
         "opset_import" if is_pair_list(&entry) => model.opset_import.extend(opset_value(&entry)?),

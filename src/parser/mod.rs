@@ -10,7 +10,7 @@
 //! | `tensor.rs` | tensor constants, their values, sparse constants |
 //! | `attribute.rs` | attributes and attribute values |
 //! | `node.rs` | nodes and node lists |
-//! | `plain.rs` | the common form of node, read without the combinators |
+//! | `plain/` | the common forms of model, graph and node, read token by token first |
 //! | `graph.rs` | value infos, graphs, functions, models, headers |
 //! | `value.rs` | `key: value` entries of headers and annotations |
 //! | `annotation.rs` | what annotation keys mean for each construct |
@@ -186,13 +186,15 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
                 sparse.clone(),
                 annotation.clone(),
             );
-            let header = value::entries(Token::LAngle, value).boxed();
+            let header = value::entries(Token::LAngle, value.clone()).boxed();
             let single =
                 attribute::single_value(ty.clone(), graph.clone(), sparse, annotation.clone());
             let written = attribute::written_value(single).boxed();
             let attribute = attribute::attribute(written.clone(), annotation.clone());
             let node = node::node(attribute.clone(), annotation.clone());
-            let nodes = node::node_list(node.clone(), written.clone()).boxed();
+            let nodes = plain::node_list(written.clone(), node.clone())
+                .or(node::node_list(node.clone()))
+                .boxed();
             let function = graph::function(
                 ty.clone(),
                 nodes.clone(),
@@ -201,14 +203,22 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
                 annotation.clone(),
             );
             let value_info = graph::value_info(ty.clone(), annotation.clone()).boxed();
-            let body = graph::graph(ty.clone(), nodes.clone(), annotation);
-            parts = Some((header, function, node, nodes, tensor, attribute, value_info));
+            let body = plain::graph(ty.clone(), nodes.clone()).or(graph::graph(
+                ty.clone(),
+                nodes.clone(),
+                annotation,
+            ));
+            parts = Some((
+                header, value, function, node, nodes, tensor, attribute, value_info,
+            ));
             body
         })
         .boxed();
-        let (header, function, node, nodes, tensor, attribute, value_info) =
+        let (header, header_value, function, node, nodes, tensor, attribute, value_info) =
             parts.expect("`recursive` runs its closure before returning");
-        let model = graph::model(header, graph.clone(), function.clone());
+        let model = plain::model(header_value, graph.clone())
+            .or(graph::model(header, graph.clone(), function.clone()))
+            .boxed();
         Grammar {
             model,
             graph,

@@ -4,11 +4,9 @@
 use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
-use super::attribute::Written;
 use super::common::{id_list, ident, quotable_id, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
-use super::plain::plain_node;
 use super::recovery::{list_item, no_match, statement};
 use super::{emit_diagnostic, Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
@@ -192,13 +190,12 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     landmark(Kind::Node, node).boxed()
 }
 
-/// `{ node* }`. Each node is first tried as a [`plain_node`] (with
-/// `value`, the attribute value production), then with the whole grammar.
+/// `{ node* }`, each node reported and skipped when it does not parse.
+/// (Text that parses is read by `plain::node_list` first.)
 pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     node: Parsed<'t, I, E, NodeProto>,
-    value: Parsed<'t, I, E, Written<'s>>,
 ) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
-    statement(plain_node(value).or(node), NodeProto::default())
+    statement(node, NodeProto::default())
         .repeated()
         .collect()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))

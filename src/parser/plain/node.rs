@@ -1,61 +1,47 @@
-//! Plain nodes, read token by token: the shape nearly every node of an
-//! exported model has, `[label] outputs = domain.Op <attrs> (inputs)`,
-//! with bare or quoted names and attributes without annotations.
-//!
-//! The grammar in `node.rs` reads every form of node, but on node-heavy
-//! text its layers of combinators cost several times what reading the
-//! tokens does. [`plain_node`] reads the common form directly, and builds
-//! the node with the grammar's own pieces: an attribute's value, unless it
-//! is a number, a string or a flat list of those, is read by the grammar's
-//! value production, and every attribute is typed and checked by
-//! [`fill`]. On anything else, and on any mistake, it gives the node back
-//! untouched, and the grammar reads it (and explains the mistake).
-//!
-//! A parse that records landmarks (for a source map) always takes the
-//! grammar, which records them; comparing the two parses is how the tests
-//! and the `parse_text` fuzz target check that this module reads exactly
-//! what the grammar would.
+//! Node lists, and plain nodes: `[label] outputs = domain.Op <attrs>
+//! (inputs)`, with bare or quoted names and attributes without
+//! annotations. An attribute's value, unless it is a number, a string or a
+//! flat list of those, is read by the grammar's value production; a node
+//! of any other form by the grammar's node production.
 
-use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
-use super::attribute::{fill, Single, Written};
-use super::common::unquote;
-use super::recovery::no_match;
-use super::tensor::is_special_float;
-use super::{Extra, Fail, Parsed, Tokens};
+use super::{attempt, eat, expect, fast_path, name, next_name, separated, up_to, Reader};
 use crate::lexer::Token;
 use crate::names::attribute_type_by_name;
+use crate::parser::attribute::{fill, Single, Written};
+use crate::parser::common::unquote;
+use crate::parser::tensor::is_special_float;
+use crate::parser::{Extra, Fail, Parsed, Tokens};
 use crate::proto::{AttributeProto, NodeProto};
 
-/// The tokens, as [`plain_node`]'s helpers read them.
-type Reader<'t, 'p, I, E> = InputRef<'t, 'p, I, Extra<E>>;
-
-/// A plain node, or no match (consuming nothing) when the text is not one.
-/// `value` is the grammar's attribute value production.
-pub(crate) fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+/// `{ node* }`, each node read here when it is plain, else by `node`, the
+/// grammar's node production. `value` is the grammar's attribute value
+/// production.
+pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     value: Parsed<'t, I, E, Written<'s>>,
-) -> impl Parser<'t, I, NodeProto, Extra<E>> + Clone {
-    custom(move |inp: &mut Reader<'t, '_, I, E>| {
-        let before = inp.cursor();
-        if !inp.state().is_recording() {
-            let start = inp.save();
-            if let Some(node) = node(inp, &value) {
-                return Ok(node);
-            }
-            inp.rewind(start);
+    node: Parsed<'t, I, E, NodeProto>,
+) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
+    fast_path(move |inp| {
+        expect(inp, Token::LBrace)?;
+        let mut nodes = Vec::new();
+        while !eat(inp, Token::RBrace) {
+            let next = match attempt(inp, |inp| plain_node(inp, &value)) {
+                Some(plain) => plain,
+                None => inp.parse(&node).ok()?,
+            };
+            nodes.push(next);
         }
-        Err(no_match(inp, &before))
+        Some(nodes)
     })
 }
 
 /// `[label] outputs = operator call`.
-fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
 ) -> Option<NodeProto> {
-    let name = if inp.peek() == Some(Token::LBracket) {
-        inp.skip();
+    let name = if eat(inp, Token::LBracket) {
         match inp.next()? {
             Token::RBracket => Some(String::new()),
             token => {
@@ -78,8 +64,7 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         }
         Token::LParen => {
             let input = up_to(inp, Token::RParen, next_name)?;
-            let attribute = if inp.peek() == Some(Token::LAngle) {
-                inp.skip();
+            let attribute = if eat(inp, Token::LAngle) {
                 attributes(inp, value)?
             } else {
                 Vec::new()
@@ -97,60 +82,6 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         attribute,
         ..NodeProto::default()
     })
-}
-
-/// Consumes the next token, which must be `token`.
-fn expect<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    inp: &mut Reader<'t, '_, I, E>,
-    token: Token<'s>,
-) -> Option<()> {
-    (inp.next()? == token).then_some(())
-}
-
-/// A bare or quoted name.
-fn name(token: Token<'_>) -> Option<String> {
-    match token {
-        Token::Ident(name) => Some(name.to_owned()),
-        Token::Str(raw) => Some(unquote(raw)),
-        _ => None,
-    }
-}
-
-/// The next token, as a name.
-fn next_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    inp: &mut Reader<'t, '_, I, E>,
-) -> Option<String> {
-    name(inp.next()?)
-}
-
-/// Items separated by commas, at least one; returns them and the token
-/// after the last.
-fn separated<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
-    inp: &mut Reader<'t, '_, I, E>,
-    mut item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
-) -> Option<(Vec<T>, Token<'s>)> {
-    let mut items = Vec::new();
-    loop {
-        items.push(item(inp)?);
-        match inp.next()? {
-            Token::Comma => {}
-            after => return Some((items, after)),
-        }
-    }
-}
-
-/// Items separated by commas, or none, up to and including `close`.
-fn up_to<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
-    inp: &mut Reader<'t, '_, I, E>,
-    close: Token<'s>,
-    item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
-) -> Option<Vec<T>> {
-    if inp.peek() == Some(close) {
-        inp.skip();
-        return Some(Vec::new());
-    }
-    let (items, after) = separated(inp, item)?;
-    (after == close).then_some(items)
 }
 
 /// `Op` or `domain.parts.Op`, as (domain, op type, the token after it).
@@ -210,7 +141,7 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Token::Eq => None,
         _ => return None,
     };
-    let written = match literals(inp) {
+    let written = match attempt(inp, literals) {
         Some(written) => written,
         None => inp.parse(value).ok()?,
     };
@@ -218,22 +149,15 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     Some(attribute)
 }
 
-/// A literal value, or a bracketed list of literal values; consumes
-/// nothing when the value is something else.
+/// A literal value, or a bracketed list of literal values.
 fn literals<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
 ) -> Option<Written<'s>> {
-    let start = inp.save();
-    let written = if inp.peek() == Some(Token::LBracket) {
-        inp.skip();
+    if eat(inp, Token::LBracket) {
         up_to(inp, Token::RBracket, literal).map(Written::List)
     } else {
         literal(inp).map(|(single, span)| Written::One(single, span))
-    };
-    if written.is_none() {
-        inp.rewind(start);
     }
-    written
 }
 
 /// A number or a `"..."` string, with its span.

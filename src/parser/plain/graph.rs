@@ -1,0 +1,280 @@
+//! Plain models, graphs and value infos: a model whose header entries are
+//! numbers, strings and `["domain": version]` lists, and whose graph has no
+//! functions after it; a graph without annotations or initializers; value
+//! infos `type? name` with tensor types `elem[dims]` read here, and other
+//! types by the grammar's type production.
+
+use chumsky::prelude::*;
+
+use super::{attempt, eat, expect, fast_path, name, next_name, separated, up_to, Reader};
+use crate::lexer::Token;
+use crate::names::{element_type_by_name, starts_type};
+use crate::parser::annotation::{Entry, Value};
+use crate::parser::common::unquote;
+use crate::parser::graph::apply_model_header;
+use crate::parser::{Extra, Fail, Parsed, Tokens};
+use crate::proto::tensor_shape_proto::{dimension, Dimension};
+use crate::proto::type_proto::{self, Value as TypeValue};
+use crate::proto::{
+    GraphProto, ModelProto, NodeProto, TensorShapeProto, TypeProto, ValueInfoProto,
+};
+
+/// `<header>? graph`, with nothing after the graph. `value` is the
+/// grammar's header value production, `graph` its graph production.
+pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    value: Parsed<'t, I, E, Value>,
+    graph: Parsed<'t, I, E, GraphProto>,
+) -> impl Parser<'t, I, ModelProto, Extra<E>> + Clone {
+    fast_path(move |inp| {
+        let header = if eat(inp, Token::LAngle) {
+            let (entries, after) = separated(inp, |inp| entry(inp, &value))?;
+            (after == Token::RAngle).then_some(entries)?
+        } else {
+            Vec::new()
+        };
+        let graph = inp.parse(&graph).ok()?;
+        // Functions, or text that is not one, are left to the grammar.
+        if inp.peek().is_some() {
+            return None;
+        }
+        let mut model = ModelProto {
+            graph: Some(graph),
+            ..ModelProto::default()
+        };
+        for entry in header {
+            apply_model_header(&mut model, entry).ok()?;
+        }
+        Some(model)
+    })
+}
+
+/// `key: value`, the value read here when it is a number, a string or a
+/// `["key": literal, ...]` list, else by `value`.
+fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    value: &Parsed<'t, I, E, Value>,
+) -> Option<Entry> {
+    let before = inp.cursor();
+    let Token::Ident(key) = inp.next()? else {
+        return None;
+    };
+    let key_span = inp.span_since(&before).into_range();
+    expect(inp, Token::Colon)?;
+    let value = match attempt(inp, header_value) {
+        Some(plain) => plain,
+        None => inp.parse(value).ok()?,
+    };
+    Some(Entry {
+        key: key.to_owned(),
+        key_span,
+        value,
+    })
+}
+
+/// A literal, or a `["key": literal, ...]` list.
+fn header_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Value> {
+    let before = inp.cursor();
+    if !eat(inp, Token::LBracket) {
+        return literal(inp);
+    }
+    let pair = |inp: &mut Reader<'t, '_, I, E>| {
+        let Token::Str(key) = inp.next()? else {
+            return None;
+        };
+        expect(inp, Token::Colon)?;
+        Some((unquote(key).into_bytes(), literal(inp)?))
+    };
+    let (pairs, after) = separated(inp, pair)?;
+    (after == Token::RBracket).then_some(())?;
+    Some(Value::Pairs(pairs, inp.span_since(&before).into_range()))
+}
+
+/// A number, or a `"..."` string as bytes.
+fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Value> {
+    let before = inp.cursor();
+    let token = inp.next()?;
+    let span = inp.span_since(&before).into_range();
+    match token {
+        Token::Int(text) | Token::Float(text) => Some(Value::Number(text.to_owned(), span)),
+        Token::Str(raw) => Some(Value::Bytes(unquote(raw).into_bytes(), span)),
+        _ => None,
+    }
+}
+
+/// `name (inputs)? => (outputs) <value infos>? { nodes }`. `ty` is the
+/// grammar's type production, `nodes` its node list production.
+pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    ty: Parsed<'t, I, E, TypeProto>,
+    nodes: Parsed<'t, I, E, Vec<NodeProto>>,
+) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
+    fast_path(move |inp| {
+        let name = next_name(inp)?;
+        let list =
+            |inp: &mut Reader<'t, '_, I, E>, close| up_to(inp, close, |inp| value_info(inp, &ty));
+        let input = if eat(inp, Token::LParen) {
+            list(inp, Token::RParen)?
+        } else {
+            Vec::new()
+        };
+        expect(inp, Token::Arrow)?;
+        expect(inp, Token::LParen)?;
+        let output = list(inp, Token::RParen)?;
+        let value_info = if eat(inp, Token::LAngle) {
+            list(inp, Token::RAngle)?
+        } else {
+            Vec::new()
+        };
+        Some(GraphProto {
+            name: Some(name),
+            input,
+            output,
+            value_info,
+            node: inp.parse(&nodes).ok()?,
+            ..GraphProto::default()
+        })
+    })
+}
+
+/// `type? name`: typed when the first word starts a type, as in the
+/// grammar.
+fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    ty: &Parsed<'t, I, E, TypeProto>,
+) -> Option<ValueInfoProto> {
+    let r#type = match inp.peek()? {
+        Token::Ident(word) if starts_type(word) => Some(match attempt(inp, tensor_type) {
+            Some(plain) => plain,
+            None => inp.parse(ty).ok()?,
+        }),
+        _ => None,
+    };
+    Some(ValueInfoProto {
+        name: Some(next_name(inp)?),
+        r#type,
+        ..ValueInfoProto::default()
+    })
+}
+
+/// `elem` (a scalar), `elem[]` (rank unknown) or `elem[dim, ...]`.
+fn tensor_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<TypeProto> {
+    let Token::Ident(word) = inp.next()? else {
+        return None;
+    };
+    let elem_type = element_type_by_name(word)? as i32;
+    let shape = if eat(inp, Token::LBracket) {
+        let dim = up_to(inp, Token::RBracket, dimension)?;
+        (!dim.is_empty()).then_some(TensorShapeProto { dim })
+    } else {
+        Some(TensorShapeProto::default())
+    };
+    Some(TypeProto {
+        value: Some(TypeValue::TensorType(type_proto::Tensor {
+            elem_type: Some(elem_type),
+            shape,
+        })),
+        denotation: None,
+    })
+}
+
+/// An integer, `?` or a symbol.
+fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Dimension> {
+    let value = match inp.next()? {
+        Token::Int(text) => Some(dimension::Value::DimValue(text.parse().ok()?)),
+        Token::Question => None,
+        token => Some(dimension::Value::DimParam(name(token)?)),
+    };
+    Some(Dimension {
+        value,
+        denotation: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use crate::{parse_model, parse_model_with_source_map};
+
+    /// Models of every form: the plain ones, the ones with parts the
+    /// grammar reads for this module, the ones it gives back, and mistakes.
+    const MODELS: &[&str] = &[
+        "g () => () {}",
+        "g => (float y) { y = Relu (x) }",
+        "\"my graph\" (float[N, ?, 3, \"a b\"] x, int64 n, bool[] b) => (float y) {}",
+        "g (x, \"y z\") => (w) {}",
+        "g (float[2] x) => (float[2] y) <float[2] t, seq(float[2]) s> { t = Relu (x) y = Relu (t) }",
+        "g (seq(float) x, map(int64, float) m, optional(int8) o) => (sparse_tensor(float[2]) y) {}",
+        "g (float[99999999999999999999] x) => (float y) {}",
+        "g (float[-1] x) => (float y) {}",
+        "g (float[1.5] x) => (float y) {}",
+        "g (float[] x) => (float y) {}",
+        "g (float[,] x) => (float y) {}",
+        "g (float[2, ] x) => (float y) {}",
+        "g (float x,) => (float y) {}",
+        "g (float) => (float y) {}",
+        "g (seq, float x) => (float y) {}",
+        "g (wrongtype[2] x) => (float y) {}",
+        "g (float[2] x = {1, 2}) => (float y) {}",
+        "g (float x) => (float y) <float[2] w = {1, 2}> {}",
+        "g (float x) => (float y) <> {}",
+        "g (@<doc_string: \"d\"> float x) => (float y) {}",
+        "@<doc_string: \"d\"> g (float x) => (float y) {}",
+        "g (float x) -> (float y) {}",
+        "g (float x) (float y) {}",
+        "b\"g\" (float x) => (float y) {}",
+        "g (float[b\"N\"] x) => (float y) {}",
+        "<ir_version: 10, opset_import: [\"\" : 22, \"com.x\": 1], producer_name: \"t\"> g () => () {}",
+        "<ir_version: 10> g () => () { y = Relu (x) }",
+        "<opset_import: []> g () => () {}",
+        "<metadata_props: [\"k\": \"v\", \"a\": \"b\"], doc_string: \"d\", model_version: 3> g () => () {}",
+        "<producer_name: \"p\", producer_version: \"1.0\", domain: \"x.y\"> g () => () {}",
+        "<ir_version: 1.5> g () => () {}",
+        "<ir_version: 99999999999999999999> g () => () {}",
+        "<ir_version: \"ten\"> g () => () {}",
+        "<producer_name: 10> g () => () {}",
+        "<opset_import: [\"\" : 1.5]> g () => () {}",
+        "<opset_import: [\"\" : \"x\"]> g () => () {}",
+        "<opset_import: [b\"\" : 1]> g () => () {}",
+        "<opset_import: [\"\" : 1,]> g () => () {}",
+        "<nonsense_key: 1> g () => () {}",
+        "<> g () => () {}",
+        "<ir_version: 10,> g () => () {}",
+        "<ir_version 10> g () => () {}",
+        "<producer_name: \"g\" (x) => (y) {}> g () => () {}",
+        "<training_info: [{algorithm: g () => () {}}]> g () => () {}",
+        "<ir_version: 10> g () => () {} <domain: \"d\"> f (x) => (y) { y = Relu (x) }",
+        "g () => () {} f (x) => (y) { y = Relu (x) }",
+        "g () => () {} trailing",
+        "g () => () { y = If <then_branch = t () => (float z) { z = Relu (x) }> (c) }",
+        "g () => () { y = Relu (x) z = Op <k = 1,> (y) }",
+        "g () => () { @<doc_string: \"d\"> y = Relu (x) }",
+        "g () => () { y = Relu (x)",
+        "g () => ()",
+    ];
+
+    #[test]
+    fn plain_models_read_as_the_grammar_reads_them() {
+        for text in MODELS {
+            // A parse that records a source map takes the grammar only.
+            let plain = parse_model(text);
+            let grammar = parse_model_with_source_map(text).map(|(model, _)| model);
+            match (plain, grammar) {
+                (Ok(a), Ok(b)) => assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics(), "{text}"),
+                (plain, grammar) => panic!(
+                    "{text}: the plain readers give {:?}, the grammar {:?}",
+                    plain.map(|_| "a model"),
+                    grammar.map(|_| "a model")
+                ),
+            }
+        }
+    }
+}
