@@ -111,7 +111,8 @@ fn separated<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     inp: &mut Reader<'t, '_, I, E>,
     mut item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
 ) -> Option<(Vec<T>, Token<'s>)> {
-    let mut items = Vec::new();
+    // The capacity a first push gives, without the cost of growing.
+    let mut items = Vec::with_capacity(4);
     loop {
         items.push(item(inp)?);
         match inp.next()? {
