@@ -11,7 +11,7 @@ use super::landmarks::{landmark, landmark_with, Kind};
 use super::recovery::{function_item, list_item};
 use super::tensor::{build_tensor, data, Data};
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, Span};
 use crate::lexer::Token;
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
@@ -419,16 +419,18 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .boxed()
 }
 
-fn header_error(entry: &Entry, expected: &str) -> Diagnostic {
+/// The error for the header entry `key` whose value, at `span`, is not
+/// what the key takes.
+fn header_error(key: &str, span: Span, expected: &str) -> Diagnostic {
     Diagnostic::new(
         "onnxtxt::parse::header_value",
-        format!("`{}` takes {expected}", entry.key),
-        entry.value.span(),
+        format!("`{key}` takes {expected}"),
+        span,
     )
 }
 
-fn int_value(entry: &Entry) -> Result<i64, Diagnostic> {
-    match &entry.value {
+fn int_value(key: &str, value: &Value) -> Result<i64, Diagnostic> {
+    match value {
         Value::Number(text, span) => text.parse().map_err(|_| {
             let is_integer = text.bytes().all(|b| b == b'-' || b.is_ascii_digit());
             if is_integer {
@@ -440,7 +442,7 @@ fn int_value(entry: &Entry) -> Result<i64, Diagnostic> {
             }
             let diagnostic = Diagnostic::new(
                 "onnxtxt::parse::header_value",
-                format!("`{}` takes an integer, found `{text}`", entry.key),
+                format!("`{key}` takes an integer, found `{text}`"),
                 span.clone(),
             );
             match text.parse::<f64>() {
@@ -450,64 +452,63 @@ fn int_value(entry: &Entry) -> Result<i64, Diagnostic> {
                 _ => diagnostic,
             }
         }),
-        _ => Err(header_error(entry, "an integer")),
+        _ => Err(header_error(key, value.span(), "an integer")),
     }
 }
 
-fn text_value(entry: &Entry) -> Result<String, Diagnostic> {
-    match &entry.value {
-        Value::Bytes(bytes, _) => {
-            String::from_utf8(bytes.clone()).map_err(|_| header_error(entry, "UTF-8 text"))
+fn text_value(entry: Entry) -> Result<String, Diagnostic> {
+    match entry.value {
+        Value::Bytes(bytes, span) => {
+            String::from_utf8(bytes).map_err(|_| header_error(&entry.key, span, "UTF-8 text"))
         }
-        _ => Err(header_error(entry, "a string")),
+        other => Err(header_error(&entry.key, other.span(), "a string")),
     }
 }
 
 /// `["domain": version, ...]`.
-fn opset_value(entry: &Entry) -> Result<Vec<OperatorSetIdProto>, Diagnostic> {
-    match &entry.value {
+fn opset_value(entry: Entry) -> Result<Vec<OperatorSetIdProto>, Diagnostic> {
+    let span = entry.value.span();
+    match entry.value {
         Value::List(items, _) if items.is_empty() => Ok(Vec::new()),
         Value::Pairs(pairs, _) => pairs
-            .iter()
+            .into_iter()
             .map(|(domain, version)| {
-                let version = int_value(&Entry {
-                    key: entry.key.clone(),
-                    key_span: entry.key_span.clone(),
-                    value: version.clone(),
-                })?;
-                let domain = String::from_utf8(domain.clone())
-                    .map_err(|_| header_error(entry, "UTF-8 domains"))?;
+                let version = int_value(&entry.key, &version)?;
+                let domain = String::from_utf8(domain)
+                    .map_err(|_| header_error(&entry.key, span.clone(), "UTF-8 domains"))?;
                 Ok(OperatorSetIdProto {
                     domain: Some(domain),
                     version: Some(version),
                 })
             })
             .collect(),
-        _ => Err(header_error(entry, "a list like `[\"\": 18]`")),
+        _ => Err(header_error(&entry.key, span, "a list like `[\"\": 18]`")),
     }
 }
 
 /// `["key": "value", ...]`.
-pub(crate) fn string_pairs_value(entry: &Entry) -> Result<Vec<StringStringEntryProto>, Diagnostic> {
-    match &entry.value {
+fn string_pairs_value(entry: Entry) -> Result<Vec<StringStringEntryProto>, Diagnostic> {
+    let span = entry.value.span();
+    let utf8 = |bytes, what| {
+        String::from_utf8(bytes).map_err(|_| header_error(&entry.key, span.clone(), what))
+    };
+    match entry.value {
         Value::List(items, _) if items.is_empty() => Ok(Vec::new()),
         Value::Pairs(pairs, _) => pairs
-            .iter()
+            .into_iter()
             .map(|(key, value)| match value {
                 Value::Bytes(value, _) => Ok(StringStringEntryProto {
-                    key: Some(
-                        String::from_utf8(key.clone())
-                            .map_err(|_| header_error(entry, "UTF-8 keys"))?,
-                    ),
-                    value: Some(
-                        String::from_utf8(value.clone())
-                            .map_err(|_| header_error(entry, "UTF-8 values"))?,
-                    ),
+                    key: Some(utf8(key, "UTF-8 keys")?),
+                    value: Some(utf8(value, "UTF-8 values")?),
                 }),
-                _ => Err(header_error(entry, "string values")),
+                _ => Err(header_error(&entry.key, span.clone(), "string values")),
             })
             .collect(),
-        _ => Err(header_error(entry, "a list like `[\"key\": \"value\"]`")),
+        _ => Err(header_error(
+            &entry.key,
+            span,
+            "a list like `[\"key\": \"value\"]`",
+        )),
     }
 }
 
@@ -560,15 +561,15 @@ fn unknown_header_key(diagnostic: Diagnostic, key: &str, keys: &[&str], of: &str
 /// [ext] annotations.
 pub(crate) fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagnostic> {
     match entry.key.as_str() {
-        "ir_version" => model.ir_version = Some(int_value(&entry)?),
-        "opset_import" if is_pair_list(&entry) => model.opset_import.extend(opset_value(&entry)?),
-        "producer_name" => model.producer_name = Some(text_value(&entry)?),
-        "producer_version" => model.producer_version = Some(text_value(&entry)?),
-        "domain" => model.domain = Some(text_value(&entry)?),
-        "model_version" => model.model_version = Some(int_value(&entry)?),
-        "doc_string" => model.doc_string = Some(text_value(&entry)?),
+        "ir_version" => model.ir_version = Some(int_value(&entry.key, &entry.value)?),
+        "opset_import" if is_pair_list(&entry) => model.opset_import.extend(opset_value(entry)?),
+        "producer_name" => model.producer_name = Some(text_value(entry)?),
+        "producer_version" => model.producer_version = Some(text_value(entry)?),
+        "domain" => model.domain = Some(text_value(entry)?),
+        "model_version" => model.model_version = Some(int_value(&entry.key, &entry.value)?),
+        "doc_string" => model.doc_string = Some(text_value(entry)?),
         "metadata_props" if is_pair_list(&entry) => {
-            model.metadata_props.extend(string_pairs_value(&entry)?)
+            model.metadata_props.extend(string_pairs_value(entry)?)
         }
         _ => {
             let key = entry.key.clone();
@@ -583,12 +584,10 @@ pub(crate) fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result
 /// [ext] annotations.
 fn apply_function_header(function: &mut FunctionProto, entry: Entry) -> Result<(), Diagnostic> {
     match entry.key.as_str() {
-        "opset_import" if is_pair_list(&entry) => {
-            function.opset_import.extend(opset_value(&entry)?)
-        }
-        "doc_string" => function.doc_string = Some(text_value(&entry)?),
-        "domain" => function.domain = Some(text_value(&entry)?),
-        "overload" => function.overload = Some(text_value(&entry)?),
+        "opset_import" if is_pair_list(&entry) => function.opset_import.extend(opset_value(entry)?),
+        "doc_string" => function.doc_string = Some(text_value(entry)?),
+        "domain" => function.domain = Some(text_value(entry)?),
+        "overload" => function.overload = Some(text_value(entry)?),
         _ => {
             let key = entry.key.clone();
             return annotation::apply_function_entry(function, entry)
