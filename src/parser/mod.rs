@@ -192,7 +192,13 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
             let written = attribute::written_value(single).boxed();
             let attribute = attribute::attribute(written.clone(), annotation.clone());
             let node = node::node(attribute.clone(), annotation.clone());
-            let nodes = plain::node_list(written.clone(), node.clone())
+            let handoff = plain::Handoff {
+                ty: ty.clone(),
+                header_value: value,
+                attribute_value: written.clone(),
+                node: node.clone(),
+            };
+            let nodes = plain::node_list(handoff.clone())
                 .or(node::node_list(node.clone()))
                 .boxed();
             let function = graph::function(
@@ -203,20 +209,20 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
                 annotation.clone(),
             );
             let value_info = graph::value_info(ty.clone(), annotation.clone()).boxed();
-            let body = plain::graph(ty.clone(), nodes.clone()).or(graph::graph(
+            let body = plain::graph(handoff.clone()).or(graph::graph(
                 ty.clone(),
                 nodes.clone(),
                 annotation,
             ));
             parts = Some((
-                header, value, function, node, nodes, tensor, attribute, value_info,
+                header, handoff, function, node, nodes, tensor, attribute, value_info,
             ));
             body
         })
         .boxed();
-        let (header, header_value, function, node, nodes, tensor, attribute, value_info) =
+        let (header, handoff, function, node, nodes, tensor, attribute, value_info) =
             parts.expect("`recursive` runs its closure before returning");
-        let model = plain::model(header_value, graph.clone())
+        let model = plain::model(handoff)
             .or(graph::model(header, graph.clone(), function.clone()))
             .boxed();
         Grammar {

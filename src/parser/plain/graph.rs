@@ -4,48 +4,42 @@
 //! infos `type? name` with tensor types `elem[dims]` read here, and other
 //! types by the grammar's type production.
 
-use chumsky::prelude::*;
-
-use super::{attempt, eat, expect, fast_path, name, next_name, separated, up_to, Reader};
+use super::node::node_list;
+use super::{attempt, eat, expect, name, next_name, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
 use crate::names::{element_type_by_name, starts_type};
 use crate::parser::annotation::{Entry, Value};
 use crate::parser::common::unquote;
 use crate::parser::graph::apply_model_header;
-use crate::parser::{Extra, Fail, Parsed, Tokens};
+use crate::parser::{Fail, Parsed, Tokens};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{self, Value as TypeValue};
-use crate::proto::{
-    GraphProto, ModelProto, NodeProto, TensorShapeProto, TypeProto, ValueInfoProto,
-};
+use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
 
-/// `<header>? graph`, with nothing after the graph. `value` is the
-/// grammar's header value production, `graph` its graph production.
-pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    value: Parsed<'t, I, E, Value>,
-    graph: Parsed<'t, I, E, GraphProto>,
-) -> impl Parser<'t, I, ModelProto, Extra<E>> + Clone {
-    fast_path(move |inp| {
-        let header = if eat(inp, Token::LAngle) {
-            let (entries, after) = separated(inp, |inp| entry(inp, &value))?;
-            (after == Token::RAngle).then_some(entries)?
-        } else {
-            Vec::new()
-        };
-        let graph = inp.parse(&graph).ok()?;
-        // Functions, or text that is not one, are left to the grammar.
-        if inp.peek().is_some() {
-            return None;
-        }
-        let mut model = ModelProto {
-            graph: Some(graph),
-            ..ModelProto::default()
-        };
-        for entry in header {
-            apply_model_header(&mut model, entry).ok()?;
-        }
-        Some(model)
-    })
+/// `<header>? graph`, with nothing after the graph.
+pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    grammar: &Handoff<'t, 's, I, E>,
+) -> Option<ModelProto> {
+    let header = if eat(inp, Token::LAngle) {
+        let (entries, after) = separated(inp, |inp| entry(inp, &grammar.header_value))?;
+        (after == Token::RAngle).then_some(entries)?
+    } else {
+        Vec::new()
+    };
+    let graph = graph(inp, grammar)?;
+    // Functions, or text that is not one, are left to the grammar.
+    if inp.peek().is_some() {
+        return None;
+    }
+    let mut model = ModelProto {
+        graph: Some(graph),
+        ..ModelProto::default()
+    };
+    for entry in header {
+        apply_model_header(&mut model, entry).ok()?;
+    }
+    Some(model)
 }
 
 /// `key: value`, the value read here when it is a number, a string or a
@@ -105,37 +99,35 @@ fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     }
 }
 
-/// `name (inputs)? => (outputs) <value infos>? { nodes }`. `ty` is the
-/// grammar's type production, `nodes` its node list production.
-pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    ty: Parsed<'t, I, E, TypeProto>,
-    nodes: Parsed<'t, I, E, Vec<NodeProto>>,
-) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
-    fast_path(move |inp| {
-        let name = next_name(inp)?;
-        let list =
-            |inp: &mut Reader<'t, '_, I, E>, close| up_to(inp, close, |inp| value_info(inp, &ty));
-        let input = if eat(inp, Token::LParen) {
-            list(inp, Token::RParen)?
-        } else {
-            Vec::new()
-        };
-        expect(inp, Token::Arrow)?;
-        expect(inp, Token::LParen)?;
-        let output = list(inp, Token::RParen)?;
-        let value_info = if eat(inp, Token::LAngle) {
-            list(inp, Token::RAngle)?
-        } else {
-            Vec::new()
-        };
-        Some(GraphProto {
-            name: Some(name),
-            input,
-            output,
-            value_info,
-            node: inp.parse(&nodes).ok()?,
-            ..GraphProto::default()
-        })
+/// `name (inputs)? => (outputs) <value infos>? { nodes }`.
+pub(super) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    grammar: &Handoff<'t, 's, I, E>,
+) -> Option<GraphProto> {
+    let name = next_name(inp)?;
+    let list = |inp: &mut Reader<'t, '_, I, E>, close| {
+        up_to(inp, close, |inp| value_info(inp, &grammar.ty))
+    };
+    let input = if eat(inp, Token::LParen) {
+        list(inp, Token::RParen)?
+    } else {
+        Vec::new()
+    };
+    expect(inp, Token::Arrow)?;
+    expect(inp, Token::LParen)?;
+    let output = list(inp, Token::RParen)?;
+    let value_info = if eat(inp, Token::LAngle) {
+        list(inp, Token::RAngle)?
+    } else {
+        Vec::new()
+    };
+    Some(GraphProto {
+        name: Some(name),
+        input,
+        output,
+        value_info,
+        node: node_list(inp, grammar)?,
+        ..GraphProto::default()
     })
 }
 

@@ -27,16 +27,60 @@ mod node;
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
+use super::annotation::Value;
+use super::attribute::Written;
 use super::common::unquote;
 use super::recovery::no_match;
-use super::{Extra, Fail, Tokens};
+use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
-
-pub(crate) use graph::{graph, model};
-pub(crate) use node::node_list;
+use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto};
 
 /// The tokens, as the readers see them.
 type Reader<'t, 'p, I, E> = InputRef<'t, 'p, I, Extra<E>>;
+
+/// The grammar's productions that the readers hand parts to.
+pub(crate) struct Handoff<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> {
+    /// A type.
+    pub(crate) ty: Parsed<'t, I, E, TypeProto>,
+    /// The value of a header entry.
+    pub(crate) header_value: Parsed<'t, I, E, Value>,
+    /// The value of an attribute.
+    pub(crate) attribute_value: Parsed<'t, I, E, Written<'s>>,
+    /// A node.
+    pub(crate) node: Parsed<'t, I, E, NodeProto>,
+}
+
+impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Clone for Handoff<'t, 's, I, E> {
+    fn clone(&self) -> Self {
+        Handoff {
+            ty: self.ty.clone(),
+            header_value: self.header_value.clone(),
+            attribute_value: self.attribute_value.clone(),
+            node: self.node.clone(),
+        }
+    }
+}
+
+/// A model, `<header>? graph`, with nothing after the graph.
+pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    grammar: Handoff<'t, 's, I, E>,
+) -> impl Parser<'t, I, ModelProto, Extra<E>> + Clone {
+    fast_path(move |inp| graph::model(inp, &grammar))
+}
+
+/// A graph without annotations or initializers.
+pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    grammar: Handoff<'t, 's, I, E>,
+) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
+    fast_path(move |inp| graph::graph(inp, &grammar))
+}
+
+/// `{ node* }`.
+pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    grammar: Handoff<'t, 's, I, E>,
+) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
+    fast_path(move |inp| node::node_list(inp, &grammar))
+}
 
 /// The production that `read` reads, or no match (consuming nothing) when
 /// it gives up, or when landmarks are being recorded.

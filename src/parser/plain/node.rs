@@ -6,34 +6,31 @@
 
 use chumsky::prelude::*;
 
-use super::{attempt, eat, expect, fast_path, name, next_name, separated, up_to, Reader};
+use super::{attempt, eat, expect, name, next_name, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
 use crate::names::attribute_type_by_name;
 use crate::parser::attribute::{fill, Single, Written};
 use crate::parser::common::unquote;
 use crate::parser::tensor::is_special_float;
-use crate::parser::{Extra, Fail, Parsed, Tokens};
+use crate::parser::{Fail, Parsed, Tokens};
 use crate::proto::{AttributeProto, NodeProto};
 
-/// `{ node* }`, each node read here when it is plain, else by `node`, the
-/// grammar's node production. `value` is the grammar's attribute value
-/// production.
-pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    value: Parsed<'t, I, E, Written<'s>>,
-    node: Parsed<'t, I, E, NodeProto>,
-) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
-    fast_path(move |inp| {
-        expect(inp, Token::LBrace)?;
-        let mut nodes = Vec::new();
-        while !eat(inp, Token::RBrace) {
-            let next = match attempt(inp, |inp| plain_node(inp, &value)) {
-                Some(plain) => plain,
-                None => inp.parse(&node).ok()?,
-            };
-            nodes.push(next);
-        }
-        Some(nodes)
-    })
+/// `{ node* }`, each node read here when it is plain, else by the
+/// grammar's node production.
+pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    grammar: &Handoff<'t, 's, I, E>,
+) -> Option<Vec<NodeProto>> {
+    expect(inp, Token::LBrace)?;
+    let mut nodes = Vec::new();
+    while !eat(inp, Token::RBrace) {
+        let next = match attempt(inp, |inp| plain_node(inp, &grammar.attribute_value)) {
+            Some(plain) => plain,
+            None => inp.parse(&grammar.node).ok()?,
+        };
+        nodes.push(next);
+    }
+    Some(nodes)
 }
 
 /// `[label] outputs = operator call`.
