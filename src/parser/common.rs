@@ -135,7 +135,9 @@ pub(crate) fn unquote(raw: &str) -> String {
 /// Removes the reference's escapes: a backslash stands for the next
 /// character, whatever it is.
 pub(crate) fn unescape(raw: &str) -> String {
-    if !raw.contains('\\') {
+    // Names are short: the memchr crate's search costs a fraction of
+    // `str::contains` on them.
+    if memchr::memchr(b'\\', raw.as_bytes()).is_none() {
         return raw.to_owned();
     }
     let mut out = String::with_capacity(raw.len());
