@@ -66,7 +66,7 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .then(tensor_tail().or_not())
         .validate(|((entries, ty), tail), e, emitter| match (tail, entries) {
             (Some((name, data)), entries) => {
-                let mut tensor = build_tensor(ty, name, data, emitter);
+                let mut tensor = build_tensor(ty, name, data, &mut |e| emitter.emit(e));
                 super::tensor::annotate_tensor(&mut tensor, entries, emitter);
                 Single::Tensor(Box::new(tensor))
             }

@@ -131,7 +131,7 @@ fn initializer<'s, E: CustomError>(
     emitter: &mut chumsky::input::Emitter<E>,
 ) -> TensorProto {
     let ty = ty.unwrap_or_else(|| (TypeProto::default(), span));
-    let mut tensor = build_tensor(ty, Some(name), data, emitter);
+    let mut tensor = build_tensor(ty, Some(name), data, &mut |e| emitter.emit(e));
     super::tensor::annotate_tensor(&mut tensor, entries, emitter);
     tensor
 }

@@ -179,7 +179,8 @@ pub(crate) fn tensor_constant<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .then_ignore(just(Token::Eq).or_not())
         .then(data().or_not())
         .validate(|(((entries, ty), name), data), _, emitter| {
-            let mut tensor = build_tensor(ty, name, data.unwrap_or(Data::Absent), emitter);
+            let data = data.unwrap_or(Data::Absent);
+            let mut tensor = build_tensor(ty, name, data, &mut |e| emitter.emit(e));
             annotate_tensor(&mut tensor, entries, emitter);
             tensor
         })
@@ -199,21 +200,20 @@ pub(crate) fn annotate_tensor<E: CustomError>(
     }
 }
 
-/// Builds a tensor from its type, name and values, reporting problems
-/// (symbolic dimensions, values of the wrong kind, overflow) through
-/// `emitter`.
+/// Builds a tensor from its type, name and values, giving problems
+/// (symbolic dimensions, values of the wrong kind, overflow) to `report`.
 pub(crate) fn build_tensor<'s, E: CustomError>(
     (ty, type_span): (TypeProto, SimpleSpan),
     name: Option<String>,
     data: Data<'s>,
-    emitter: &mut chumsky::input::Emitter<E>,
+    report: &mut impl FnMut(E),
 ) -> TensorProto {
     let mut tensor = TensorProto {
         name,
         ..TensorProto::default()
     };
     let Some(Value::TensorType(tensor_type)) = ty.value else {
-        emitter.emit(E::custom(
+        report(E::custom(
             type_span,
             "a tensor constant needs a tensor type such as `float[2]`",
         ));
@@ -221,7 +221,7 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
     };
     tensor.data_type = tensor_type.elem_type;
     let Some(shape) = tensor_type.shape else {
-        emitter.emit(E::custom(
+        report(E::custom(
             type_span,
             "a tensor constant needs its dimensions: write `float[2,3]`, or `float` for a scalar",
         ));
@@ -231,7 +231,7 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
         match &dim.value {
             Some(dimension::Value::DimValue(n)) => tensor.dims.push(*n),
             _ => {
-                emitter.emit(E::custom(
+                report(E::custom(
                     type_span,
                     "the dimensions of a tensor constant must be numbers",
                 ));
@@ -270,7 +270,7 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
         }
     };
     if let Err(error) = result {
-        emitter.emit(error);
+        report(error);
     }
     tensor
 }

@@ -85,7 +85,8 @@ pub(crate) fn value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 let whole = span(e.span());
                 match tail {
                     Some((name, data)) => {
-                        let mut tensor = super::tensor::build_tensor(ty, name, data, emitter);
+                        let mut tensor =
+                            super::tensor::build_tensor(ty, name, data, &mut |e| emitter.emit(e));
                         super::tensor::annotate_tensor(&mut tensor, entries, emitter);
                         Value::Tensor(Box::new(tensor), whole)
                     }
