@@ -1,20 +1,19 @@
 //! Plain models, graphs and value infos: a model whose header entries are
 //! numbers, strings and `["domain": version]` lists, and whose graph has no
 //! functions after it; a graph without annotations or initializers; value
-//! infos `type? name` with tensor types `elem[dims]` read here, and other
+//! infos `type? name`, with tensor types read by `tensor.rs` and other
 //! types by the grammar's type production.
 
 use super::node::node_list;
-use super::{attempt, eat, expect, name, next_name, separated, up_to, Handoff, Reader};
+use super::tensor::tensor_type;
+use super::{attempt, eat, expect, next_name, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
-use crate::names::{element_type_by_name, starts_type};
+use crate::names::starts_type;
 use crate::parser::annotation::{Entry, Value};
 use crate::parser::common::unquote;
 use crate::parser::graph::apply_model_header;
 use crate::parser::{Fail, Parsed, Tokens};
-use crate::proto::tensor_shape_proto::{dimension, Dimension};
-use crate::proto::type_proto::{self, Value as TypeValue};
-use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
+use crate::proto::{GraphProto, ModelProto, TypeProto, ValueInfoProto};
 
 /// `<header>? graph`, with nothing after the graph.
 pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
@@ -148,44 +147,6 @@ fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         name: Some(next_name(inp)?),
         r#type,
         ..ValueInfoProto::default()
-    })
-}
-
-/// `elem` (a scalar), `elem[]` (rank unknown) or `elem[dim, ...]`.
-fn tensor_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    inp: &mut Reader<'t, '_, I, E>,
-) -> Option<TypeProto> {
-    let Token::Ident(word) = inp.next()? else {
-        return None;
-    };
-    let elem_type = element_type_by_name(word)? as i32;
-    let shape = if eat(inp, Token::LBracket) {
-        let dim = up_to(inp, Token::RBracket, dimension)?;
-        (!dim.is_empty()).then_some(TensorShapeProto { dim })
-    } else {
-        Some(TensorShapeProto::default())
-    };
-    Some(TypeProto {
-        value: Some(TypeValue::TensorType(type_proto::Tensor {
-            elem_type: Some(elem_type),
-            shape,
-        })),
-        denotation: None,
-    })
-}
-
-/// An integer, `?` or a symbol.
-fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-    inp: &mut Reader<'t, '_, I, E>,
-) -> Option<Dimension> {
-    let value = match inp.next()? {
-        Token::Int(text) => Some(dimension::Value::DimValue(text.parse().ok()?)),
-        Token::Question => None,
-        token => Some(dimension::Value::DimParam(name(token)?)),
-    };
-    Some(Dimension {
-        value,
-        denotation: None,
     })
 }
 

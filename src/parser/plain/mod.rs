@@ -4,7 +4,8 @@
 //! | file | reads |
 //! |---|---|
 //! | `node.rs` | node lists, and nodes `[label] outputs = domain.Op <attrs> (inputs)` |
-//! | `graph.rs` | models with a header, graphs, value infos and tensor types |
+//! | `graph.rs` | models with a header, graphs and value infos |
+//! | `tensor.rs` | tensor types, and tensor constants as attribute values |
 //!
 //! The grammar reads every form, but its layers of combinators cost
 //! several times what reading the tokens does: for a small model, such as
@@ -23,6 +24,7 @@
 
 mod graph;
 mod node;
+mod tensor;
 
 use chumsky::input::InputRef;
 use chumsky::prelude::*;

@@ -6,6 +6,7 @@
 
 use chumsky::prelude::*;
 
+use super::tensor::constant;
 use super::{attempt, eat, expect, name, next_name, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
 use crate::names::attribute_type_by_name;
@@ -138,7 +139,7 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Token::Eq => None,
         _ => return None,
     };
-    let written = match attempt(inp, literals) {
+    let written = match attempt(inp, literals).or_else(|| attempt(inp, constant)) {
         Some(written) => written,
         None => inp.parse(value).ok()?,
     };
@@ -214,6 +215,18 @@ mod tests {
         "y = Op <value: tensor = int64[2] {1, 2}> ()",
         "y = Op <value = float[2] {1, 2}, t = [int64[1] {1}, int64[1] {2}]> ()",
         "y = Op <ty: type = float[N]> (x)",
+        "y = Constant <value = float {3.5}> ()",
+        "y = Constant <value = float[2, 2] {1, -2.5e3, nan, -inf}> ()",
+        "y = Constant <value = double[2] {1, 2}, v2 = float16[2] {1, 2.5}> ()",
+        "y = Constant <value = bool[2] {1, 0}, u = uint64[1] {18446744073709551615}> ()",
+        "y = Constant <value = int8[1] {300}> ()",
+        "y = Constant <value = float[3] {1, 2}> ()",
+        "y = Constant <value = float[N] {1}> ()",
+        "y = Constant <value = float[] {1}> ()",
+        "y = Constant <value = float[1] {1 2}> ()",
+        "y = Constant <value = string[1] {\"a\"}> ()",
+        "y = Constant <value = float[1] t {1}, u = float[1] = {1}> ()",
+        "y = Constant <value: floats = float[1] {1}> ()",
         "y = If <then_branch = g () => (float z) { z = Relu (x) }> (c)",
         "y = If <then_branch = \"g\" () => (float z) { z = Relu (x) }> (c)",
         "y = Op <k = @outer, j: int = @other> (x)",

@@ -1,0 +1,76 @@
+//! Plain tensor types, `elem` (a scalar), `elem[]` and `elem[dim, ...]`,
+//! and tensor constants `type {numbers}`, as attribute values such as a
+//! Constant node's.
+
+use chumsky::span::SimpleSpan;
+
+use super::{eat, name, up_to, Reader};
+use crate::lexer::Token;
+use crate::names::element_type_by_name;
+use crate::parser::attribute::{Single, Written};
+use crate::parser::tensor::{build_tensor, Data};
+use crate::parser::{Fail, Problem, Tokens};
+use crate::proto::tensor_shape_proto::{dimension, Dimension};
+use crate::proto::type_proto::{self, Value as TypeValue};
+use crate::proto::{TensorShapeProto, TypeProto};
+
+/// `type {numbers}`: a tensor type, then its values as one
+/// [`Token::Numbers`], built as the grammar builds them.
+pub(super) fn constant<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Written<'s>> {
+    let before = inp.cursor();
+    let ty = tensor_type(inp)?;
+    let type_span = inp.span_since(&before);
+    let Token::Numbers(text) = inp.next()? else {
+        return None;
+    };
+    let whole = inp.span_since(&before);
+    let values = SimpleSpan::from(whole.end - text.len() - 1..whole.end - 1);
+    let mut failed = false;
+    let tensor = build_tensor(
+        (ty, type_span),
+        None,
+        Data::Numbers(text, values),
+        &mut |_: Problem| failed = true,
+    );
+    (!failed).then(|| Written::One(Single::Tensor(Box::new(tensor)), whole))
+}
+
+/// `elem` (a scalar), `elem[]` (rank unknown) or `elem[dim, ...]`.
+pub(super) fn tensor_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<TypeProto> {
+    let Token::Ident(word) = inp.next()? else {
+        return None;
+    };
+    let elem_type = element_type_by_name(word)? as i32;
+    let shape = if eat(inp, Token::LBracket) {
+        let dim = up_to(inp, Token::RBracket, dimension)?;
+        (!dim.is_empty()).then_some(TensorShapeProto { dim })
+    } else {
+        Some(TensorShapeProto::default())
+    };
+    Some(TypeProto {
+        value: Some(TypeValue::TensorType(type_proto::Tensor {
+            elem_type: Some(elem_type),
+            shape,
+        })),
+        denotation: None,
+    })
+}
+
+/// An integer, `?` or a symbol.
+fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Dimension> {
+    let value = match inp.next()? {
+        Token::Int(text) => Some(dimension::Value::DimValue(text.parse().ok()?)),
+        Token::Question => None,
+        token => Some(dimension::Value::DimParam(name(token)?)),
+    };
+    Some(Dimension {
+        value,
+        denotation: None,
+    })
+}
