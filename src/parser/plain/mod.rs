@@ -157,10 +157,33 @@ fn separated<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     inp: &mut Reader<'t, '_, I, E>,
     mut item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
 ) -> Option<(Vec<T>, Token<'s>)> {
+    separated_into(inp, |inp, items| {
+        items.push(item(inp)?);
+        Some(())
+    })
+}
+
+/// [`separated`] for large items, which `item` fills in place: each move
+/// of an `AttributeProto` copies 328 bytes.
+fn separated_in_place<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T: Default>(
+    inp: &mut Reader<'t, '_, I, E>,
+    mut item: impl FnMut(&mut Reader<'t, '_, I, E>, &mut T) -> Option<()>,
+) -> Option<(Vec<T>, Token<'s>)> {
+    separated_into(inp, |inp, items| {
+        items.push(T::default());
+        item(inp, items.last_mut()?)
+    })
+}
+
+/// The loop of [`separated`]: `push` reads an item onto the list.
+fn separated_into<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
+    inp: &mut Reader<'t, '_, I, E>,
+    mut push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut Vec<T>) -> Option<()>,
+) -> Option<(Vec<T>, Token<'s>)> {
     // The capacity a first push gives, without the cost of growing.
     let mut items = Vec::with_capacity(4);
     loop {
-        items.push(item(inp)?);
+        push(inp, &mut items)?;
         match inp.next()? {
             Token::Comma => {}
             after => return Some((items, after)),

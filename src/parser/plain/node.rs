@@ -7,7 +7,9 @@
 use chumsky::prelude::*;
 
 use super::tensor::constant;
-use super::{attempt, eat, expect, name, next_name, separated, up_to, Handoff, Reader};
+use super::{
+    attempt, eat, expect, name, next_name, separated, separated_in_place, up_to, Handoff, Reader,
+};
 use crate::lexer::Token;
 use crate::names::attribute_type_by_name;
 use crate::parser::attribute::{fill, Single, Written};
@@ -114,19 +116,17 @@ fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
 ) -> Option<Vec<AttributeProto>> {
-    let (attributes, after) = separated(inp, |inp| attribute(inp, value))?;
+    let (attributes, after) = separated_in_place(inp, |inp, slot| attribute(inp, value, slot))?;
     (after == Token::RAngle).then_some(attributes)
 }
 
-/// `name (: type)? = value`.
+/// `name (: type)? = value`, into `attribute`.
 fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-) -> Option<AttributeProto> {
-    let mut attribute = AttributeProto {
-        name: Some(name(inp.next()?)?),
-        ..AttributeProto::default()
-    };
+    attribute: &mut AttributeProto,
+) -> Option<()> {
+    attribute.name = Some(name(inp.next()?)?);
     let declared = match inp.next()? {
         Token::Colon => {
             let Token::Ident(ty) = inp.next()? else {
@@ -143,8 +143,7 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Some(written) => written,
         None => inp.parse(value).ok()?,
     };
-    fill(&mut attribute, declared, written).ok()?;
-    Some(attribute)
+    fill(attribute, declared, written).ok()
 }
 
 /// A literal value, or a bracketed list of literal values.
