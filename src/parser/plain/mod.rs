@@ -12,7 +12,7 @@
 //! the conformance corpus's, far more than lexing it. Each reader here
 //! builds its construct with the grammar's own pieces (attributes are typed
 //! by `fill`, header entries applied by `apply_model_header`), and hands
-//! what it does not read itself (a tensor constant, a subgraph, a `seq`
+//! what it does not read itself (a subgraph, a tensor of strings, a `seq`
 //! type, a node with an annotation) to the grammar's production for it.
 //! On anything else, and on any mistake, a reader gives its construct back
 //! untouched and the grammar reads it, and explains the mistake.
