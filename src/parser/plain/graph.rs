@@ -6,7 +6,7 @@
 
 use super::node::node_list;
 use super::tensor::tensor_type;
-use super::{attempt, eat, expect, next_name, separated, up_to, Handoff, Reader};
+use super::{eat, expect, next_name, or_grammar, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
 use crate::names::starts_type;
 use crate::parser::annotation::{Entry, Value};
@@ -53,10 +53,7 @@ fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     };
     let key_span = inp.span_since(&before).into_range();
     expect(inp, Token::Colon)?;
-    let value = match attempt(inp, header_value) {
-        Some(plain) => plain,
-        None => inp.parse(value).ok()?,
-    };
+    let value = or_grammar(inp, header_value, value)?;
     Some(Entry {
         key: key.to_owned(),
         key_span,
@@ -137,10 +134,7 @@ fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ty: &Parsed<'t, I, E, TypeProto>,
 ) -> Option<ValueInfoProto> {
     let r#type = match inp.peek()? {
-        Token::Ident(word) if starts_type(word) => Some(match attempt(inp, tensor_type) {
-            Some(plain) => plain,
-            None => inp.parse(ty).ok()?,
-        }),
+        Token::Ident(word) if starts_type(word) => Some(or_grammar(inp, tensor_type, ty)?),
         _ => None,
     };
     Some(ValueInfoProto {

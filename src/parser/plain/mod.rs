@@ -115,6 +115,16 @@ fn attempt<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
     output
 }
 
+/// What `read` reads, or else what the grammar's `production` parses
+/// there: how a reader hands a part it does not read to the grammar.
+fn or_grammar<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
+    inp: &mut Reader<'t, '_, I, E>,
+    read: impl FnOnce(&mut Reader<'t, '_, I, E>) -> Option<O>,
+    production: &Parsed<'t, I, E, O>,
+) -> Option<O> {
+    attempt(inp, read).or_else(|| inp.parse(production).ok())
+}
+
 /// Consumes the next token, which must be `token`.
 fn expect<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,

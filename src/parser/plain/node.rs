@@ -8,7 +8,8 @@ use chumsky::prelude::*;
 
 use super::tensor::constant;
 use super::{
-    attempt, eat, expect, name, next_name, separated, separated_in_place, up_to, Handoff, Reader,
+    attempt, eat, expect, name, next_name, or_grammar, separated, separated_in_place, up_to,
+    Handoff, Reader,
 };
 use crate::lexer::Token;
 use crate::names::attribute_type_by_name;
@@ -27,10 +28,11 @@ pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     expect(inp, Token::LBrace)?;
     let mut nodes = Vec::new();
     while !eat(inp, Token::RBrace) {
-        let next = match attempt(inp, |inp| plain_node(inp, &grammar.attribute_value)) {
-            Some(plain) => plain,
-            None => inp.parse(&grammar.node).ok()?,
-        };
+        let next = or_grammar(
+            inp,
+            |inp| plain_node(inp, &grammar.attribute_value),
+            &grammar.node,
+        )?;
         nodes.push(next);
     }
     Some(nodes)
@@ -139,10 +141,9 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Token::Eq => None,
         _ => return None,
     };
-    let written = match attempt(inp, literals).or_else(|| attempt(inp, constant)) {
-        Some(written) => written,
-        None => inp.parse(value).ok()?,
-    };
+    let plain =
+        |inp: &mut Reader<'t, '_, I, E>| attempt(inp, literals).or_else(|| attempt(inp, constant));
+    let written = or_grammar(inp, plain, value)?;
     fill(attribute, declared, written).ok()
 }
 
