@@ -13,7 +13,7 @@
 //!   point parses back to the same IR (compared as encoded bytes, so NaN
 //!   payloads count), and its `--compat` text parses too; and
 //!   `parse_model` agrees with `parse_model_with_source_map`, which reads
-//!   every node with the whole grammar.
+//!   everything with the whole grammar.
 //! * [`check_model`]: `encode(parse(print(m))) == encode(m)`, the text is
 //!   a fixed point of `print ∘ parse`, the compat text parses, and the same
 //!   holds for the model's parts through their own entry points (graph,
@@ -264,7 +264,7 @@ fn first_difference(original: &str, reparsed: &str) -> String {
 /// entry point it parsed with, the round trip [`check_model`] makes: print,
 /// parse back to the same bytes, print again to the same text, and parse
 /// the compat text. `parse_model` must agree with
-/// `parse_model_with_source_map`, which reads every node with the whole
+/// `parse_model_with_source_map`, which reads everything with the whole
 /// grammar.
 ///
 /// ```
@@ -286,9 +286,10 @@ pub fn check_text(text: &str) -> Check {
     same_with_source_map(text)
 }
 
-/// `parse_model` reads common nodes token by token, without the grammar's
-/// combinators; `parse_model_with_source_map` reads every node with the
-/// grammar. Both must give the same model, or both fail.
+/// `parse_model` reads the common forms of model, graph and node token by
+/// token, without the grammar's combinators; `parse_model_with_source_map`
+/// reads everything with the grammar. Both must give the same model, or
+/// both fail.
 fn same_with_source_map(text: &str) -> Check {
     let plain = parse(&MODEL, text)?;
     let mapped = guard("parse_model_with_source_map", || {
