@@ -222,7 +222,7 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
         .boxed();
         let (header, handoff, function, node, nodes, tensor, attribute, value_info) =
             parts.expect("`recursive` runs its closure before returning");
-        let model = plain::model(handoff)
+        let model = plain::model(handoff, function.clone())
             .or(graph::model(header, graph.clone(), function.clone()))
             .boxed();
         Grammar {

@@ -1,6 +1,7 @@
 //! Plain models, graphs and value infos: a model whose header entries are
-//! numbers, strings and `["domain": version]` lists, and whose graph has no
-//! functions after it; a graph without annotations or initializers; value
+//! numbers, strings and `["domain": version]` lists, with any functions
+//! after its graph read by the grammar; a graph without annotations or
+//! initializers; value
 //! infos `type? name`, with tensor types read by `tensor.rs` and other
 //! types by the grammar's type production.
 
@@ -13,12 +14,13 @@ use crate::parser::annotation::{Entry, Value};
 use crate::parser::common::unquote;
 use crate::parser::graph::apply_model_header;
 use crate::parser::{Fail, Parsed, Tokens};
-use crate::proto::{GraphProto, ModelProto, TypeProto, ValueInfoProto};
+use crate::proto::{FunctionProto, GraphProto, ModelProto, TypeProto, ValueInfoProto};
 
-/// `<header>? graph`, with nothing after the graph.
+/// `<header>? graph function*`, the functions read by `function`.
 pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
+    function: &Parsed<'t, I, E, FunctionProto>,
 ) -> Option<ModelProto> {
     let header = if eat(inp, Token::LAngle) {
         let (entries, after) = separated(inp, |inp| entry(inp, &grammar.header_value))?;
@@ -27,12 +29,13 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Vec::new()
     };
     let graph = graph(inp, grammar)?;
-    // Functions, or text that is not one, are left to the grammar.
-    if inp.peek().is_some() {
-        return None;
+    let mut functions = Vec::new();
+    while inp.peek().is_some() {
+        functions.push(inp.parse(function).ok()?);
     }
     let mut model = ModelProto {
         graph: Some(graph),
+        functions,
         ..ModelProto::default()
     };
     for entry in header {
@@ -199,6 +202,10 @@ mod tests {
         "<training_info: [{algorithm: g () => () {}}]> g () => () {}",
         "<ir_version: 10> g () => () {} <domain: \"d\"> f (x) => (y) { y = Relu (x) }",
         "g () => () {} f (x) => (y) { y = Relu (x) }",
+        "g () => () {} f (x) => (y) { y = Relu (x) } <domain: \"d\"> h <a> (x) => (y) { y = Neg (x) }",
+        "g () => () {} f (x) => (y) { y = = Relu (x) }",
+        "<ir_version: \"ten\"> g () => () {} f (x) => (y) { y = Relu (x) }",
+        "g () => () {} f (x) => (y) { y = Relu (x) } trailing",
         "g () => () {} trailing",
         "g () => () { y = If <then_branch = t () => (float z) { z = Relu (x) }> (c) }",
         "g () => () { y = Relu (x) z = Op <k = 1,> (y) }",

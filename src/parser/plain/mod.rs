@@ -13,8 +13,8 @@
 //! builds its construct with the grammar's own pieces (attributes are typed
 //! by `fill`, header entries applied by `apply_model_header`), and hands
 //! what it does not read itself (a subgraph, a tensor of strings, a `seq`
-//! type, a node with an annotation) to the grammar's production for it.
-//! On anything else, and on any mistake, a reader gives its construct back
+//! type, a node with an annotation, a function) to the grammar's
+//! production for it. On anything else, and on any mistake, a reader gives its construct back
 //! untouched and the grammar reads it, and explains the mistake.
 //!
 //! A parse that records landmarks (for a source map) always takes the
@@ -35,7 +35,7 @@ use super::common::unquote;
 use super::recovery::no_match;
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
-use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto};
+use crate::proto::{FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto};
 
 /// The tokens, as the readers see them.
 type Reader<'t, 'p, I, E> = InputRef<'t, 'p, I, Extra<E>>;
@@ -63,11 +63,13 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Clone for Handoff<'t, 's, I,
     }
 }
 
-/// A model, `<header>? graph`, with nothing after the graph.
+/// A model, `<header>? graph function*`, its functions read by the
+/// grammar's `function` production.
 pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
+    function: Parsed<'t, I, E, FunctionProto>,
 ) -> impl Parser<'t, I, ModelProto, Extra<E>> + Clone {
-    fast_path(move |inp| graph::model(inp, &grammar))
+    fast_path(move |inp| graph::model(inp, &grammar, &function))
 }
 
 /// A graph without annotations or initializers.
