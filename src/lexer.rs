@@ -110,6 +110,9 @@ pub enum Token<'s> {
     Comment,
     /// Text that is not a token.
     Error,
+    /// Never lexed: stands for the nodes that a second thread read from a
+    /// long node list (see `parser::halves`).
+    Spliced,
 }
 
 /// The length of the number list at the start of `text` (just after a
@@ -351,26 +354,53 @@ pub(crate) type SpannedTokens<'s> = Vec<(Token<'s>, SimpleSpan)>;
 
 /// [`lex_with_comments`], with the spans the parser reads.
 pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
-    let mut lexer = Token::lexer(source);
+    let part = scan_part(source, 0, source.len());
+    (part.tokens, part.comments)
+}
+
+/// The tokens and comments of part of a text, as [`scan_part`] lexes them.
+pub(crate) struct Part<'s> {
+    pub tokens: SpannedTokens<'s>,
+    pub comments: Vec<Range<usize>>,
+    /// Where the first token or comment not included starts (the end of
+    /// the text if there is none).
+    pub next: usize,
+}
+
+/// Lexes `source` from `from` (a character boundary), and keeps the tokens
+/// and comments that start before `until`. From the start of the text
+/// (`from` 0) that is exactly what lexing it all gives there; from
+/// elsewhere, the same from the first token the two lexings start at the
+/// same place on.
+pub(crate) fn scan_part(source: &str, from: usize, until: usize) -> Part<'_> {
+    let mut lexer = Token::lexer(&source[from..]);
+    let until = until - from;
     // Room for the first bytes' tokens at a token per 4 bytes (node-heavy
     // text has one per 6 or 7): small texts, such as the many test models,
     // then need no reallocation. Longer texts grow by `make_room`.
-    let mut tokens = Vec::with_capacity(source.len().min(DENSITY_PREFIX) / 4 + 16);
+    let mut tokens = Vec::with_capacity(until.min(DENSITY_PREFIX) / 4 + 16);
     let mut comments = Vec::new();
     while let Some(token) = lexer.next() {
         let mut span = lexer.span();
+        if span.start >= until {
+            return Part {
+                tokens,
+                comments,
+                next: from + span.start,
+            };
+        }
         let token = match token {
             Ok(Token::Comment) => {
-                comments.push(span);
+                comments.push(from + span.start..from + span.end);
                 continue;
             }
             Ok(Token::LBrace) => match number_list_len(lexer.remainder().as_bytes()) {
                 Some((len, commented)) => {
                     lexer.bump(len + 1);
                     span.end += len + 1;
-                    let text = &source[span.start + 1..span.end - 1];
+                    let text = &source[from + span.start + 1..from + span.end - 1];
                     if commented {
-                        comments.extend(comments_in_numbers(text, span.start + 1));
+                        comments.extend(comments_in_numbers(text, from + span.start + 1));
                     }
                     Token::Numbers(text)
                 }
@@ -380,11 +410,15 @@ pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
             Err(()) => Token::Error,
         };
         if tokens.len() == tokens.capacity() {
-            make_room(&mut tokens, span.end, source.len());
+            make_room(&mut tokens, span.end, until);
         }
-        tokens.push((token, SimpleSpan::from(span)));
+        tokens.push((token, SimpleSpan::from(from + span.start..from + span.end)));
     }
-    (tokens, comments)
+    Part {
+        tokens,
+        comments,
+        next: source.len(),
+    }
 }
 
 /// How much text [`make_room`] reads before it trusts the token density.
@@ -403,7 +437,7 @@ fn make_room(tokens: &mut SpannedTokens<'_>, read: usize, total: usize) {
     let count = tokens.len();
     let mut more = count.max(16);
     if read >= DENSITY_PREFIX {
-        let rest = (count as u128 * (total - read) as u128 / read as u128) as usize;
+        let rest = (count as u128 * total.saturating_sub(read) as u128 / read as u128) as usize;
         more = more.max(rest + rest / 8);
     }
     if tokens.try_reserve_exact(more).is_err() {
@@ -454,6 +488,7 @@ impl std::fmt::Display for Token<'_> {
             Token::Elided(_) => f.write_str("elided values"),
             Token::Comment => f.write_str("a comment"),
             Token::Error => f.write_str("an unexpected character"),
+            Token::Spliced => f.write_str("nodes read on another thread"),
         }
     }
 }

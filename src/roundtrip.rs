@@ -287,9 +287,10 @@ pub fn check_text(text: &str) -> Check {
 }
 
 /// `parse_model` reads the common forms of model, graph and node token by
-/// token, without the grammar's combinators; `parse_model_with_source_map`
-/// reads everything with the grammar. Both must give the same model, or
-/// both fail.
+/// token, without the grammar's combinators, and a long node list on two
+/// threads (under `cargo fuzz`, any node list it can cut);
+/// `parse_model_with_source_map` reads everything with the grammar, on one
+/// thread. Both must give the same model, or both fail.
 fn same_with_source_map(text: &str) -> Check {
     let plain = parse(&MODEL, text)?;
     let mapped = guard("parse_model_with_source_map", || {

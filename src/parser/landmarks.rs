@@ -113,17 +113,19 @@ pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
 ) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     empty()
         .map_with(
-            |(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<E>>| e.state().recorded.len(),
+            |(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<E>>| {
+                e.state().landmarks.recorded.len()
+            },
         )
         .then(parser)
         .map_with(move |(start, output), e| {
-            if e.state().recording {
+            if e.state().landmarks.recording {
                 let landmark = Landmark {
                     kind: kind(&output),
                     span: e.span(),
                     start,
                 };
-                e.state().recorded.push(landmark);
+                e.state().landmarks.recorded.push(landmark);
             }
             output
         })

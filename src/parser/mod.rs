@@ -11,6 +11,7 @@
 //! | `attribute.rs` | attributes and attribute values |
 //! | `node.rs` | nodes and node lists |
 //! | `plain/` | the common forms of model, graph and node, read token by token first |
+//! | `halves.rs` | a long node list lexed and read on two threads |
 //! | `graph.rs` | value infos, graphs, functions, models, headers |
 //! | `value.rs` | `key: value` entries of headers and annotations |
 //! | `annotation.rs` | what annotation keys mean for each construct |
@@ -32,6 +33,7 @@ pub(crate) mod annotation;
 mod attribute;
 mod common;
 mod graph;
+mod halves;
 mod hints;
 mod landmarks;
 mod node;
@@ -64,8 +66,48 @@ pub const MAX_NESTING: usize = 100;
 const MAX_ERRORS: usize = 50;
 
 /// The chumsky setup: errors of type `E` (see [`Fail`]) over our tokens,
-/// and the landmarks that map IR items to their spans as state.
-pub(crate) type Extra<E> = extra::Full<E, landmarks::Landmarks, ()>;
+/// with a [`State`].
+pub(crate) type Extra<E> = extra::Full<E, State, ()>;
+
+/// The parser state: the landmarks that map IR items to their spans, and
+/// the nodes a second thread read for a long node list.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    pub(crate) landmarks: landmarks::Landmarks,
+    pub(crate) splice: halves::Splice,
+}
+
+impl State {
+    /// A state that records landmarks.
+    fn recording() -> Self {
+        State {
+            landmarks: landmarks::Landmarks::recording(),
+            ..State::default()
+        }
+    }
+}
+
+impl<'s, I: chumsky::input::Input<'s>> chumsky::inspector::Inspector<'s, I> for State {
+    type Checkpoint = <landmarks::Landmarks as chumsky::inspector::Inspector<'s, I>>::Checkpoint;
+
+    #[inline(always)]
+    fn on_token(&mut self, token: &I::Token) {
+        chumsky::inspector::Inspector::<I>::on_token(&mut self.landmarks, token);
+    }
+
+    #[inline(always)]
+    fn on_save<'p>(&self, cursor: &chumsky::input::Cursor<'s, 'p, I>) -> Self::Checkpoint {
+        self.landmarks.on_save(cursor)
+    }
+
+    #[inline(always)]
+    fn on_rewind<'p>(
+        &mut self,
+        checkpoint: &chumsky::input::Checkpoint<'s, 'p, I, Self::Checkpoint>,
+    ) {
+        self.landmarks.on_rewind(checkpoint);
+    }
+}
 
 /// An error that can carry a message of our own, from outside chumsky's
 /// expected/found vocabulary (an integer out of range, a bad annotation).
@@ -148,6 +190,9 @@ struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
     function: Parsed<'t, I, E, FunctionProto>,
     node: Parsed<'t, I, E, NodeProto>,
     nodes: Parsed<'t, I, E, Vec<NodeProto>>,
+    /// Nodes up to the end of the input, with no braces: the part of a
+    /// node list that a second thread reads (see [`halves`]).
+    node_run: Parsed<'t, I, E, Vec<NodeProto>>,
     ty: Parsed<'t, I, E, TypeProto>,
     tensor: Parsed<'t, I, E, TensorProto>,
     attribute: Parsed<'t, I, E, AttributeProto>,
@@ -222,7 +267,7 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
         .boxed();
         let (header, handoff, function, node, nodes, tensor, attribute, value_info) =
             parts.expect("`recursive` runs its closure before returning");
-        let model = plain::model(handoff, function.clone())
+        let model = plain::model(handoff.clone(), function.clone())
             .or(graph::model(header, graph.clone(), function.clone()))
             .boxed();
         Grammar {
@@ -231,6 +276,7 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
             function,
             node,
             nodes,
+            node_run: plain::node_run(handoff).boxed(),
             ty,
             tensor,
             attribute,
@@ -278,25 +324,52 @@ fn explain_malformed(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Result
 /// quick pass for the common case; [`explain_malformed`] says what is
 /// wrong with tokens that fail it.
 fn well_formed(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
-    let mut closers = Vec::new();
-    for &(token, _) in tokens {
-        if let Some(closer) = hints::closer_of(token) {
-            if closers.len() == MAX_NESTING {
-                return false;
-            }
-            closers.push(closer);
-        } else if hints::is_closer(token) {
-            if closers.pop() != Some(token) {
-                return false;
-            }
-        } else if matches!(
-            token,
-            Token::Error | Token::Elided(_) | Token::UnclosedString(_)
-        ) {
-            return false;
-        }
+    let mut brackets = Brackets::default();
+    brackets.walk(tokens) == Some(tokens.len()) && brackets.open() == 0
+}
+
+/// A walk over the brackets of tokens, one stretch of them after another.
+#[derive(Debug, Default)]
+struct Brackets {
+    /// The closers of the brackets open, innermost last.
+    closers: Vec<Token<'static>>,
+    /// The deepest nesting so far.
+    deepest: usize,
+}
+
+impl Brackets {
+    /// How many brackets are open.
+    fn open(&self) -> usize {
+        self.closers.len()
     }
-    closers.is_empty()
+
+    /// Walks on over `tokens`, up to the first closer that closes no
+    /// bracket open: its index, or the number of tokens. `None` if a
+    /// bracket is closed by the wrong closer or nests deeper than
+    /// [`MAX_NESTING`], or a token could not be read, before that.
+    fn walk(&mut self, tokens: &[(Token<'_>, SimpleSpan)]) -> Option<usize> {
+        for (index, &(token, _)) in tokens.iter().enumerate() {
+            if let Some(closer) = hints::closer_of(token) {
+                if self.closers.len() == MAX_NESTING {
+                    return None;
+                }
+                self.closers.push(closer);
+                self.deepest = self.deepest.max(self.closers.len());
+            } else if hints::is_closer(token) {
+                match self.closers.pop() {
+                    Some(expected) if expected == token => {}
+                    Some(_) => return None,
+                    None => return Some(index),
+                }
+            } else if matches!(
+                token,
+                Token::Error | Token::Elided(_) | Token::UnclosedString(_)
+            ) {
+                return None;
+            }
+        }
+        Some(tokens.len())
+    }
 }
 
 /// Converts the errors of a failed parse of `source`: in the order of the
@@ -438,8 +511,8 @@ fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
     parser: Parsed<'t, TokenInput<'t, 's>, E, O>,
     tokens: &'t [(Token<'s>, SimpleSpan)],
     text: &str,
-    mut state: landmarks::Landmarks,
-) -> Result<(O, landmarks::Landmarks), Vec<E>> {
+    mut state: State,
+) -> Result<(O, State), Vec<E>> {
     let eoi = SimpleSpan::from(text.len()..text.len());
     let output = parser
         .then_ignore(end())
@@ -468,7 +541,7 @@ thread_local! {
 }
 
 /// Parses `tokens` (lexed from `text`) with the grammar's production
-/// `$field` and the parser state `$state` (see [`landmarks::Landmarks`]):
+/// `$field` and the parser state `$state` (see [`State`]):
 /// first with errors that record nothing, the fast path for text that
 /// parses; when that fails, again with [`Rich`] errors, which say why (see
 /// [`Fail`]). Both runs take the same path through the grammar, which
@@ -492,9 +565,14 @@ macro_rules! entry_points {
     ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
+            let on_two_threads = halves::parse(text, |tokens, state| {
+                FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
+            });
+            if let Some(output) = on_two_threads {
+                return Ok(output);
+            }
             let tokens = tokenize(text)?;
-            parse_twice!($field, &tokens, text, landmarks::Landmarks::default())
-                .map(|(output, _)| output)
+            parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
         }
     )*};
 }
@@ -519,8 +597,8 @@ pub(crate) fn parse_model_with_comments(
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
     let (tokens, comments) = scan(text);
     let tokens = check_tokens(tokens, text)?;
-    let (model, landmarks) = parse_twice!(model, &tokens, text, landmarks::Landmarks::recording())?;
-    let map = SourceMap::of_model(&model, landmarks.recorded());
+    let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
+    let map = SourceMap::of_model(&model, state.landmarks.recorded());
     Ok((model, map, comments))
 }
 

@@ -86,6 +86,13 @@ pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     fast_path(move |inp| node::node_list(inp, &grammar))
 }
 
+/// Nodes up to the end of the input, with no braces.
+pub(crate) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    grammar: Handoff<'t, 's, I, E>,
+) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
+    fast_path(move |inp| node::node_run(inp, &grammar))
+}
+
 /// The production that `read` reads, or no match (consuming nothing) when
 /// it gives up, or when landmarks are being recorded.
 fn fast_path<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
@@ -93,7 +100,7 @@ fn fast_path<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
 ) -> impl Parser<'t, I, O, Extra<E>> + Clone {
     custom(move |inp: &mut Reader<'t, '_, I, E>| {
         let before = inp.cursor();
-        if !inp.state().is_recording() {
+        if !inp.state().landmarks.is_recording() {
             let start = inp.save();
             if let Some(output) = read(inp) {
                 return Ok(output);

@@ -20,22 +20,53 @@ use crate::parser::{Fail, Parsed, Tokens};
 use crate::proto::{AttributeProto, NodeProto};
 
 /// `{ node* }`, each node read here when it is plain, else by the
-/// grammar's node production.
+/// grammar's node production. A [`Token::Spliced`] in the list stands for
+/// the nodes a second thread read there (see `parser::halves`).
 pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
 ) -> Option<Vec<NodeProto>> {
     expect(inp, Token::LBrace)?;
     let mut nodes = Vec::new();
-    while !eat(inp, Token::RBrace) {
-        let next = or_grammar(
-            inp,
-            |inp| plain_node(inp, &grammar.attribute_value),
-            &grammar.node,
-        )?;
-        nodes.push(next);
+    loop {
+        match inp.peek()? {
+            Token::RBrace => {
+                inp.skip();
+                return Some(nodes);
+            }
+            Token::Spliced => {
+                inp.skip();
+                let mut spliced = inp.state().splice.take()?;
+                nodes.reserve_exact(spliced.len());
+                nodes.append(&mut spliced);
+            }
+            _ => nodes.push(node(inp, grammar)?),
+        }
+    }
+}
+
+/// Nodes up to the end of the input.
+pub(super) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    grammar: &Handoff<'t, 's, I, E>,
+) -> Option<Vec<NodeProto>> {
+    let mut nodes = Vec::new();
+    while inp.peek().is_some() {
+        nodes.push(node(inp, grammar)?);
     }
     Some(nodes)
+}
+
+/// A node, read here when it is plain, else by the grammar.
+fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    grammar: &Handoff<'t, 's, I, E>,
+) -> Option<NodeProto> {
+    or_grammar(
+        inp,
+        |inp| plain_node(inp, &grammar.attribute_value),
+        &grammar.node,
+    )
 }
 
 /// `[label] outputs = operator call`.
