@@ -66,7 +66,12 @@ pub(super) fn parse<O>(
     std::thread::scope(|scope| {
         let (send_rest, rest) = mpsc::channel();
         let (send_nodes, nodes) = mpsc::channel();
-        scope.spawn(move || second_half(text, cut, send_rest, send_nodes));
+        std::thread::Builder::new()
+            .name("onnxtxt-nodes".to_owned())
+            .spawn_scoped(scope, move || {
+                second_half(text, cut, send_rest, send_nodes);
+            })
+            .ok()?;
         let first = scan_part(text, 0, cut);
         let mut brackets = Brackets::default();
         if first.next != cut || brackets.walk(&first.tokens)? != first.tokens.len() {
