@@ -3,7 +3,7 @@
 Usage: python bench/report.py INPUT_DIR RESULTS_DIR OUT.md [--clock cpu|wall]
 
 The tables use the best wall-clock time (--clock wall, the default: onnxtxt
-prints long number lists on two threads, which CPU time would not show) or
+reads and prints long lists on two threads, which CPU time would not show) or
 the best CPU time (--clock cpu: onnxtxt's whole process, the reference's
 calling thread; far less disturbed by other work on a busy machine); an
 appendix gives both.
@@ -75,12 +75,12 @@ def main() -> None:
     w("time, best of several repetitions, file I/O not timed. MB = 10^6 bytes.")
     if clock == "cpu":
         w("Times are the CPU time (user + system) of the best repetition: onnxtxt's whole")
-        w("process (it prints long number lists on two threads), the reference's calling")
+        w("process (it reads and prints long lists on two threads), the reference's calling")
         w("thread; other processes disturb CPU time much less than wall-clock time, which")
         w("is in the appendix.")
     else:
-        w("Times are wall-clock times of the best repetition (onnxtxt prints long number")
-        w("lists on two threads); CPU times (onnxtxt's whole process, the reference's")
+        w("Times are wall-clock times of the best repetition (onnxtxt reads and prints")
+        w("long lists on two threads); CPU times (onnxtxt's whole process, the reference's")
         w("calling thread) are in the appendix, with the load average to judge them by.")
     w("The reference calls include what Python users pay: `parse_model` returns a Python")
     w("`ModelProto` decoded from the C++ parser's bytes, `to_text` serializes the Python")
