@@ -105,15 +105,41 @@ pub(super) fn parse<O>(
 
 /// Where a node starts soon after the middle of `text`: the first token
 /// there, after the start of a line, that looks like a node start and
-/// follows a `)`. (A `>` may end a node, or an annotation before one.)
+/// follows the end of a node.
 fn cut(text: &str) -> Option<usize> {
     let middle = text.len() / 2;
     let line = middle + memchr::memchr(b'\n', &text.as_bytes()[middle..])? + 1;
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
     let tokens: Vec<Token<'_>> = probe.iter().map(|(token, _)| *token).collect();
     (1..tokens.len())
-        .find(|&i| tokens[i - 1] == Token::RParen && starts_node(&tokens[i..]))
+        .find(|&i| ends_node(&tokens[..i]) && starts_node(&tokens[i..]))
         .map(|i| probe[i].1.start)
+}
+
+/// Whether `tokens` end like a node: with the `)` of its inputs, or the
+/// `>` of attributes after them. (A `>` that closes an annotation `@<...>`
+/// comes before a node.)
+fn ends_node(tokens: &[Token<'_>]) -> bool {
+    match tokens.last() {
+        Some(Token::RParen) => true,
+        Some(Token::RAngle) => {
+            let mut depth = 0usize;
+            for token in tokens.iter().rev() {
+                match token {
+                    Token::RAngle => depth += 1,
+                    Token::LAngle | Token::AnnotationOpen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return *token == Token::LAngle;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            false
+        }
+        _ => false,
+    }
 }
 
 /// Whether `tokens` start like a node: `[label]`, or a name followed by
@@ -225,6 +251,12 @@ mod tests {
                 texts.push((count >= 40, model(&forms, count)));
             }
         }
+        // Nodes that all end with attributes, as onnxtxt prints them.
+        let after = [
+            "a% = Op (x) <k = 1>",
+            "b% = Op (x) <\n    k = [1, 2],\n    s = \"t\"\n  >",
+        ];
+        texts.push((true, model(&after, 100)));
         let function = "<domain: \"d\", opset_import: [\"\": 18]>\nf (x) => (y) { y = Relu(x) }\n";
         texts.push((true, model(FORMS, 100) + function));
         for (long, text) in &texts {
