@@ -1,9 +1,8 @@
 //! Plain models, graphs and value infos: a model whose header entries are
 //! numbers, strings and `["domain": version]` lists, with any functions
 //! after its graph read by the grammar; a graph without annotations or
-//! initializers; value
-//! infos `type? name`, with tensor types read by `tensor.rs` and other
-//! types by the grammar's type production.
+//! initializers; value infos `type? name`, with tensor types read by
+//! `tensor.rs` and other types by the grammar's type production.
 
 use super::node::node_list;
 use super::tensor::tensor_type;

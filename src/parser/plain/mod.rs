@@ -14,8 +14,9 @@
 //! by `fill`, header entries applied by `apply_model_header`), and hands
 //! what it does not read itself (a subgraph, a tensor of strings, a `seq`
 //! type, a node with an annotation, a function) to the grammar's
-//! production for it. On anything else, and on any mistake, a reader gives its construct back
-//! untouched and the grammar reads it, and explains the mistake.
+//! production for it. On anything else, and on any mistake, a reader
+//! gives its construct back untouched and the grammar reads it, and
+//! explains the mistake.
 //!
 //! A parse that records landmarks (for a source map) always takes the
 //! grammar, which records them; comparing the two parses is how the tests
