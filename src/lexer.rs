@@ -110,8 +110,9 @@ pub enum Token<'s> {
     Comment,
     /// Text that is not a token.
     Error,
-    /// Never lexed: stands for the nodes that a second thread read from a
-    /// long node list (see `parser::halves`).
+    /// Never lexed: stands for nodes of a long node list read apart from
+    /// the rest of the text, on either of two threads (see
+    /// `parser::pieces`).
     Spliced,
 }
 
@@ -373,21 +374,35 @@ pub(crate) struct Part<'s> {
 /// elsewhere, the same from the first token the two lexings start at the
 /// same place on.
 pub(crate) fn scan_part(source: &str, from: usize, until: usize) -> Part<'_> {
-    let mut lexer = Token::lexer(&source[from..]);
-    let until = until - from;
     // Room for the first bytes' tokens at a token per 4 bytes (node-heavy
     // text has one per 6 or 7): small texts, such as the many test models,
     // then need no reallocation. Longer texts grow by `make_room`.
-    let mut tokens = Vec::with_capacity(until.min(DENSITY_PREFIX) / 4 + 16);
+    let mut tokens = Vec::with_capacity((until - from).min(DENSITY_PREFIX) / 4 + 16);
     let mut comments = Vec::new();
+    let next = scan_into(source, from, until, &mut tokens, &mut comments);
+    Part {
+        tokens,
+        comments,
+        next,
+    }
+}
+
+/// [`scan_part`] into the given vectors, which start empty (a buffer used
+/// again keeps its memory warm); returns where the first token or comment
+/// not included starts.
+pub(crate) fn scan_into<'s>(
+    source: &'s str,
+    from: usize,
+    until: usize,
+    tokens: &mut SpannedTokens<'s>,
+    comments: &mut Vec<Range<usize>>,
+) -> usize {
+    let mut lexer = Token::lexer(&source[from..]);
+    let until = until - from;
     while let Some(token) = lexer.next() {
         let mut span = lexer.span();
         if span.start >= until {
-            return Part {
-                tokens,
-                comments,
-                next: from + span.start,
-            };
+            return from + span.start;
         }
         let token = match token {
             Ok(Token::Comment) => {
@@ -410,15 +425,11 @@ pub(crate) fn scan_part(source: &str, from: usize, until: usize) -> Part<'_> {
             Err(()) => Token::Error,
         };
         if tokens.len() == tokens.capacity() {
-            make_room(&mut tokens, span.end, until);
+            make_room(tokens, span.end, until);
         }
         tokens.push((token, SimpleSpan::from(from + span.start..from + span.end)));
     }
-    Part {
-        tokens,
-        comments,
-        next: source.len(),
-    }
+    source.len()
 }
 
 /// How much text [`make_room`] reads before it trusts the token density.

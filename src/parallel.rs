@@ -4,8 +4,8 @@
 //! is handled on its own thread ([`join`]); to print, the helper works one
 //! unit ahead of the thread that writes the text ([`pipeline`]). Results
 //! are taken in order, so they are the same as one thread's. (A long node
-//! list is lexed and parsed on two threads by `parser::halves`, which asks
-//! [`available`] too.)
+//! list is lexed and parsed in pieces on two threads by `parser::pieces`,
+//! which asks [`available`] too.)
 
 use std::sync::{mpsc, OnceLock};
 

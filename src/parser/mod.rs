@@ -11,7 +11,7 @@
 //! | `attribute.rs` | attributes and attribute values |
 //! | `node.rs` | nodes and node lists |
 //! | `plain/` | the common forms of model, graph and node, read token by token first |
-//! | `halves.rs` | a long node list lexed and read on two threads |
+//! | `pieces.rs` | a long node list lexed and read in pieces, on two threads |
 //! | `graph.rs` | value infos, graphs, functions, models, headers |
 //! | `value.rs` | `key: value` entries of headers and annotations |
 //! | `annotation.rs` | what annotation keys mean for each construct |
@@ -33,10 +33,10 @@ pub(crate) mod annotation;
 mod attribute;
 mod common;
 mod graph;
-mod halves;
 mod hints;
 mod landmarks;
 mod node;
+mod pieces;
 mod plain;
 mod recovery;
 mod tensor;
@@ -70,11 +70,11 @@ const MAX_ERRORS: usize = 50;
 pub(crate) type Extra<E> = extra::Full<E, State, ()>;
 
 /// The parser state: the landmarks that map IR items to their spans, and
-/// the nodes a second thread read for a long node list.
+/// the nodes of a long node list read in pieces.
 #[derive(Debug, Default)]
 pub(crate) struct State {
     pub(crate) landmarks: landmarks::Landmarks,
-    pub(crate) splice: halves::Splice,
+    pub(crate) splice: pieces::Splice,
 }
 
 impl State {
@@ -190,8 +190,8 @@ struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
     function: Parsed<'t, I, E, FunctionProto>,
     node: Parsed<'t, I, E, NodeProto>,
     nodes: Parsed<'t, I, E, Vec<NodeProto>>,
-    /// Nodes up to the end of the input, with no braces: the part of a
-    /// node list that a second thread reads (see [`halves`]).
+    /// Nodes up to the end of the input, with no braces: a piece of a
+    /// long node list (see [`pieces`]).
     node_run: Parsed<'t, I, E, Vec<NodeProto>>,
     ty: Parsed<'t, I, E, TypeProto>,
     tensor: Parsed<'t, I, E, TensorProto>,
@@ -565,7 +565,7 @@ macro_rules! entry_points {
     ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
-            let on_two_threads = halves::parse(text, |tokens, state| {
+            let on_two_threads = pieces::parse(text, |tokens, state| {
                 FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
             });
             if let Some(output) = on_two_threads {

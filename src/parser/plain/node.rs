@@ -21,7 +21,7 @@ use crate::proto::{AttributeProto, NodeProto};
 
 /// `{ node* }`, each node read here when it is plain, else by the
 /// grammar's node production. A [`Token::Spliced`] in the list stands for
-/// the nodes a second thread read there (see `parser::halves`).
+/// the nodes of a piece of the text read apart (see `parser::pieces`).
 pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
@@ -35,10 +35,12 @@ pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 return Some(nodes);
             }
             Token::Spliced => {
+                let before = inp.cursor();
                 inp.skip();
-                let mut spliced = inp.state().splice.take()?;
-                nodes.reserve_exact(spliced.len());
-                nodes.append(&mut spliced);
+                let start = inp.span_since(&before).start;
+                let splice = &mut inp.state().splice;
+                nodes.reserve(splice.nodes_left());
+                nodes.append(&mut splice.take(start)?);
             }
             _ => nodes.push(node(inp, grammar)?),
         }

@@ -1,0 +1,448 @@
+//! A long node list read in pieces, on two threads. The text is cut where
+//! nodes start, about every [`PIECE`] bytes. Both threads take pieces in
+//! turn: each lexes its piece into a token buffer it keeps (small enough to
+//! stay in the cache, where tokens for the whole text would be several
+//! times its size, in memory the system has to clear first) and reads the
+//! nodes in it. Then this thread lexes the text before the first cut and
+//! parses it all with the grammar, one [`Token::Spliced`] standing for each
+//! piece's nodes: the plain node list reader takes them there, and nothing
+//! else accepts the token.
+//!
+//! A piece is read up to a `}` that closes a bracket opened before it (the
+//! end of the node list, or of a subgraph's); its tokens from there on, and
+//! a piece whose nodes do not read, go to the grammar as they are.
+//!
+//! The output is used only when each piece's lexing ends exactly at the
+//! next cut, the brackets of the whole pair up within [`MAX_NESTING`], the
+//! parse succeeds and takes every piece's nodes; the result is then the
+//! one-thread parse's. Otherwise (a mistake anywhere, a cut that is not
+//! where a token starts) the caller parses on one thread, which also
+//! explains any mistake.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use chumsky::span::SimpleSpan;
+
+use super::{run, Brackets, State, FAST_GRAMMAR, MAX_NESTING};
+use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
+use crate::proto::NodeProto;
+
+/// Texts shorter than this, in bytes, are parsed on one thread. The tests
+/// and fuzz targets take the two-thread path with any text they can.
+const MIN_TEXT: usize = if cfg!(any(test, fuzzing)) { 1 } else { 1 << 18 };
+
+/// The text of a piece, about, in bytes: its tokens (40 bytes for every 6
+/// or 7 bytes of node-heavy text) then fit in the cache.
+const PIECE: usize = if cfg!(any(test, fuzzing)) {
+    64
+} else {
+    1 << 16
+};
+
+/// The most pieces a text is cut into: a long text is cut into longer
+/// pieces, so that looking for cuts stays a small share of the work.
+const MAX_PIECES: usize = 256;
+
+/// How far past where a cut is wanted, in bytes, a line start is looked
+/// for, and how far past that a node start.
+const PROBE: usize = 1 << 10;
+
+/// The nodes of the pieces, in the parser state of the thread that parses
+/// the whole text.
+#[derive(Debug, Default)]
+pub(crate) struct Splice {
+    /// Each piece's nodes by where the piece starts, in text order, until
+    /// taken.
+    pieces: Vec<(usize, Option<Vec<NodeProto>>)>,
+}
+
+impl Splice {
+    /// The nodes of the piece that starts at `start`, once; `None` if there
+    /// is none or they were taken before.
+    pub(crate) fn take(&mut self, start: usize) -> Option<Vec<NodeProto>> {
+        let index = self
+            .pieces
+            .binary_search_by_key(&start, |&(start, _)| start)
+            .ok()?;
+        self.pieces[index].1.take()
+    }
+
+    /// How many nodes are still to be taken.
+    pub(crate) fn nodes_left(&self) -> usize {
+        self.pieces
+            .iter()
+            .filter_map(|(_, nodes)| nodes.as_ref().map(Vec::len))
+            .sum()
+    }
+
+    fn all_taken(&self) -> bool {
+        self.pieces.iter().all(|(_, nodes)| nodes.is_none())
+    }
+}
+
+/// What a thread made of a piece of the text, in text order.
+enum Read<'s> {
+    /// The nodes of the text from `span.start` to `span.end`, where
+    /// brackets nest `deepest` deep.
+    Nodes {
+        nodes: Vec<NodeProto>,
+        span: SimpleSpan,
+        deepest: usize,
+    },
+    /// Tokens for the grammar to read.
+    Tokens(SpannedTokens<'s>),
+}
+
+/// What `read` (an entry point of the fast grammar) parses from the tokens
+/// of `text`, read in pieces as the module docs say; `None` when the text
+/// is not read so, and must be parsed on one thread.
+pub(super) fn parse<O>(
+    text: &str,
+    read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
+) -> Option<O> {
+    parse_counting(text, read).map(|(output, _)| output)
+}
+
+/// [`parse`], and how many pieces' nodes were read apart.
+fn parse_counting<O>(
+    text: &str,
+    read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
+) -> Option<(O, usize)> {
+    if text.len() < MIN_TEXT || !crate::parallel::available() {
+        return None;
+    }
+    let cuts = cuts(text);
+    let first = *cuts.first()?;
+    let next_piece = AtomicUsize::new(0);
+    let (send, received) = mpsc::channel();
+    let reads = std::thread::scope(|scope| {
+        let helper_send = send.clone();
+        let (cuts, next_piece) = (&cuts, &next_piece);
+        std::thread::Builder::new()
+            .name("onnxtxt-nodes".to_owned())
+            .spawn_scoped(scope, move || {
+                read_pieces(text, cuts, next_piece, &helper_send);
+            })
+            .ok()?;
+        read_pieces(text, cuts, next_piece, &send);
+        drop(send);
+        let mut reads: Vec<Option<Vec<Read<'_>>>> = Vec::new();
+        reads.resize_with(cuts.len(), || None);
+        for (index, read) in received.iter().take(cuts.len()) {
+            reads[index] = Some(read?);
+        }
+        reads.into_iter().collect::<Option<Vec<_>>>()
+    })?;
+    let part = scan_part(text, 0, first);
+    if part.next != first {
+        return None;
+    }
+    let mut tokens = part.tokens;
+    let mut brackets = Brackets::default();
+    if brackets.walk(&tokens)? != tokens.len() {
+        return None;
+    }
+    let mut splice = Splice::default();
+    for read in reads.into_iter().flatten() {
+        match read {
+            Read::Nodes {
+                nodes,
+                span,
+                deepest,
+            } => {
+                if brackets.open() + deepest > MAX_NESTING {
+                    return None;
+                }
+                tokens.push((Token::Spliced, span));
+                splice.pieces.push((span.start, Some(nodes)));
+            }
+            Read::Tokens(more) => {
+                if brackets.walk(&more)? != more.len() {
+                    return None;
+                }
+                tokens.extend_from_slice(&more);
+            }
+        }
+    }
+    if brackets.open() != 0 {
+        return None;
+    }
+    let spliced = splice.pieces.len();
+    let (output, state) = read(
+        &tokens,
+        State {
+            splice,
+            ..State::default()
+        },
+    )?;
+    state.splice.all_taken().then_some((output, spliced))
+}
+
+/// Where the text is cut into pieces: node starts about [`PIECE`] bytes
+/// apart (more for a long text), in order, from the first one found: the
+/// text before it is parsed last, on one thread.
+fn cuts(text: &str) -> Vec<usize> {
+    let piece = PIECE.max(text.len() / MAX_PIECES);
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        match cut_after(text, at) {
+            Some(cut) => {
+                cuts.push(cut);
+                at = cut + piece;
+            }
+            None => at += piece,
+        }
+    }
+    cuts
+}
+
+/// Where a node starts soon after `at`: the first token, after the start
+/// of a line, that looks like a node start and follows the end of a node.
+fn cut_after(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let line = at + memchr::memchr(b'\n', &bytes[at..(at + PROBE).min(bytes.len())])? + 1;
+    let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
+    (1..probe.len())
+        .find(|&i| ends_node(&probe[..i]) && starts_node(&probe[i..]))
+        .map(|i| probe[i].1.start)
+}
+
+/// Whether `tokens` end like a node: with the `)` of its inputs, or the
+/// `>` of attributes after them. (A `>` that closes an annotation `@<...>`
+/// comes before a node.)
+fn ends_node(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+    match tokens.last() {
+        Some((Token::RParen, _)) => true,
+        Some((Token::RAngle, _)) => {
+            let mut depth = 0usize;
+            for (token, _) in tokens.iter().rev() {
+                match token {
+                    Token::RAngle => depth += 1,
+                    Token::LAngle | Token::AnnotationOpen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return *token == Token::LAngle;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Whether `tokens` start like a node: `[label]`, or a name followed by
+/// `,` or `=`.
+fn starts_node(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+    let name = |token: &Token<'_>| matches!(token, Token::Ident(_) | Token::Str(_));
+    match tokens {
+        [(Token::LBracket, _), (Token::RBracket, _), ..] => true,
+        [(Token::LBracket, _), (label, _), (Token::RBracket, _), ..] => name(label),
+        [(first, _), (Token::Comma | Token::Eq, _), ..] => name(first),
+        _ => false,
+    }
+}
+
+/// Reads the pieces of `text` cut at `cuts` that `next_piece` hands out,
+/// one at a time, into one token buffer, and sends what it made of each
+/// with its number; or `None` for a piece whose lexing does not end at the
+/// next cut, and then stops handing out pieces.
+fn read_pieces<'s>(
+    text: &'s str,
+    cuts: &[usize],
+    next_piece: &AtomicUsize,
+    send: &mpsc::Sender<(usize, Option<Vec<Read<'s>>>)>,
+) {
+    let mut buffer = Vec::new();
+    let mut comments = Vec::new();
+    loop {
+        let index = next_piece.fetch_add(1, Ordering::Relaxed);
+        let Some(&from) = cuts.get(index) else {
+            return;
+        };
+        let until = cuts.get(index + 1).copied().unwrap_or(text.len());
+        buffer.clear();
+        comments.clear();
+        let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
+            .then(|| read_piece(text, from, until, &buffer));
+        let failed = read.is_none();
+        if send.send((index, read)).is_err() || failed {
+            // No other piece matters now: the text is parsed on one thread.
+            next_piece.store(cuts.len(), Ordering::Relaxed);
+            return;
+        }
+    }
+}
+
+/// What to make of the `tokens` of the text from `from` to `until`: the
+/// nodes up to a `}` that closes a bracket opened before them (or to the
+/// end), then the tokens from there on; the tokens as they are when the
+/// nodes do not read.
+fn read_piece<'s>(
+    text: &'s str,
+    from: usize,
+    until: usize,
+    tokens: &[(Token<'s>, SimpleSpan)],
+) -> Vec<Read<'s>> {
+    let mut brackets = Brackets::default();
+    let end = match brackets.walk(tokens) {
+        Some(end) if end < tokens.len() || brackets.open() == 0 => end,
+        _ => 0,
+    };
+    let nodes = (end > 0)
+        .then(|| {
+            FAST_GRAMMAR.with(|cache| {
+                run(
+                    cache.get().node_run.clone(),
+                    &tokens[..end],
+                    text,
+                    State::default(),
+                )
+                .ok()
+            })
+        })
+        .flatten();
+    let Some((nodes, _)) = nodes else {
+        return vec![Read::Tokens(tokens.to_vec())];
+    };
+    let nodes_end = tokens.get(end).map_or(until, |(_, span)| span.start);
+    let mut reads = vec![Read::Nodes {
+        nodes,
+        span: SimpleSpan::from(from..nodes_end),
+        deepest: brackets.deepest,
+    }];
+    if end < tokens.len() {
+        reads.push(Read::Tokens(tokens[end..].to_vec()));
+    }
+    reads
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+    use crate::{parse_model, parse_model_with_source_map};
+
+    /// The encoding of the model `text` read in pieces, if it is, and how
+    /// many pieces' nodes were read apart.
+    fn in_pieces(text: &str) -> Option<(Vec<u8>, usize)> {
+        let model = parse_counting(text, |tokens, state| {
+            FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
+        });
+        model.map(|(model, pieces)| (model.encode_to_vec(), pieces))
+    }
+
+    /// A model whose graph has `count` nodes of the `forms` in turn, with
+    /// `%` in a form replaced by the node's number.
+    fn model(forms: &[&str], count: usize) -> String {
+        let nodes: Vec<String> = (0..count)
+            .map(|i| {
+                format!(
+                    "  {}\n",
+                    forms[i % forms.len()].replace('%', &i.to_string())
+                )
+            })
+            .collect();
+        format!(
+            "<ir_version: 8, opset_import: [\"\": 18]>\ng (float[N] x) => (float[N] y) {{\n{}}}\n",
+            nodes.concat()
+        )
+    }
+
+    /// Node forms: plain ones, and ones the plain reader hands to the
+    /// grammar (an annotation, an overload, a subgraph).
+    const FORMS: &[&str] = &[
+        r#"["/n%/Relu"] "/n%/out" = Relu ("x")"#,
+        "a%, b% = Split <axis: int = 0> (x)",
+        "c% = Constant <value: tensor = int64[2] {1, 2}> ()",
+        r#"d% = com.example.Custom (x) <alpha = 1.5, names = ["p", "q"]>"#,
+        "e% = If (c) <then_branch: graph = t () => (float y) { y = Relu(x) }>",
+        r#"@<doc_string: "d"> [f%] f% = Op:v1 (x)"#,
+        "g% = Loop <body: graph = b () => () {\n    z = Relu(x)\n    w = Neg(z)\n  }> (x)",
+        r#"h% = "".Op ("", x) # a comment"#,
+        "i% = Identity (x) <values = [1.5, -2, inf]>",
+    ];
+
+    /// A node whose subgraph has `count` nodes, spanning pieces.
+    fn long_subgraph(count: usize) -> String {
+        let inner: Vec<String> = (0..count)
+            .map(|i| format!("      s{i} = Relu (x)\n"))
+            .collect();
+        format!(
+            "l = Loop <body: graph = b () => () {{\n{}    }}> (x)",
+            inner.concat()
+        )
+    }
+
+    #[test]
+    fn long_node_lists_read_in_pieces_as_on_one_thread() {
+        let mut texts = Vec::new();
+        for count in [1, 2, 5, 40, 301] {
+            for first in 0..FORMS.len() {
+                let forms = [&FORMS[first..], &FORMS[..first]].concat();
+                texts.push((count >= 40, model(&forms, count)));
+            }
+        }
+        // Nodes that all end with attributes, as onnxtxt prints them.
+        let after = [
+            "a% = Op (x) <k = 1>",
+            "b% = Op (x) <\n    k = [1, 2],\n    s = \"t\"\n  >",
+        ];
+        texts.push((true, model(&after, 100)));
+        let function = "<domain: \"d\", opset_import: [\"\": 18]>\nf (x) => (y) { y = Relu(x) }\n";
+        texts.push((true, model(FORMS, 100) + function));
+        // Pieces that end inside a subgraph, or start there and end after it.
+        let subgraph = long_subgraph(50);
+        texts.push((true, model(&[FORMS[0], &subgraph, FORMS[1]], 12)));
+        for (long, text) in &texts {
+            let one = parse_model_with_source_map(text).unwrap().0.encode_to_vec();
+            let pieces = in_pieces(text);
+            assert!(
+                pieces.as_ref().is_some_and(|&(_, n)| n >= 2) || !long,
+                "not read in pieces:\n{text}"
+            );
+            if let Some((pieces, _)) = pieces {
+                assert!(pieces == one, "different in pieces:\n{text}");
+            }
+            assert!(parse_model(text).unwrap().encode_to_vec() == one);
+        }
+    }
+
+    #[test]
+    fn text_not_read_in_pieces_is_read_on_one_thread() {
+        let long = model(FORMS, 100);
+        let middle = long.len() / 2;
+        let mistake = |node: &str, mistake: &str| {
+            assert!(long.contains(node));
+            long.replacen(node, mistake, 1)
+        };
+        let cases = [
+            // Mistakes near the start, in the middle and near the end.
+            mistake("a1, b1 =", "a1, b1 = ="),
+            mistake("a91, b91 =", "a91, b91 = ="),
+            mistake("c20 = Constant", "c20 = Constant (x) (y)"),
+            mistake("a55, b55 =", "a55, b55 = }"),
+            // A string, a list of numbers and a bad character across cuts.
+            format!("{}\"{}", &long[..middle], &long[middle..]),
+            format!("{}{{1, 2,\n\n3}}{}", &long[..middle], &long[middle..]),
+            format!("{}$\n{}", &long[..middle], &long[middle..]),
+        ];
+        for text in &cases {
+            assert_eq!(in_pieces(text), None, "{text}");
+            match (parse_model(text), parse_model_with_source_map(text)) {
+                (Ok(a), Ok((b, _))) => assert!(a.encode_to_vec() == b.encode_to_vec()),
+                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics()),
+                (a, b) => panic!(
+                    "{text}: {:?} on one thread, {:?} with a source map",
+                    a.is_ok(),
+                    b.is_ok()
+                ),
+            }
+        }
+    }
+}
