@@ -3,10 +3,12 @@
 //! turn: each lexes its piece into a token buffer it keeps (small enough to
 //! stay in the cache, where tokens for the whole text would be several
 //! times its size, in memory the system has to clear first) and reads the
-//! nodes in it. Then this thread lexes the text before the first cut and
-//! parses it all with the grammar, one [`Token::Spliced`] standing for each
-//! piece's nodes: the plain node list reader takes them there, and nothing
-//! else accepts the token.
+//! nodes in it, and the nodes of pieces that follow one another are merged
+//! into one vector as they come ([`Merged`]). This thread then lexes the
+//! text before the first cut and parses it all with the grammar, one
+//! [`Token::Spliced`] standing for each vector of nodes: the plain node
+//! list reader takes them there (the first as the list itself, with no
+//! copy), and nothing else accepts the token.
 //!
 //! A piece is read up to a `}` that closes a bracket opened before it (the
 //! end of the node list, or of a subgraph's); its tokens from there on, and
@@ -20,7 +22,7 @@
 //! explains any mistake.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::Mutex;
 
 use chumsky::span::SimpleSpan;
 
@@ -115,27 +117,18 @@ fn parse_counting<O>(
     let cuts = cuts(text);
     let first = *cuts.first()?;
     let next_piece = AtomicUsize::new(0);
-    let (send, received) = mpsc::channel();
-    let reads = std::thread::scope(|scope| {
-        let helper_send = send.clone();
-        let (cuts, next_piece) = (&cuts, &next_piece);
+    let merged = Mutex::new(Merged::new(cuts.len()));
+    let part = std::thread::scope(|scope| {
+        let (cuts, next_piece, merged) = (&cuts, &next_piece, &merged);
         std::thread::Builder::new()
             .name("onnxtxt-nodes".to_owned())
-            .spawn_scoped(scope, move || {
-                read_pieces(text, cuts, next_piece, &helper_send);
-            })
+            .spawn_scoped(scope, move || read_pieces(text, cuts, next_piece, merged))
             .ok()?;
-        read_pieces(text, cuts, next_piece, &send);
-        drop(send);
-        let mut reads: Vec<Option<Vec<Read<'_>>>> = Vec::new();
-        reads.resize_with(cuts.len(), || None);
-        for (index, read) in received.iter().take(cuts.len()) {
-            reads[index] = Some(read?);
-        }
-        reads.into_iter().collect::<Option<Vec<_>>>()
+        read_pieces(text, cuts, next_piece, merged);
+        Some(scan_part(text, 0, first))
     })?;
-    let part = scan_part(text, 0, first);
-    if part.next != first {
+    let merged = merged.into_inner().ok()?;
+    if part.next != first || merged.failed || merged.next < cuts.len() {
         return None;
     }
     let mut tokens = part.tokens;
@@ -144,7 +137,7 @@ fn parse_counting<O>(
         return None;
     }
     let mut splice = Splice::default();
-    for read in reads.into_iter().flatten() {
+    for read in merged.reads {
         match read {
             Read::Nodes {
                 nodes,
@@ -168,7 +161,6 @@ fn parse_counting<O>(
     if brackets.open() != 0 {
         return None;
     }
-    let spliced = splice.pieces.len();
     let (output, state) = read(
         &tokens,
         State {
@@ -176,12 +168,100 @@ fn parse_counting<O>(
             ..State::default()
         },
     )?;
-    state.splice.all_taken().then_some((output, spliced))
+    state
+        .splice
+        .all_taken()
+        .then_some((output, merged.pieces_with_nodes))
+}
+
+/// What the threads made of the pieces, merged in text order as they come:
+/// the nodes of pieces that follow one another without tokens between them
+/// go into one vector, moved while they are still in the cache.
+struct Merged<'s> {
+    /// The number of the next piece to merge.
+    next: usize,
+    /// What was made of pieces read ahead of it, by number.
+    ahead: Vec<Option<Vec<Read<'s>>>>,
+    /// What is merged so far.
+    reads: Vec<Read<'s>>,
+    /// How many pieces had nodes read apart.
+    pieces_with_nodes: usize,
+    /// Whether a piece could not be read (its lexing did not end at the
+    /// next cut).
+    failed: bool,
+}
+
+impl<'s> Merged<'s> {
+    fn new(pieces: usize) -> Self {
+        let mut ahead = Vec::new();
+        ahead.resize_with(pieces, || None);
+        Merged {
+            next: 0,
+            ahead,
+            reads: Vec::new(),
+            pieces_with_nodes: 0,
+            failed: false,
+        }
+    }
+
+    /// Takes what was made of piece `index` of `text`, and merges it and
+    /// the pieces read ahead that now follow.
+    fn put(&mut self, text: &str, index: usize, reads: Vec<Read<'s>>) {
+        self.ahead[index] = Some(reads);
+        while let Some(reads) = self.ahead.get_mut(self.next).and_then(Option::take) {
+            self.next += 1;
+            for read in reads {
+                self.merge(text, read);
+            }
+        }
+    }
+
+    fn merge(&mut self, text: &str, read: Read<'s>) {
+        let Read::Nodes {
+            mut nodes,
+            span,
+            deepest,
+        } = read
+        else {
+            self.reads.push(read);
+            return;
+        };
+        self.pieces_with_nodes += 1;
+        let Some(Read::Nodes {
+            nodes: run,
+            span: run_span,
+            deepest: run_deepest,
+        }) = self.reads.last_mut()
+        else {
+            self.reads.push(Read::Nodes {
+                nodes,
+                span,
+                deepest,
+            });
+            return;
+        };
+        if run.capacity() - run.len() < nodes.len() {
+            // Room for the rest of the text at the density so far, an
+            // eighth to spare, so that the run is not copied as it grows.
+            let read = (span.end - run_span.start).max(1);
+            let expected =
+                (run.len() + nodes.len()).saturating_mul(text.len() - run_span.start) / read;
+            run.reserve(
+                (expected + expected / 8)
+                    .saturating_sub(run.len())
+                    .max(nodes.len()),
+            );
+        }
+        run.append(&mut nodes);
+        run_span.end = span.end;
+        *run_deepest = (*run_deepest).max(deepest);
+    }
 }
 
 /// Where the text is cut into pieces: node starts about [`PIECE`] bytes
-/// apart (more for a long text), in order, from the first one found: the
-/// text before it is parsed last, on one thread.
+/// apart (more for a long text), in order, from the first one found (the
+/// first node, when the node list starts within [`PROBE`] bytes); the text
+/// before it is parsed with the whole.
 fn cuts(text: &str) -> Vec<usize> {
     let piece = PIECE.max(text.len() / MAX_PIECES);
     let mut cuts = Vec::new();
@@ -199,10 +279,14 @@ fn cuts(text: &str) -> Vec<usize> {
 }
 
 /// Where a node starts soon after `at`: the first token, after the start
-/// of a line, that looks like a node start and follows the end of a node.
+/// of a line (or of the text), that looks like a node start and follows
+/// the end of a node or the start of a node list.
 fn cut_after(text: &str, at: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let line = at + memchr::memchr(b'\n', &bytes[at..(at + PROBE).min(bytes.len())])? + 1;
+    let line = match at {
+        0 => 0,
+        _ => at + memchr::memchr(b'\n', &bytes[at..(at + PROBE).min(bytes.len())])? + 1,
+    };
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
     (1..probe.len())
         .find(|&i| ends_node(&probe[..i]) && starts_node(&probe[i..]))
@@ -210,11 +294,11 @@ fn cut_after(text: &str, at: usize) -> Option<usize> {
 }
 
 /// Whether `tokens` end like a node: with the `)` of its inputs, or the
-/// `>` of attributes after them. (A `>` that closes an annotation `@<...>`
-/// comes before a node.)
+/// `>` of attributes after them (a `>` that closes an annotation `@<...>`
+/// comes before a node); or with the `{` that opens a node list.
 fn ends_node(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
     match tokens.last() {
-        Some((Token::RParen, _)) => true,
+        Some((Token::RParen | Token::LBrace, _)) => true,
         Some((Token::RAngle, _)) => {
             let mut depth = 0usize;
             for (token, _) in tokens.iter().rev() {
@@ -248,14 +332,13 @@ fn starts_node(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
 }
 
 /// Reads the pieces of `text` cut at `cuts` that `next_piece` hands out,
-/// one at a time, into one token buffer, and sends what it made of each
-/// with its number; or `None` for a piece whose lexing does not end at the
-/// next cut, and then stops handing out pieces.
+/// one at a time, into one token buffer, and puts what it made of each in
+/// `merged`; stops handing out pieces when one cannot be read.
 fn read_pieces<'s>(
     text: &'s str,
     cuts: &[usize],
     next_piece: &AtomicUsize,
-    send: &mpsc::Sender<(usize, Option<Vec<Read<'s>>>)>,
+    merged: &Mutex<Merged<'s>>,
 ) {
     let mut buffer = Vec::new();
     let mut comments = Vec::new();
@@ -269,11 +352,17 @@ fn read_pieces<'s>(
         comments.clear();
         let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
             .then(|| read_piece(text, from, until, &buffer));
-        let failed = read.is_none();
-        if send.send((index, read)).is_err() || failed {
-            // No other piece matters now: the text is parsed on one thread.
-            next_piece.store(cuts.len(), Ordering::Relaxed);
+        let Ok(mut merged) = merged.lock() else {
             return;
+        };
+        match read {
+            Some(reads) => merged.put(text, index, reads),
+            None => {
+                merged.failed = true;
+                // No other piece matters now: the text is parsed on one thread.
+                next_piece.store(cuts.len(), Ordering::Relaxed);
+                return;
+            }
         }
     }
 }
@@ -366,6 +455,8 @@ mod tests {
         "g% = Loop <body: graph = b () => () {\n    z = Relu(x)\n    w = Neg(z)\n  }> (x)",
         r#"h% = "".Op ("", x) # a comment"#,
         "i% = Identity (x) <values = [1.5, -2, inf]>",
+        // Braces followed by what looks like a node start.
+        r#"j% = Constant <value: tensor = string[2] {"a", "b"}> ()"#,
     ];
 
     /// A node whose subgraph has `count` nodes, spanning pieces.
@@ -425,8 +516,8 @@ mod tests {
             // Mistakes near the start, in the middle and near the end.
             mistake("a1, b1 =", "a1, b1 = ="),
             mistake("a91, b91 =", "a91, b91 = ="),
-            mistake("c20 = Constant", "c20 = Constant (x) (y)"),
-            mistake("a55, b55 =", "a55, b55 = }"),
+            mistake("c22 = Constant", "c22 = Constant (x) (y)"),
+            mistake("a51, b51 =", "a51, b51 = }"),
             // A string, a list of numbers and a bad character across cuts.
             format!("{}\"{}", &long[..middle], &long[middle..]),
             format!("{}{{1, 2,\n\n3}}{}", &long[..middle], &long[middle..]),

@@ -39,8 +39,13 @@ pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 inp.skip();
                 let start = inp.span_since(&before).start;
                 let splice = &mut inp.state().splice;
-                nodes.reserve(splice.nodes_left());
-                nodes.append(&mut splice.take(start)?);
+                let mut spliced = splice.take(start)?;
+                if nodes.is_empty() {
+                    nodes = spliced;
+                } else {
+                    nodes.reserve(spliced.len() + splice.nodes_left());
+                    nodes.append(&mut spliced);
+                }
             }
             _ => nodes.push(node(inp, grammar)?),
         }
