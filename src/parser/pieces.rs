@@ -51,35 +51,36 @@ const MAX_PIECES: usize = 256;
 const PROBE: usize = 1 << 10;
 
 /// The nodes of the pieces, in the parser state of the thread that parses
-/// the whole text.
+/// the whole text: one vector for each run of pieces that follow one
+/// another (see [`Merged`]).
 #[derive(Debug, Default)]
 pub(crate) struct Splice {
-    /// Each piece's nodes by where the piece starts, in text order, until
-    /// taken.
-    pieces: Vec<(usize, Option<Vec<NodeProto>>)>,
+    /// Each run's nodes by where it starts, in text order, until taken.
+    runs: Vec<(usize, Option<Vec<NodeProto>>)>,
 }
 
 impl Splice {
-    /// The nodes of the piece that starts at `start`, once; `None` if there
+    /// The nodes of the run that starts at `start`, once; `None` if there
     /// is none or they were taken before.
     pub(crate) fn take(&mut self, start: usize) -> Option<Vec<NodeProto>> {
         let index = self
-            .pieces
+            .runs
             .binary_search_by_key(&start, |&(start, _)| start)
             .ok()?;
-        self.pieces[index].1.take()
+        self.runs[index].1.take()
     }
 
     /// How many nodes are still to be taken.
     pub(crate) fn nodes_left(&self) -> usize {
-        self.pieces
+        self.runs
             .iter()
             .filter_map(|(_, nodes)| nodes.as_ref().map(Vec::len))
             .sum()
     }
 
+    /// Whether the parse took every run.
     fn all_taken(&self) -> bool {
-        self.pieces.iter().all(|(_, nodes)| nodes.is_none())
+        self.runs.iter().all(|(_, nodes)| nodes.is_none())
     }
 }
 
@@ -148,7 +149,7 @@ fn parse_counting<O>(
                     return None;
                 }
                 tokens.push((Token::Spliced, span));
-                splice.pieces.push((span.start, Some(nodes)));
+                splice.runs.push((span.start, Some(nodes)));
             }
             Read::Tokens(more) => {
                 if brackets.walk(&more)? != more.len() {
@@ -192,6 +193,7 @@ struct Merged<'s> {
 }
 
 impl<'s> Merged<'s> {
+    /// Nothing merged yet, of `pieces` pieces.
     fn new(pieces: usize) -> Self {
         let mut ahead = Vec::new();
         ahead.resize_with(pieces, || None);
@@ -216,6 +218,7 @@ impl<'s> Merged<'s> {
         }
     }
 
+    /// Merges `read` after what is merged so far.
     fn merge(&mut self, text: &str, read: Read<'s>) {
         let Read::Nodes {
             mut nodes,
