@@ -185,6 +185,8 @@ struct Merged<'s> {
     ahead: Vec<Option<Vec<Read<'s>>>>,
     /// What is merged so far.
     reads: Vec<Read<'s>>,
+    /// The number of the first piece in the last run of nodes merged.
+    run_first: usize,
     /// How many pieces had nodes read apart.
     pieces_with_nodes: usize,
     /// Whether a piece could not be read (its lexing did not end at the
@@ -201,25 +203,26 @@ impl<'s> Merged<'s> {
             next: 0,
             ahead,
             reads: Vec::new(),
+            run_first: 0,
             pieces_with_nodes: 0,
             failed: false,
         }
     }
 
-    /// Takes what was made of piece `index` of `text`, and merges it and
-    /// the pieces read ahead that now follow.
-    fn put(&mut self, text: &str, index: usize, reads: Vec<Read<'s>>) {
+    /// Takes what was made of piece `index`, and merges it and the pieces
+    /// read ahead that now follow.
+    fn put(&mut self, index: usize, reads: Vec<Read<'s>>) {
         self.ahead[index] = Some(reads);
         while let Some(reads) = self.ahead.get_mut(self.next).and_then(Option::take) {
-            self.next += 1;
             for read in reads {
-                self.merge(text, read);
+                self.merge(read);
             }
+            self.next += 1;
         }
     }
 
-    /// Merges `read` after what is merged so far.
-    fn merge(&mut self, text: &str, read: Read<'s>) {
+    /// Merges `read`, of piece `self.next`, after what is merged so far.
+    fn merge(&mut self, read: Read<'s>) {
         let Read::Nodes {
             mut nodes,
             span,
@@ -236,6 +239,7 @@ impl<'s> Merged<'s> {
             deepest: run_deepest,
         }) = self.reads.last_mut()
         else {
+            self.run_first = self.next;
             self.reads.push(Read::Nodes {
                 nodes,
                 span,
@@ -244,11 +248,13 @@ impl<'s> Merged<'s> {
             return;
         };
         if run.capacity() - run.len() < nodes.len() {
-            // Room for the rest of the text at the density so far, an
-            // eighth to spare, so that the run is not copied as it grows.
-            let read = (span.end - run_span.start).max(1);
-            let expected =
-                (run.len() + nodes.len()).saturating_mul(text.len() - run_span.start) / read;
+            // Room for the nodes of all the pieces left, at the nodes per
+            // piece so far, an eighth to spare, so that the run is not
+            // copied as it grows. (Pieces are cut only where nodes start,
+            // so text with few nodes has few pieces.)
+            let pieces = self.ahead.len() - self.run_first;
+            let read = self.next + 1 - self.run_first;
+            let expected = (run.len() + nodes.len()).saturating_mul(pieces) / read;
             run.reserve(
                 (expected + expected / 8)
                     .saturating_sub(run.len())
@@ -359,7 +365,7 @@ fn read_pieces<'s>(
             return;
         };
         match read {
-            Some(reads) => merged.put(text, index, reads),
+            Some(reads) => merged.put(index, reads),
             None => {
                 merged.failed = true;
                 // No other piece matters now: the text is parsed on one thread.
