@@ -499,7 +499,7 @@ impl std::fmt::Display for Token<'_> {
             Token::Elided(_) => f.write_str("elided values"),
             Token::Comment => f.write_str("a comment"),
             Token::Error => f.write_str("an unexpected character"),
-            Token::Spliced => f.write_str("nodes read on another thread"),
+            Token::Spliced => f.write_str("nodes read apart"),
         }
     }
 }

@@ -16,7 +16,7 @@
 //!
 //! The output is used only when each piece's lexing ends exactly at the
 //! next cut, the brackets of the whole pair up within [`MAX_NESTING`], the
-//! parse succeeds and takes every piece's nodes; the result is then the
+//! parse succeeds and takes every run of nodes; the result is then the
 //! one-thread parse's. Otherwise (a mistake anywhere, a cut that is not
 //! where a token starts) the caller parses on one thread, which also
 //! explains any mistake.
