@@ -739,38 +739,43 @@ impl<'a> Sink<'a> {
 
     /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
     /// segments of the list: a helper formats most of each segment into a
-    /// buffer of texts, one segment ahead, while this thread formats the
-    /// first [`MINE_32NDS`]/32 of the segment straight into the output,
-    /// then lays out and copies the helper's texts. The layout, which
+    /// buffer of texts ([`Formatted`]), one segment ahead, while this
+    /// thread formats the first [`MINE_32NDS`]/32 of the segment into a
+    /// buffer of its own, then lays out and copies both. The layout, which
     /// depends on every text before, stays on this thread, and so does
-    /// every first write to the output's memory (page faults).
+    /// every first write to the output's memory (page faults). Formatting
+    /// into a buffer first, rather than straight into the output between
+    /// layout steps, makes this thread's part about a tenth faster (the
+    /// weight-heavy benchmark's print: 87 ms → 77 ms on two cores).
     fn fill_pipelined<T: Number>(&mut self, at: &mut FillState, items: &[T]) {
         // This thread formats the first part of each segment, the helper the rest.
         let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
         crate::parallel::pipeline(
-            &mut (self, at),
+            &mut (self, at, Formatted::default()),
             items.chunks(SEGMENT),
             |segment, formatted: &mut Formatted| formatted.format(&segment[mine(segment)..]),
-            |(sink, at), segment| {
-                for x in &segment[..mine(segment)] {
-                    sink.fill_item(at, |text| x.write(text));
-                }
+            |(sink, at, own), segment| {
+                own.format(&segment[..mine(segment)]);
+                sink.fill_formatted(at, own);
             },
-            |(sink, at), _, formatted| {
-                let mut start = 0;
-                for &n in &formatted.lens {
-                    let n = usize::from(n);
-                    let from: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
-                        .try_into()
-                        .expect("room after each text");
-                    sink.fill_item(at, |text| {
-                        *text = *from;
-                        n
-                    });
-                    start += n;
-                }
-            },
+            |(sink, at, _), _, formatted| sink.fill_formatted(at, formatted),
         );
+    }
+
+    /// Lays out the numbers of `formatted`, one [`Sink::fill_item`] each.
+    fn fill_formatted(&mut self, at: &mut FillState, formatted: &Formatted) {
+        let mut start = 0;
+        for &n in &formatted.lens {
+            let n = usize::from(n);
+            let from: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
+                .try_into()
+                .expect("room after each text");
+            self.fill_item(at, |text| {
+                *text = *from;
+                n
+            });
+            start += n;
+        }
     }
 
     /// One item of [`Sink::fill_numbers`]: the separator (and line break),
