@@ -717,22 +717,22 @@ impl<'a> Sink<'a> {
             fill,
             width: self.opts.width,
             indent: 2 * self.level,
-            len: self.buf.len(),
             column: self.column,
             first: true,
-            chunk: items.len().saturating_mul(16).clamp(256, FLUSH),
-            // The most one item adds: a line break, the indentation (or
-            // all of `SPACES`), the text.
-            room: 2 + SPACES.len().max(2 * self.level) + NUMBER_MAX,
         };
         if items.len() >= PARALLEL_MIN && crate::parallel::available() {
             self.fill_pipelined(&mut at, items);
         } else {
-            for x in items {
-                self.fill_item(&mut at, |text| x.write(text));
+            // About `FLUSH` bytes of text at a time, for a writer.
+            for chunk in items.chunks(FLUSH / 16) {
+                for x in chunk {
+                    let mut text = [0; NUMBER_MAX];
+                    let n = x.write(&mut text);
+                    at.item(&mut self.buf, &text, n);
+                }
+                self.flush_when_full();
             }
         }
-        self.buf.truncate(at.len);
         self.column = at.column;
         self.flush_when_full();
     }
@@ -762,71 +762,19 @@ impl<'a> Sink<'a> {
         );
     }
 
-    /// Lays out the numbers of `formatted`, one [`Sink::fill_item`] each.
+    /// Lays out the numbers of `formatted` after the text so far, handing
+    /// it to the writer when there is one and the buffer is full.
     fn fill_formatted(&mut self, at: &mut FillState, formatted: &Formatted) {
         let mut start = 0;
         for &n in &formatted.lens {
             let n = usize::from(n);
-            let from: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
+            let text: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
                 .try_into()
                 .expect("room after each text");
-            self.fill_item(at, |text| {
-                *text = *from;
-                n
-            });
+            at.item(&mut self.buf, text, n);
             start += n;
         }
-    }
-
-    /// One item of [`Sink::fill_numbers`]: the separator (and line break),
-    /// then the text `write` puts at the start of its argument. The buffer
-    /// holds zeros past `at.len`, room for the item.
-    #[inline(always)]
-    fn fill_item(
-        &mut self,
-        at: &mut FillState,
-        write: impl FnOnce(&mut [u8; NUMBER_MAX]) -> usize,
-    ) {
-        let indent = at.indent;
-        if at.len + at.room > self.buf.len() {
-            self.make_room(at);
-        }
-        let buf = &mut self.buf;
-        let mut len = at.len;
-        if !at.first {
-            if at.fill && at.column + FILL_SLACK > at.width {
-                buf[len..len + 2].copy_from_slice(b",\n");
-                if indent <= SPACES.len() {
-                    // A fixed-size move: the number overwrites the rest.
-                    buf[len + 2..len + 2 + SPACES.len()].copy_from_slice(SPACES);
-                } else {
-                    buf[len + 2..len + 2 + indent].fill(b' ');
-                }
-                len += 2 + indent;
-                at.column = indent;
-            } else {
-                buf[len..len + 2].copy_from_slice(b", ");
-                len += 2;
-                at.column += 2;
-            }
-        }
-        at.first = false;
-        let text: &mut [u8; NUMBER_MAX] = (&mut buf[len..len + NUMBER_MAX])
-            .try_into()
-            .expect("room for one number");
-        let n = write(text);
-        at.len = len + n;
-        at.column += n;
-    }
-
-    /// Makes room for one more item of [`Sink::fill_numbers`], handing
-    /// what is written to the writer first when there is one.
-    #[cold]
-    fn make_room(&mut self, at: &mut FillState) {
-        self.buf.truncate(at.len);
         self.flush_when_full();
-        at.len = self.buf.len();
-        self.buf.resize(at.len + at.room.max(at.chunk), 0);
     }
 
     /// Writes each of `items` with `write` (given the item's index), one
@@ -951,14 +899,37 @@ struct FillState {
     fill: bool,
     width: usize,
     indent: usize,
-    /// The end of the text in the buffer (zeros follow it).
-    len: usize,
     column: usize,
     first: bool,
-    /// How much room to make at a time.
-    chunk: usize,
-    /// The room one item needs.
-    room: usize,
+}
+
+impl FillState {
+    /// Appends one item to `buf`: the separator (and line break), then the
+    /// first `n` bytes of `text`. Every append is of a fixed size, cut
+    /// back after (no call to `memcpy`).
+    #[inline(always)]
+    fn item(&mut self, buf: &mut Vec<u8>, text: &[u8; NUMBER_MAX], n: usize) {
+        if !self.first {
+            if self.fill && self.column + FILL_SLACK > self.width {
+                buf.extend_from_slice(b",\n");
+                let indent = self.indent;
+                if indent <= SPACES.len() {
+                    buf.extend_from_slice(SPACES);
+                    buf.truncate(buf.len() - SPACES.len() + indent);
+                } else {
+                    buf.resize(buf.len() + indent, b' ');
+                }
+                self.column = indent;
+            } else {
+                buf.extend_from_slice(b", ");
+                self.column += 2;
+            }
+        }
+        self.first = false;
+        buf.extend_from_slice(text);
+        buf.truncate(buf.len() - NUMBER_MAX + n);
+        self.column += n;
+    }
 }
 
 /// Lists of at least this many items (nodes) are written by
@@ -1173,6 +1144,36 @@ mod tests {
             sink.fill_numbers(fill, &floats[..1000]);
             sink.finish().unwrap();
             assert_eq!(memory.finish_text().0.as_bytes(), streamed);
+        }
+    }
+
+    #[test]
+    fn long_number_lists_reach_the_writer_in_pieces() {
+        /// Records the size of each write.
+        struct Writes(Vec<usize>);
+        impl Write for Writes {
+            fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+                self.0.push(bytes.len());
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        // One thread's list, and (with a second core) two threads' list.
+        for count in [PARALLEL_MIN - 1, 4 * PARALLEL_MIN] {
+            let floats: Vec<f32> = (0..count).map(|i| i as f32 / 7.0).collect();
+            let mut writes = Writes(Vec::new());
+            let mut sink = Sink::new(&mut writes, Printer::new());
+            sink.fill_numbers(true, &floats);
+            sink.finish().unwrap();
+            let total: usize = writes.0.iter().sum();
+            let largest = writes.0.iter().max().copied().unwrap_or(0);
+            assert!(total > 4 * FLUSH, "{count} items: {total} bytes");
+            assert!(
+                largest <= 4 * FLUSH,
+                "{count} items: a write of {largest} bytes"
+            );
         }
     }
 
