@@ -744,9 +744,9 @@ impl<'a> Sink<'a> {
     /// buffer of its own, then lays out and copies both. The layout, which
     /// depends on every text before, stays on this thread, and so does
     /// every first write to the output's memory (page faults). Formatting
-    /// into a buffer first, rather than straight into the output between
-    /// layout steps, makes this thread's part about a tenth faster (the
-    /// weight-heavy benchmark's print: 87 ms → 77 ms on two cores).
+    /// a run of numbers into a buffer first, rather than each straight
+    /// into the output between layout steps, measured faster on this
+    /// thread too (see `bench/README.md`).
     fn fill_pipelined<T: Number>(&mut self, at: &mut FillState, items: &[T]) {
         // This thread formats the first part of each segment, the helper the rest.
         let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
