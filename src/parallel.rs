@@ -3,11 +3,13 @@
 //! of at least [`MIN_TEXT`] bytes is split in two at a comma and each half
 //! is handled on its own thread ([`join`]); to print, the helper works one
 //! unit ahead of the thread that writes the text ([`pipeline`]). Results
-//! are taken in order, so they are the same as one thread's. (A long node
+//! are taken in order, so they are the same as one thread's. When no
+//! thread can be started, the calling thread does all the work. (A long node
 //! list is lexed and parsed in pieces on two threads by `parser::pieces`,
 //! which asks [`available`] too.)
 
 use std::sync::{mpsc, OnceLock};
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// Number lists shorter than this, in bytes of text, stay on one thread.
 pub(crate) const MIN_TEXT: usize = 1 << 20;
@@ -35,18 +37,18 @@ pub(crate) fn split_point(text: &[u8]) -> Option<usize> {
 }
 
 /// Runs `first` on this thread and `second` on another, at the same time,
-/// and returns both results. A panic in either goes on in this thread.
+/// and returns both results; both on this thread, one after the other,
+/// when no thread can be started. A panic in either goes on in this thread.
 pub(crate) fn join<A, B: Send>(
     first: impl FnOnce() -> A,
     second: impl FnOnce() -> B + Send,
 ) -> (A, B) {
-    std::thread::scope(|scope| {
-        let other = scope.spawn(second);
-        let a = first();
-        let b = other
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (a, b)
+    std::thread::scope(|scope| match start(scope, second, |second| second()) {
+        Ok(other) => {
+            let a = first();
+            (a, finish(other))
+        }
+        Err(second) => (first(), second()),
     })
 }
 
@@ -54,19 +56,20 @@ pub(crate) fn join<A, B: Send>(
 /// `make` on each unit into a buffer, one unit ahead, while this thread
 /// runs `own` on the unit and then `take` on the buffer made for it. The
 /// buffers go back to the other thread, which gets them in any state and
-/// must overwrite them. A panic in either thread goes on in this one.
+/// must overwrite them. When no thread can be started, this thread runs
+/// `own`, `make` and `take` on each unit in turn. A panic in either thread
+/// goes on in this one.
 pub(crate) fn pipeline<S, U, B: Default + Send>(
     state: &mut S,
     units: impl Iterator<Item = U> + Clone + Send,
-    mut make: impl FnMut(&U, &mut B) + Send,
+    make: impl FnMut(&U, &mut B) + Send,
     mut own: impl FnMut(&mut S, &U),
     mut take: impl FnMut(&mut S, &U, &mut B),
 ) {
     std::thread::scope(|scope| {
         let (made_tx, made_rx) = mpsc::sync_channel::<B>(1);
         let (free_tx, free_rx) = mpsc::channel::<B>();
-        let theirs = units.clone();
-        scope.spawn(move || {
+        let helper = start(scope, (units.clone(), make), move |(theirs, mut make)| {
             for unit in theirs {
                 let mut buffer = free_rx.try_recv().unwrap_or_default();
                 make(&unit, &mut buffer);
@@ -75,6 +78,15 @@ pub(crate) fn pipeline<S, U, B: Default + Send>(
                 }
             }
         });
+        if let Err((_, mut make)) = helper {
+            let mut buffer = B::default();
+            for unit in units {
+                own(state, &unit);
+                make(&unit, &mut buffer);
+                take(state, &unit, &mut buffer);
+            }
+            return;
+        }
         for unit in units {
             own(state, &unit);
             // The other thread ends early only by panicking, which the
@@ -87,6 +99,47 @@ pub(crate) fn pipeline<S, U, B: Default + Send>(
             let _ = free_tx.send(buffer);
         }
     });
+}
+
+/// Starts a thread of `scope` that runs `run` on `work`, or gives `work`
+/// back when no thread can be started (the system's limit on threads, say).
+/// The thread gets `work` only once it runs, so nothing is lost either way.
+fn start<'scope, W, T>(
+    scope: &'scope Scope<'scope, '_>,
+    work: W,
+    run: impl FnOnce(W) -> T + Send + 'scope,
+) -> Result<ScopedJoinHandle<'scope, Option<T>>, W>
+where
+    W: Send + 'scope,
+    T: Send + 'scope,
+{
+    let (work_tx, work_rx) = mpsc::sync_channel::<W>(1);
+    let spawned = std::thread::Builder::new()
+        .name("onnxtxt-helper".to_owned())
+        .spawn_scoped(scope, move || work_rx.recv().ok().map(run));
+    #[cfg(test)]
+    let spawned = spawned.and_then(|handle| {
+        if tests::REFUSE_THREADS.with(std::cell::Cell::get) {
+            Err(std::io::Error::other("threads refused for a test"))
+        } else {
+            Ok(handle)
+        }
+    });
+    match spawned {
+        Ok(handle) => match work_tx.send(work) {
+            Ok(()) => Ok(handle),
+            Err(mpsc::SendError(work)) => Err(work),
+        },
+        Err(_) => Err(work),
+    }
+}
+
+/// The result of a thread [`start`] started, its panic passed on.
+fn finish<T>(handle: ScopedJoinHandle<'_, Option<T>>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        .expect("a started thread is sent its work")
 }
 
 #[cfg(test)]
@@ -106,24 +159,40 @@ mod tests {
         assert_eq!(split_point(b"1, 2, 3"), None);
     }
 
+    thread_local! {
+        /// Makes [`start`] act as if no thread could be started, on the
+        /// test's own thread.
+        pub(super) static REFUSE_THREADS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Runs `f` with threads, then as if none could be started.
+    fn with_and_without_threads(f: impl Fn()) {
+        f();
+        REFUSE_THREADS.with(|refuse| refuse.set(true));
+        f();
+        REFUSE_THREADS.with(|refuse| refuse.set(false));
+    }
+
     #[test]
     fn join_returns_both_results_in_order() {
-        assert_eq!(join(|| 1, || "two"), (1, "two"));
+        with_and_without_threads(|| assert_eq!(join(|| 1, || "two"), (1, "two")));
     }
 
     #[test]
     fn pipeline_takes_what_was_made_of_each_unit_in_order() {
-        let mut log = Vec::new();
-        pipeline(
-            &mut log,
-            1..=100u32,
-            |&n, made: &mut String| *made = format!("made {n}"),
-            |log, &n| log.push(format!("own {n}")),
-            |log, &n, made| log.push(format!("{n}: {made}")),
-        );
-        let expected: Vec<String> = (1..=100)
-            .flat_map(|n| [format!("own {n}"), format!("{n}: made {n}")])
-            .collect();
-        assert_eq!(log, expected);
+        with_and_without_threads(|| {
+            let mut log = Vec::new();
+            pipeline(
+                &mut log,
+                1..=100u32,
+                |&n, made: &mut String| *made = format!("made {n}"),
+                |log, &n| log.push(format!("own {n}")),
+                |log, &n, made| log.push(format!("{n}: {made}")),
+            );
+            let expected: Vec<String> = (1..=100)
+                .flat_map(|n| [format!("own {n}"), format!("{n}: made {n}")])
+                .collect();
+            assert_eq!(log, expected);
+        });
     }
 }
