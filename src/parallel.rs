@@ -8,7 +8,7 @@
 //! list is lexed and parsed in pieces on two threads by `parser::pieces`,
 //! which asks [`available`] too.)
 
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread::{Scope, ScopedJoinHandle};
 
 /// Number lists shorter than this, in bytes of text, stay on one thread.
@@ -103,7 +103,8 @@ pub(crate) fn pipeline<S, U, B: Default + Send>(
 
 /// Starts a thread of `scope` that runs `run` on `work`, or gives `work`
 /// back when no thread can be started (the system's limit on threads, say).
-/// The thread gets `work` only once it runs, so nothing is lost either way.
+/// The work waits in a slot the thread empties when it runs, so it starts
+/// at once and nothing is lost either way.
 fn start<'scope, W, T>(
     scope: &'scope Scope<'scope, '_>,
     work: W,
@@ -113,25 +114,23 @@ where
     W: Send + 'scope,
     T: Send + 'scope,
 {
-    let (work_tx, work_rx) = mpsc::sync_channel::<W>(1);
+    #[cfg(test)]
+    if tests::REFUSE_THREADS.with(std::cell::Cell::get) {
+        return Err(work);
+    }
+    let slot = Arc::new(Mutex::new(Some(work)));
+    let theirs = Arc::clone(&slot);
     let spawned = std::thread::Builder::new()
         .name("onnxtxt-helper".to_owned())
-        .spawn_scoped(scope, move || work_rx.recv().ok().map(run));
-    #[cfg(test)]
-    let spawned = spawned.and_then(|handle| {
-        if tests::REFUSE_THREADS.with(std::cell::Cell::get) {
-            Err(std::io::Error::other("threads refused for a test"))
-        } else {
-            Ok(handle)
-        }
-    });
-    match spawned {
-        Ok(handle) => match work_tx.send(work) {
-            Ok(()) => Ok(handle),
-            Err(mpsc::SendError(work)) => Err(work),
-        },
-        Err(_) => Err(work),
-    }
+        .spawn_scoped(scope, move || {
+            let work = theirs.lock().ok()?.take()?;
+            Some(run(work))
+        });
+    spawned.map_err(|_| {
+        // The thread never ran: the work is still in the slot.
+        let work = slot.lock().ok().and_then(|mut slot| slot.take());
+        work.expect("a thread that did not start left its work")
+    })
 }
 
 /// The result of a thread [`start`] started, its panic passed on.
@@ -139,7 +138,7 @@ fn finish<T>(handle: ScopedJoinHandle<'_, Option<T>>) -> T {
     handle
         .join()
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        .expect("a started thread is sent its work")
+        .expect("a started thread finds its work")
 }
 
 #[cfg(test)]
