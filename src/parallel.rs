@@ -5,8 +5,8 @@
 //! unit ahead of the thread that writes the text ([`pipeline`]). Results
 //! are taken in order, so they are the same as one thread's. When no
 //! thread can be started, the calling thread does all the work. (A long node
-//! list is lexed and parsed in pieces on two threads by `parser::pieces`,
-//! which asks [`available`] too.)
+//! list is lexed and parsed in pieces by `parser::pieces`, whose two
+//! threads take pieces in turn through [`join`].)
 
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread::{Scope, ScopedJoinHandle};

@@ -119,17 +119,16 @@ fn parse_counting<O>(
     let first = *cuts.first()?;
     let next_piece = AtomicUsize::new(0);
     let merged = Mutex::new(Merged::new(cuts.len()));
-    let part = std::thread::scope(|scope| {
-        let (cuts, next_piece, merged) = (&cuts, &next_piece, &merged);
-        std::thread::Builder::new()
-            .name("onnxtxt-nodes".to_owned())
-            .spawn_scoped(scope, move || read_pieces(text, cuts, next_piece, merged))
-            .ok()?;
-        read_pieces(text, cuts, next_piece, merged);
-        Some(scan_part(text, 0, first))
-    })?;
+    let (part, ()) = crate::parallel::join(
+        || {
+            read_pieces(text, &cuts, &next_piece, &merged);
+            scan_part(text, 0, first)
+        },
+        || read_pieces(text, &cuts, &next_piece, &merged),
+    );
     let merged = merged.into_inner().ok()?;
-    if part.next != first || merged.failed || merged.next < cuts.len() {
+    // A piece that could not be read stops the merge before it.
+    if part.next != first || merged.next < cuts.len() {
         return None;
     }
     let mut tokens = part.tokens;
@@ -189,9 +188,6 @@ struct Merged<'s> {
     run_first: usize,
     /// How many pieces had nodes read apart.
     pieces_with_nodes: usize,
-    /// Whether a piece could not be read (its lexing did not end at the
-    /// next cut).
-    failed: bool,
 }
 
 impl<'s> Merged<'s> {
@@ -205,7 +201,6 @@ impl<'s> Merged<'s> {
             reads: Vec::new(),
             run_first: 0,
             pieces_with_nodes: 0,
-            failed: false,
         }
     }
 
@@ -361,18 +356,16 @@ fn read_pieces<'s>(
         comments.clear();
         let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
             .then(|| read_piece(text, from, until, &buffer));
+        let Some(reads) = read else {
+            // The merge stops before this piece, so no other piece matters
+            // now: the text is parsed on one thread.
+            next_piece.store(cuts.len(), Ordering::Relaxed);
+            return;
+        };
         let Ok(mut merged) = merged.lock() else {
             return;
         };
-        match read {
-            Some(reads) => merged.put(index, reads),
-            None => {
-                merged.failed = true;
-                // No other piece matters now: the text is parsed on one thread.
-                next_piece.store(cuts.len(), Ordering::Relaxed);
-                return;
-            }
-        }
+        merged.put(index, reads);
     }
 }
 
