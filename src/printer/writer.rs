@@ -734,7 +734,6 @@ impl<'a> Sink<'a> {
             }
         }
         self.column = at.column;
-        self.flush_when_full();
     }
 
     /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
