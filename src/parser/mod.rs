@@ -75,6 +75,9 @@ pub(crate) type Extra<E> = extra::Full<E, State, ()>;
 pub(crate) struct State {
     pub(crate) landmarks: landmarks::Landmarks,
     pub(crate) splice: pieces::Splice,
+    /// How many nodes the node run of a piece has, as counted before
+    /// reading it, so that their vector is made once (see `pieces`).
+    pub(crate) run_nodes: usize,
 }
 
 impl State {
@@ -335,6 +338,9 @@ struct Brackets {
     closers: Vec<Token<'static>>,
     /// The deepest nesting so far.
     deepest: usize,
+    /// The `=` tokens outside every bracket the walk opened: in a run of
+    /// nodes, one for each node.
+    outer_eqs: usize,
 }
 
 impl Brackets {
@@ -361,6 +367,8 @@ impl Brackets {
                     Some(_) => return None,
                     None => return Some(index),
                 }
+            } else if token == Token::Eq {
+                self.outer_eqs += usize::from(self.closers.is_empty());
             } else if matches!(
                 token,
                 Token::Error | Token::Elided(_) | Token::UnclosedString(_)

@@ -391,7 +391,10 @@ fn read_piece<'s>(
                     cache.get().node_run.clone(),
                     &tokens[..end],
                     text,
-                    State::default(),
+                    State {
+                        run_nodes: brackets.outer_eqs,
+                        ..State::default()
+                    },
                 )
                 .ok()
             })
@@ -504,6 +507,22 @@ mod tests {
             }
             assert!(parse_model(text).unwrap().encode_to_vec() == one);
         }
+    }
+
+    #[test]
+    fn a_pieces_nodes_are_counted_before_they_are_read() {
+        // Every form, with `=` inside attributes, subgraphs and lists.
+        let nodes: Vec<String> = (0..23)
+            .map(|i| FORMS[i % FORMS.len()].replace('%', &i.to_string()) + "\n")
+            .collect();
+        let text = nodes.concat();
+        let (tokens, _) = crate::lexer::scan(&text);
+        let reads = read_piece(&text, 0, text.len(), &tokens);
+        let [Read::Nodes { nodes, .. }] = reads.as_slice() else {
+            panic!("the nodes were not read");
+        };
+        // Made once, at its size: not grown by doubling.
+        assert_eq!((nodes.len(), nodes.capacity()), (23, 23));
     }
 
     #[test]

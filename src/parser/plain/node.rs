@@ -57,7 +57,7 @@ pub(super) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
 ) -> Option<Vec<NodeProto>> {
-    let mut nodes = Vec::new();
+    let mut nodes = Vec::with_capacity(inp.state().run_nodes);
     while inp.peek().is_some() {
         nodes.push(node(inp, grammar)?);
     }
