@@ -57,7 +57,10 @@ pub(super) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
 ) -> Option<Vec<NodeProto>> {
-    let mut nodes = Vec::with_capacity(inp.state().run_nodes);
+    let mut nodes = Vec::new();
+    // Only a hint: text that is not nodes may have many `=`, and a
+    // reservation the allocator refuses leaves the vector to grow.
+    let _ = nodes.try_reserve_exact(inp.state().run_nodes);
     while inp.peek().is_some() {
         nodes.push(node(inp, grammar)?);
     }
