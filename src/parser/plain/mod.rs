@@ -184,15 +184,27 @@ fn separated<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
 }
 
 /// [`separated`] for large items, which `item` fills in place: each move
-/// of an `AttributeProto` copies 328 bytes.
+/// of an `AttributeProto` copies 328 bytes. The items are then moved once,
+/// into a vector of their exact size. Most nodes have one or two
+/// attributes, so room for four made the attributes take two or more
+/// times the memory they fill, and the time to build a node-heavy IR grows
+/// with the memory it takes (see `bench/README.md`). The vector read into
+/// is freed at once, so the allocator hands the same memory, still in the
+/// cache, to the next list.
 fn separated_in_place<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T: Default>(
     inp: &mut Reader<'t, '_, I, E>,
     mut item: impl FnMut(&mut Reader<'t, '_, I, E>, &mut T) -> Option<()>,
 ) -> Option<(Vec<T>, Token<'s>)> {
-    separated_into(inp, |inp, items| {
+    let (mut items, after) = separated_into(inp, |inp, items| {
         items.push(T::default());
         item(inp, items.last_mut()?)
-    })
+    })?;
+    if items.len() < items.capacity() {
+        let mut exact = Vec::with_capacity(items.len());
+        exact.append(&mut items);
+        items = exact;
+    }
+    Some((items, after))
 }
 
 /// The loop of [`separated`]: `push` reads an item onto the list.

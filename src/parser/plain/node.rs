@@ -331,6 +331,17 @@ mod tests {
     }
 
     #[test]
+    fn attributes_are_kept_in_a_vector_of_their_size() {
+        for count in 1..=9 {
+            let attributes: Vec<String> = (0..count).map(|i| format!("k{i} = {i}")).collect();
+            let text = format!("{{\n  y = Op <{}> (x)\n}}", attributes.join(", "));
+            let nodes = parse_nodes(&text).unwrap();
+            let attributes = &nodes[0].attribute;
+            assert_eq!((attributes.len(), attributes.capacity()), (count, count));
+        }
+    }
+
+    #[test]
     fn mistakes_in_plain_nodes_are_explained_by_the_grammar() {
         let error = parse_nodes("{\n  y = Relu (x)\n  z = Op <k = 1,> (y)\n}").unwrap_err();
         let message = &error.diagnostics()[0].message;
