@@ -687,7 +687,7 @@ impl<'a> Sink<'a> {
                 return;
             }
             if i > 0 {
-                if fill && self.column + FILL_SLACK > self.opts.width {
+                if breaks_line(fill, self.column, self.opts.width) {
                     self.text(",");
                     self.newline();
                 } else {
@@ -909,7 +909,7 @@ impl FillState {
     #[inline(always)]
     fn item(&mut self, buf: &mut Vec<u8>, text: &[u8; NUMBER_MAX], n: usize) {
         if !self.first {
-            if self.fill && self.column + FILL_SLACK > self.width {
+            if breaks_line(self.fill, self.column, self.width) {
                 buf.extend_from_slice(b",\n");
                 let indent = self.indent;
                 if indent <= SPACES.len() {
@@ -985,6 +985,14 @@ impl Formatted {
 /// Room left for the next tensor value before [`Sink::fill`] breaks the
 /// line: the longest float text (`-1.1754944e-38`) and its comma.
 const FILL_SLACK: usize = 16;
+
+/// Whether a filled list ([`Sink::fill`], [`FillState::item`]) breaks the
+/// line before its next item: when `fill` is on and less than
+/// [`FILL_SLACK`] columns are left.
+#[inline(always)]
+fn breaks_line(fill: bool, column: usize, width: usize) -> bool {
+    fill && column + FILL_SLACK > width
+}
 
 #[cfg(test)]
 mod tests {
