@@ -4,16 +4,19 @@ Usage: python bench/gen.py OUT_DIR [--quick]
 
 For every case it writes <case>.onnx (the binary, built with onnx.helper) and
 <case>.txt (the reference printer's text of it, onnx.printer.to_text), and
-one line per case to OUT_DIR/cases.tsv: name, shape, size (1, 2, 4 = N, 2N,
-4N), kind ("model" or "batch"), count of models, description.
+one line per case to OUT_DIR/cases.tsv: name, shape, size (1, 2, 4, 8, 16 =
+N to 16N), kind ("model" or "batch"), count of models, description.
 
-Shapes:
-  weights-{1,2,4}N  weight-heavy: MatMul/Add/Relu layers whose 512x512 weights
+Shapes, at 1N, 2N, 4N, 8N and 16N (quick mode: 1N, 2N and 4N, smaller):
+  weights-<size>    weight-heavy: MatMul/Add/Relu layers whose 512x512 weights
                     and biases are float32 initializers in raw_data; 4N is
-                    ~10.5M parameters (quick mode: 16x fewer).
-  nodes-{1,2,4}N    node-heavy: small nodes with attributes and PyTorch-style
+                    ~10.5M parameters, the issue's size (quick mode: 16x fewer).
+  nodes-<size>      node-heavy: small nodes with attributes and PyTorch-style
                     names that need quotes ("/blocks.3/conv/Conv_output_0");
-                    4N is 50,000 nodes (quick mode: 10x fewer).
+                    4N is 50,000 nodes, the issue's size (quick mode: 10x
+                    fewer). The sizes below it show time per item where the
+                    working set still fits the cache, those above it how
+                    time grows from the issue's size on.
   corpus            every onnx.backend.test node test model
                     (collect_testcases(None)) as one batch, keeping those the
                     reference prints and parses back; .onnx.batch and
@@ -159,7 +162,7 @@ def main() -> None:
     blocks = 1250 if not quick else 125        # x 10 nodes (+1)
     cases = []
     t0 = time.time()
-    for mult in (1, 2, 4):
+    for mult in (1, 2, 4) if quick else (1, 2, 4, 8, 16):
         name = f"weights-{mult}N"
         write_case(out, name, weight_heavy(layers * mult, seed=1000 + mult))
         params = layers * mult * HIDDEN * (HIDDEN + 1)

@@ -1,6 +1,6 @@
 """Times the reference (onnx, Python) on the inputs written by bench/gen.py.
 
-Usage: python bench/reference.py INPUT_DIR [OUT.tsv] [--reps N] [--secs S]
+Usage: python bench/reference.py INPUT_DIR [OUT.tsv] [--only CASE] [--reps N] [--secs S]
 
 Same operations and TSV columns as benches/throughput.rs: `parse` is
 onnx.parser.parse_model(text), `print` is onnx.printer.to_text(model),
@@ -10,6 +10,8 @@ ModelProto already in memory: only the call is timed, with the garbage
 collector paused (as timeit does); best and median of at least 3 and at most
 N (default 10) repetitions, stopping once S seconds (default 1) are spent,
 in wall-clock time and in the thread's CPU time (time.thread_time).
+`--only` times a single case (bench/run.sh times one case at a time, each
+right after onnxtxt's).
 """
 
 import gc
@@ -65,7 +67,7 @@ def timed_loop(call, items):
 
 def main() -> None:
     args = sys.argv[1:]
-    opts = {"--reps": 10, "--secs": 1.0}
+    opts = {"--reps": 10, "--secs": 1.0, "--only": ""}
     pos = []
     while args:
         a = args.pop(0)
@@ -79,6 +81,8 @@ def main() -> None:
     out.write("case\top\tbytes_in\tbytes_out\treps\tbest_s\tmedian_s\tbest_cpu_s\tmedian_cpu_s\tfailures\tfirst_error\n")
     for line in (d / "cases.tsv").read_text().splitlines():
         name, _shape, _size, kind = line.split("\t")[:4]
+        if opts["--only"] and name != opts["--only"]:
+            continue
         if kind == "batch":
             texts_b = unframe((d / f"{name}.txt.batch").read_bytes())
             bins = unframe((d / f"{name}.onnx.batch").read_bytes())

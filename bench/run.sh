@@ -63,16 +63,31 @@ step "inputs"
 "$py" bench/gen.py "$inputs" "${gen_flags[@]}"
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-
-step "onnxtxt, in-process"
-"$bench_exe" "$inputs" "$results/onnxtxt.tsv" --secs "$secs"
-
-step "reference, from Python"
-"$py" bench/reference.py "$inputs" "$results/reference.tsv" --secs "$secs"
-
-step "peak memory on weights-4N"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+
+# One case at a time, onnxtxt then the reference, so that the two sides of
+# each ratio are timed within a minute of each other: this VM's speed drifts
+# over minutes, and timing all of one side before the other let a slow phase
+# move every ratio of a run. Each side writes its TSV header once.
+step "timing, one case at a time: onnxtxt (in-process), then the reference (from Python)"
+: >"$results/onnxtxt.tsv"
+: >"$results/reference.tsv"
+while IFS=$'\t' read -r case _; do
+    "$bench_exe" "$inputs" "$tmp/onnxtxt.tsv" --only "$case" --secs "$secs" </dev/null
+    "$py" bench/reference.py "$inputs" "$tmp/reference.tsv" --only "$case" --secs "$secs" </dev/null
+    for side in onnxtxt reference; do
+        if [ -s "$results/$side.tsv" ]; then
+            tail -n +2 "$tmp/$side.tsv" >>"$results/$side.tsv"
+        else
+            cat "$tmp/$side.tsv" >"$results/$side.tsv"
+        fi
+    done
+done <"$inputs/cases.tsv"
+
+# The largest weight-heavy input.
+wmax="$inputs/$(awk -F'\t' '$2 == "weights" { print $3 "\t" $1 }' "$inputs/cases.tsv" | sort -n | tail -1 | cut -f2)"
+step "peak memory on $(basename "$wmax")"
 # rss LABEL TEXT_FILE BINARY_FILE -- COMMAND...: one line of memory.tsv.
 rss() {
     local label="$1" text="$2" bin="$3"; shift 4
@@ -83,18 +98,17 @@ rss() {
     [ -n "$bin" ] && bb="$(stat -c %s "$bin")"
     printf '%s\t%s\t%s\t%s\n' "$label" "$tb" "$bb" "$kb"
 }
-w4="$inputs/weights-4N"
 {
-    rss "onnxtxt parse (CLI)" "$w4.txt" "$tmp/ox.onnx" -- "$cli_exe" parse "$w4.txt" -o "$tmp/ox.onnx"
-    rss "onnxtxt print (CLI)" "$tmp/ox.txt" "$w4.onnx" -- "$cli_exe" print "$w4.onnx" -o "$tmp/ox.txt"
-    rss "reference parse (Python, context)" "$w4.txt" "$tmp/ref.onnx" -- "$py" -c '
+    rss "onnxtxt parse (CLI)" "$wmax.txt" "$tmp/ox.onnx" -- "$cli_exe" parse "$wmax.txt" -o "$tmp/ox.onnx"
+    rss "onnxtxt print (CLI)" "$tmp/ox.txt" "$wmax.onnx" -- "$cli_exe" print "$wmax.onnx" -o "$tmp/ox.txt"
+    rss "reference parse (Python, context)" "$wmax.txt" "$tmp/ref.onnx" -- "$py" -c '
 import sys, onnx.parser
 text = open(sys.argv[1], encoding="utf-8").read()
-open(sys.argv[2], "wb").write(onnx.parser.parse_model(text).SerializeToString())' "$w4.txt" "$tmp/ref.onnx"
-    rss "reference print (Python, context)" "$tmp/ref.txt" "$w4.onnx" -- "$py" -c '
+open(sys.argv[2], "wb").write(onnx.parser.parse_model(text).SerializeToString())' "$wmax.txt" "$tmp/ref.onnx"
+    rss "reference print (Python, context)" "$tmp/ref.txt" "$wmax.onnx" -- "$py" -c '
 import sys, onnx, onnx.printer
 model = onnx.load_model(sys.argv[1])
-open(sys.argv[2], "w", encoding="utf-8").write(onnx.printer.to_text(model))' "$w4.onnx" "$tmp/ref.txt"
+open(sys.argv[2], "w", encoding="utf-8").write(onnx.printer.to_text(model))' "$wmax.onnx" "$tmp/ref.txt"
     rss "Python baseline (import onnx only)" "" "" -- "$py" -c 'import onnx.parser, onnx.printer'
 } >"$results/memory.tsv"
 

@@ -2,7 +2,7 @@
 //! Run through `bash bench/run.sh`, which makes the inputs and the report.
 //!
 //! ```text
-//! cargo bench --bench throughput -- INPUT_DIR [OUT.tsv] [--only CASE:OP] [--reps N] [--secs S]
+//! cargo bench --bench throughput -- INPUT_DIR [OUT.tsv] [--only CASE[:OP]] [--reps N] [--secs S]
 //! ```
 //!
 //! For every case of INPUT_DIR/cases.tsv and every operation (`parse`:
@@ -16,7 +16,9 @@
 //! a second thread), models that failed, first error. Only the call is timed:
 //! inputs are read and decoded before, results dropped after. Timings never
 //! feed a test.
-//! `--only` runs a single case and operation (for `perf record`).
+//! `--only` runs a single case, or a single case and operation (for `perf
+//! record`); `bench/run.sh` times one case at a time, each right before the
+//! reference's.
 
 use std::fs;
 use std::hint::black_box;
@@ -254,6 +256,9 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The operations timed on every case, in order.
+const OPS: [&str; 4] = ["parse", "print", "decode", "encode"];
+
 fn main() {
     // `cargo bench` adds `--bench`; ignore it.
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -284,16 +289,21 @@ fn main() {
         let (name, kind) = (f[0], f[3]);
         let ops: Vec<&'static str> = match &only {
             Some(o) => {
-                let (c, op) = o.split_once(':').expect("--only CASE:OP");
+                let (c, op) = o
+                    .split_once(':')
+                    .map_or((o.as_str(), None), |(c, op)| (c, Some(op)));
                 if c != name {
                     continue;
                 }
-                vec![["parse", "print", "decode", "encode"]
-                    .into_iter()
-                    .find(|k| *k == op)
-                    .expect("op is parse, print, decode or encode")]
+                match op {
+                    Some(op) => vec![OPS
+                        .into_iter()
+                        .find(|k| *k == op)
+                        .expect("op is parse, print, decode or encode")],
+                    None => OPS.to_vec(),
+                }
             }
-            None => vec!["parse", "print", "decode", "encode"],
+            None => OPS.to_vec(),
         };
         let case = load(&dir, name, kind);
         for op in ops {
