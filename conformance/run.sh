@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Conformance with the reference implementation (onnx on PyPI), end to end:
-# makes the venv (setup.sh), writes the corpus unless it is up to date
+# makes the venv (setup.sh), checks that onnxtxt check raises no false alarm
+# on the diagnostics suite (checker_agreement.py), writes the corpus unless it is up to date
 # (generate.py), then runs the ignored tests that read it: in
 # tests/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
@@ -40,6 +41,11 @@ else
     "$python" conformance/generate.py
     echo "$stamp" >"$corpus/stamp"
 fi
+
+# No false alarms: onnxtxt check gives no error on a model of the
+# diagnostics suite that onnx.checker accepts.
+cargo build --release --quiet --bin onnxtxt
+"$python" conformance/checker_agreement.py target/release/onnxtxt tests/diagnostics
 
 tests=(--test conformance)
 if [ -f tests/schema.rs ]; then

@@ -358,12 +358,15 @@ impl Checker {
         for (index, opset) in imports.iter().enumerate() {
             let domain = normalize_domain(opset.domain.as_deref().unwrap_or(""));
             if !domains.insert(domain) {
-                self.error(
+                // onnx.checker accepts this; which version is meant is unclear.
+                let f = self.push(
+                    Severity::Warning,
                     "onnxtxt::check::duplicate_opset_import",
                     subject,
                     format!("{path}[{index}]"),
                     format!("domain {} is imported twice", quoted(domain)),
                 );
+                f.diagnostic.help = Some("keep one version of each domain".into());
             }
         }
         domains
@@ -394,35 +397,45 @@ impl Checker {
             &format!("{path}.opset_import"),
             &subject,
         );
-        // Attribute parameters: bare names, then those with a default or type.
-        let mut declared: HashMap<&str, String> = HashMap::new();
+        // Attribute parameters: bare names (`attribute`), then those with a
+        // default or type (`attribute_proto`).
+        let mut declared: HashMap<&str, (String, &str)> = HashMap::new();
         let parameters = function
             .attribute
             .iter()
             .enumerate()
-            .map(|(i, name)| (name.as_str(), format!("{path}.attribute[{i}]")))
-            .chain(function.attribute_proto.iter().enumerate().map(|(i, a)| {
-                (
-                    a.name.as_deref().unwrap_or(""),
-                    format!("{path}.attribute_proto[{i}]"),
-                )
-            }));
-        for (name, attribute_path) in parameters {
-            if let Some(first) = declared.get(name) {
-                self.error_with(
-                    "onnxtxt::check::duplicate_attribute",
-                    &subject,
-                    attribute_path,
-                    format!("attribute parameter `{name}` is declared twice"),
-                    Related {
-                        path: first.clone(),
-                        message: "first declared here".into(),
-                    },
-                    None,
-                );
+            .map(|(i, name)| (name.as_str(), "attribute", i))
+            .chain(
+                function
+                    .attribute_proto
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (a.name.as_deref().unwrap_or(""), "attribute_proto", i)),
+            );
+        for (name, list, index) in parameters {
+            let attribute_path = format!("{path}.{list}[{index}]");
+            let Some((first, first_list)) = declared.get(name) else {
+                declared.insert(name, (attribute_path, list));
+                continue;
+            };
+            // onnx.checker rejects a bare name given twice, and accepts the
+            // other repetitions (which one applies is then unclear).
+            let severity = if *first_list == "attribute" && list == "attribute" {
+                Severity::Error
             } else {
-                declared.insert(name, attribute_path);
-            }
+                Severity::Warning
+            };
+            let f = self.push(
+                severity,
+                "onnxtxt::check::duplicate_attribute",
+                &subject,
+                attribute_path,
+                format!("attribute parameter `{name}` is declared twice"),
+            );
+            f.related.push(Related {
+                path: first.clone(),
+                message: "first declared here".into(),
+            });
         }
         for (index, attribute) in function.attribute_proto.iter().enumerate() {
             // Defaults are constants: they may not refer to other attributes.
@@ -669,8 +682,14 @@ impl Checker {
                 continue;
             }
             if !scope.visible(name) {
+                // onnx.checker rejects this in a graph, not in a function.
+                let severity = if body.kind == "graph" {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
                 let f = self.push(
-                    Severity::Error,
+                    severity,
                     "onnxtxt::check::output_not_assigned",
                     &named_subject(path, name),
                     path.clone(),
@@ -778,9 +797,11 @@ impl Checker {
             }
             if let Some(reference) = attribute.ref_attr_name.as_deref() {
                 match &context.function {
+                    // Both are warnings: onnx.checker accepts them, and a
+                    // reference that the call does not resolve is absent.
                     None => {
                         let f = self.push(
-                            Severity::Error,
+                            Severity::Warning,
                             "onnxtxt::check::attribute_reference",
                             subject,
                             attribute_path.clone(),
@@ -796,7 +817,7 @@ impl Checker {
                         let mut known: Vec<&str> = declared.iter().copied().collect();
                         known.sort_unstable();
                         let f = self.push(
-                            Severity::Error,
+                            Severity::Warning,
                             "onnxtxt::check::attribute_reference",
                             subject,
                             attribute_path.clone(),
@@ -876,7 +897,10 @@ impl Checker {
             _ => None,
         };
         let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
+        // A warning in a type: onnx.checker rejects a negative dimension of
+        // a tensor constant, but not of a declared type by itself.
         self.negative_dimensions(
+            Severity::Warning,
             dims.iter().map(|dim| match dim.value {
                 Some(DimValue::DimValue(v)) => v,
                 _ => 0,
@@ -887,9 +911,10 @@ impl Checker {
     }
 
     /// Reports every negative value of `dims`, a shape's dimensions (0 for
-    /// one that has no value); returns whether there was one.
+    /// one that has no value), as `severity`; returns whether there was one.
     fn negative_dimensions(
         &mut self,
+        severity: Severity,
         dims: impl IntoIterator<Item = i64>,
         path: &str,
         subject: &str,
@@ -897,7 +922,8 @@ impl Checker {
         let mut any = false;
         for (index, d) in dims.into_iter().enumerate() {
             if d < 0 {
-                self.error(
+                self.push(
+                    severity,
                     "onnxtxt::check::negative_dimension",
                     subject,
                     path.to_string(),
@@ -910,7 +936,7 @@ impl Checker {
     }
 
     fn sparse(&mut self, sparse: &SparseTensorProto, path: &str, subject: &str) {
-        self.negative_dimensions(sparse.dims.iter().copied(), path, subject);
+        self.negative_dimensions(Severity::Error, sparse.dims.iter().copied(), path, subject);
         if let Some(values) = &sparse.values {
             self.tensor(values, &format!("{path}.values"), subject);
         }
@@ -924,7 +950,7 @@ impl Checker {
     fn tensor(&mut self, tensor: &TensorProto, path: &str, subject: &str) {
         let code_size = "onnxtxt::check::tensor_size";
         let mut count: u64 = 1;
-        if self.negative_dimensions(tensor.dims.iter().copied(), path, subject) {
+        if self.negative_dimensions(Severity::Error, tensor.dims.iter().copied(), path, subject) {
             return;
         }
         for &d in &tensor.dims {
@@ -1024,7 +1050,8 @@ impl Checker {
                 .and_then(|n| raw_byte_len(data_type, n));
             if expected != Some(raw.len()) {
                 let takes = expected.map_or_else(|| "too many".to_string(), |e| e.to_string());
-                self.error(
+                self.push(
+                    size_severity(raw.len(), expected),
                     code_size,
                     subject,
                     path.to_string(),
@@ -1037,7 +1064,8 @@ impl Checker {
             }
             if data_type == DataType::Bool as i32 {
                 if let Some(i) = raw.iter().position(|&b| b > 1) {
-                    self.error(
+                    self.push(
+                        Severity::Warning,
                         "onnxtxt::check::tensor_value",
                         subject,
                         path.to_string(),
@@ -1086,13 +1114,12 @@ impl Checker {
                     Some("the number of values must be the product of the dimensions".to_string()),
                 )
             };
-            let f = self.push(
-                Severity::Error,
-                code_size,
-                subject,
-                path.to_string(),
-                summary,
-            );
+            // onnx.checker counts the entries of sub-byte types only as
+            // "some or none".
+            let fewest = if packed.is_some() { Some(1) } else { expected };
+            let fewest = fewest.and_then(|n| usize::try_from(n).ok());
+            let severity = size_severity(usize::try_from(len).unwrap_or(usize::MAX), fewest);
+            let f = self.push(severity, code_size, subject, path.to_string(), summary);
             f.diagnostic.help = help;
         }
     }
@@ -1116,8 +1143,9 @@ impl Checker {
             };
         for (index, value) in values.enumerate() {
             if value < i128::from(min) || value > i128::from(max) {
+                // onnx.checker does not look at values; runtimes truncate.
                 let f = self.push(
-                    Severity::Error,
+                    Severity::Warning,
                     "onnxtxt::check::tensor_value",
                     subject,
                     path.to_string(),
@@ -1133,6 +1161,17 @@ impl Checker {
                 return;
             }
         }
+    }
+}
+
+/// How bad a tensor holding the wrong number of values (or bytes),
+/// `stored`, is: fewer than onnx.checker accepts (`fewest_accepted`) is an
+/// error; more than the shape needs is only a warning, since the checker
+/// accepts them (and readers ignore the rest).
+fn size_severity(stored: usize, fewest_accepted: Option<usize>) -> Severity {
+    match fewest_accepted {
+        Some(fewest) if stored >= fewest => Severity::Warning,
+        _ => Severity::Error,
     }
 }
 

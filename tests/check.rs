@@ -40,14 +40,25 @@ fn found(text: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn errors(text: &str) -> Vec<(String, String, String)> {
+/// [`found`], of one severity only.
+fn of_severity(text: &str, severity: Severity) -> Vec<(String, String, String)> {
     let all = findings(text);
     found(text)
         .into_iter()
         .zip(all)
-        .filter(|(_, f)| f.severity == Severity::Error)
+        .filter(|(_, f)| f.severity == severity)
         .map(|(x, _)| x)
         .collect()
+}
+
+fn errors(text: &str) -> Vec<(String, String, String)> {
+    of_severity(text, Severity::Error)
+}
+
+/// The warnings of `text`, which must have no errors.
+fn warnings(text: &str) -> Vec<(String, String, String)> {
+    assert_eq!(errors(text), [], "{text}");
+    of_severity(text, Severity::Warning)
 }
 
 fn one(code: &str, path: &str, span: &str) -> Vec<(String, String, String)> {
@@ -197,6 +208,34 @@ fn graph_output_never_assigned() {
     clean(&model("g (float x) => (float x) {\n}"));
 }
 
+#[test]
+fn function_output_never_assigned_is_a_warning() {
+    // onnx.checker accepts it in a function (not in a graph).
+    let text = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float x) => (float y) {
+  y = local.F (x)
+}
+<domain: "local", opset_import: ["": 21]>
+F (x) => (y, z) {
+  y = Relu(x)
+}
+"#;
+    let found = warnings(text);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].0, "output_not_assigned");
+    assert_eq!(found[0].1, "functions[0].output[1]");
+}
+
+#[test]
+fn domain_imported_twice_is_a_warning() {
+    // onnx.checker accepts it, in the model and in a function.
+    let text = "<ir_version: 10, opset_import: [\"\": 21, \"ai.onnx\": 20]>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n";
+    let found = warnings(text);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].0, "duplicate_opset_import");
+    assert_eq!(found[0].1, "opset_import[1]");
+}
+
 // ---------------------------------------------------------------------------
 // Duplicate names.
 // ---------------------------------------------------------------------------
@@ -281,14 +320,17 @@ g (float x) => (float y) {
             "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nScale <{attrs}> (x) => (y) {{\n  a = Constant <value_float: float = @alpha> ()\n  y = Mul(x, a)\n}}\n"
         )
     };
-    assert_eq!(
-        errors(&f("alpha, alpha: float = 1.0")),
-        one(
-            "duplicate_attribute",
-            "functions[0].attribute_proto[0]",
-            "alpha: float = 1.0"
-        )
-    );
+    let found = errors(&f("alpha, alpha"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].0, "duplicate_attribute");
+    assert_eq!(found[0].1, "functions[0].attribute[1]");
+    // onnx.checker rejects only a bare name given twice.
+    for twice in [
+        "alpha, alpha: float = 1.0",
+        "alpha: float = 2.0, alpha: float = 1.0",
+    ] {
+        assert_eq!(warnings(&f(twice))[0].0, "duplicate_attribute", "{twice}");
+    }
     clean(&f("alpha, beta: float = 1.0"));
 }
 
@@ -360,10 +402,11 @@ g (float x) => (float y) {
 }
 
 #[test]
-fn attribute_references_only_in_functions() {
+fn attribute_references_outside_functions_are_warnings() {
+    // onnx.checker accepts a reference in a graph (it is never resolved).
     let text = model("g (float x) => (float y) {\n  y = Softmax <axis: int = @ax> (x)\n}");
     assert_eq!(
-        errors(&text),
+        warnings(&text),
         one(
             "attribute_reference",
             "graph.node[0].attribute[\"axis\"]",
@@ -373,7 +416,7 @@ fn attribute_references_only_in_functions() {
 }
 
 #[test]
-fn attribute_references_name_declared_attributes() {
+fn undeclared_attribute_references_are_warnings() {
     let main = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
 g (float x) => (float y) {
   y = local.Soft <ax = 1> (x)
@@ -384,7 +427,7 @@ g (float x) => (float y) {
         )
     };
     assert_eq!(
-        errors(&f("<ax>", "axs")),
+        warnings(&f("<ax>", "axs")),
         one(
             "attribute_reference",
             "functions[0].node[0].attribute[\"axis\"]",
@@ -392,7 +435,7 @@ g (float x) => (float y) {
         )
     );
     assert_eq!(
-        errors(&f("", "ax")),
+        warnings(&f("", "ax")),
         one(
             "attribute_reference",
             "functions[0].node[0].attribute[\"axis\"]",
@@ -406,6 +449,37 @@ g (float x) => (float y) {
         "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft <ax> (x) => (y) {{\n  c = Constant <value_bool: int = 1> ()\n  y = If (c) <then_branch = t () => (float a) {{ a = Softmax <axis: int = @ax> (x) }}, else_branch = e () => (float b) {{ b = Relu(x) }}>\n}}\n"
     );
     clean(&nested);
+}
+
+/// The form onnxscript's exporter writes: the body refers to `@dim`, which
+/// the function does not declare; the call gives it. onnx.checker accepts
+/// the model, so it gets a warning, not an error.
+#[test]
+fn reference_resolved_by_the_call_is_a_warning() {
+    let text = r#"<ir_version: 10, opset_import: ["": 18, "pkg.onnxscript.torch_lib": 1]>
+g (float[4] x, int64[2] s) => (seq(float[M]) y) {
+  y = pkg.onnxscript.torch_lib.aten_split <dim: int = 0> (x, s)
+}
+<domain: "pkg.onnxscript.torch_lib", opset_import: ["" : 18]>
+aten_split (self, split_size) => (return_val)
+{
+    return_val = SplitToSequence <axis: int = @dim> (self, split_size)
+}
+"#;
+    let found = warnings(text);
+    assert_eq!(
+        found,
+        one(
+            "attribute_reference",
+            "functions[0].node[0].attribute[\"axis\"]",
+            "axis: int = @dim"
+        )
+    );
+    let help = findings(text)[0].diagnostic.help.clone();
+    assert_eq!(
+        help.as_deref(),
+        Some("declare it: `aten_split <dim> (...)`")
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -434,6 +508,20 @@ fn element_count_matches_shape() {
         "the shape [2, 3] holds 6 elements, but the tensor has 5 values"
     );
     clean(&initializer("float[2, 3] w = {1, 2, 3, 4, 5, 6}"));
+    // Too many values: onnx.checker accepts them, so only a warning.
+    assert_eq!(
+        warnings(&initializer("float[2] w = {1, 2, 3}")),
+        one(
+            "tensor_size",
+            "graph.initializer[0]",
+            "float[2] w = {1, 2, 3}"
+        )
+    );
+    // Sub-byte types: the checker only asks for some entries.
+    assert_eq!(
+        warnings(&initializer("int4[4] w = {1}"))[0].0,
+        "tensor_size"
+    );
     // A scalar needs one value, an empty tensor none.
     assert_eq!(errors(&initializer("float w = {}"))[0].0, "tensor_size");
     clean(&initializer("float[0] w = {}"));
@@ -481,16 +569,17 @@ fn values_fit_their_element_type() {
         ("float16[1] w = {65536}", true),
         ("float16[1] w = {1.5}", false),
     ] {
+        // Warnings: onnx.checker does not look at the values.
         let text = initializer(decl);
-        let errs = errors(&text);
+        let found = warnings(&text);
         if bad {
             assert_eq!(
-                errs,
+                found,
                 one("tensor_value", "graph.initializer[0]", decl),
                 "{decl}"
             );
         } else {
-            assert!(errs.is_empty(), "{decl}: {errs:?}");
+            assert!(found.is_empty(), "{decl}: {found:?}");
         }
     }
 }
@@ -500,7 +589,7 @@ fn tensor_attributes_are_checked_too() {
     let text =
         model("g () => (float y) {\n  y = Constant <value: tensor = int8[2] {1, 200}> ()\n}");
     assert_eq!(
-        errors(&text),
+        warnings(&text),
         one(
             "tensor_value",
             "graph.node[0].attribute[\"value\"].t",
@@ -525,9 +614,11 @@ fn dimensions_are_not_negative() {
             "float[-1] w = {}"
         )
     );
+    // In a declared type, onnx.checker lets it pass (unless shape
+    // inference contradicts it), so it is a warning.
     let text = model("g (float[N, -3] x) => (float y) {\n  y = ReduceSum(x)\n}");
     assert_eq!(
-        errors(&text),
+        warnings(&text),
         one("negative_dimension", "graph.input[0]", "float[N, -3] x")
     );
     clean(&model(
@@ -680,6 +771,10 @@ fn raw_data_length() {
     };
     assert!(ir_codes(raw(24)).is_empty());
     assert_eq!(ir_codes(raw(20)), ["tensor_size"]);
+    // Bytes beyond the shape: onnx.checker accepts them.
+    let long = check_model(&ir_model(raw(28)));
+    assert_eq!(long.len(), 1);
+    assert_eq!(long[0].severity, Severity::Warning);
     let int4 = TensorProto {
         raw_data: Some(vec![0; 2]),
         ..tensor(DataType::Int4, &[3])
