@@ -46,14 +46,16 @@ function probeServer(command) {
 }
 
 /**
- * Where a diagnostic of onnxtxt points: `:LINE:COLUMN` in a text, ` at byte
- * N` (and the IR path) in a binary model.
+ * Where a diagnostic of onnxtxt points, as its human form writes it after
+ * the file name: `:LINE:COLUMN` in a text, `: byte N: IR path` in a binary.
  * @param {{ span?: { line?: number, column?: number, start?: number }, path?: string }} diagnostic
  */
 function location({ span, path }) {
   if (span?.line !== undefined) return `:${span.line}:${span.column}`;
-  const inPath = path ? ` (${path})` : '';
-  return span?.start !== undefined ? ` at byte ${span.start}${inPath}` : inPath;
+  return [span?.start !== undefined ? `byte ${span.start}` : null, path]
+    .filter(Boolean)
+    .map((part) => `: ${part}`)
+    .join('');
 }
 
 /**
