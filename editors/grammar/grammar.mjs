@@ -38,8 +38,6 @@ const ID = String.raw`[A-Za-z_][A-Za-z0-9_]*`;
 const QUOTED = String.raw`(?:${WORD_START}b)?"(?:[^"\\]|\\.)*"`;
 /** A quotable identifier. Quoted ones that span lines are read by `quoted`. */
 const NAME = String.raw`(?:${QUOTED}|${WORD_START}${ID})`;
-/** An operator's domain: `ai.onnx.ml`, `com.example`, or quoted. */
-const DOMAIN = String.raw`(?:${QUOTED}|${WORD_START}${ID}(?:\s*\.\s*${ID})*)`;
 /**
  * Where an operator ends: at what follows it in a node, or at the end of
  * its line (so that `y = Add` being typed does not take the next line's

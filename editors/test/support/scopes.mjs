@@ -22,7 +22,7 @@ export const isClassified = (token) => token.scopes.some((s) => s !== SCOPE_NAME
 export const allTokens = (lines) => lines.flatMap((line, i) => line.tokens.map((token) => ({ ...token, line: i + 1 })));
 
 /** The text a quoted name stands for (`"a\"b"` is `a"b`; `b"\x41"` is `A`). */
-export function unquote(text) {
+function unquote(text) {
   const bytes = text.startsWith('b"');
   const body = text.slice(bytes ? 2 : 1, -1);
   const out = [];
@@ -52,19 +52,19 @@ function domainText(text) {
 const source = (tokens) =>
   tokens.map((token, i) => (i > 0 && token.line !== tokens[i - 1].line ? '\n' : '') + token.text).join('');
 
-/** The runs of consecutive tokens with `scope`, each as its list of tokens. */
+/** The runs of consecutive tokens with `scope`: `{ start, run }`, `start` the index of its first. */
 function runs(tokens, scope) {
   const found = [];
   tokens.forEach((token, i) => {
     if (!has(token, scope)) return;
-    if (i > 0 && has(tokens[i - 1], scope)) found.at(-1).push(token);
-    else found.push([token]);
+    if (i > 0 && has(tokens[i - 1], scope)) found.at(-1).run.push(token);
+    else found.push({ start: i, run: [token] });
   });
   return found;
 }
 
 /** The names the grammar gave `scope`, each run of tokens with it one name. */
-export const namesWith = (lines, scope) => runs(allTokens(lines), scope).map((run) => nameText(source(run)));
+export const namesWith = (lines, scope) => runs(allTokens(lines), scope).map(({ run }) => nameText(source(run)));
 
 /**
  * The operators the grammar found in `lines`, as `{ opType, domain }`: each
@@ -73,11 +73,11 @@ export const namesWith = (lines, scope) => runs(allTokens(lines), scope).map((ru
  */
 export function operators(lines) {
   const tokens = allTokens(lines);
-  return runs(tokens, OPERATOR).map((run) => {
-    let first = tokens.indexOf(run[0]);
-    const before = (i) => i > 0 && (has(tokens[i - 1], NAMESPACE) || has(tokens[i - 1], ACCESSOR) || isBlank(tokens[i - 1]));
-    while (before(first)) first--;
-    const domain = tokens.slice(first, tokens.indexOf(run[0])).filter((token) => !isBlank(token) || has(token, NAMESPACE));
+  const inDomain = (token) => has(token, NAMESPACE) || has(token, ACCESSOR) || isBlank(token);
+  return runs(tokens, OPERATOR).map(({ start, run }) => {
+    let first = start;
+    while (first > 0 && inDomain(tokens[first - 1])) first--;
+    const domain = tokens.slice(first, start).filter((token) => !isBlank(token) || has(token, NAMESPACE));
     return {
       opType: nameText(source(run)),
       domain: domain.some((token) => has(token, NAMESPACE)) ? domainText(source(domain)) : '',
