@@ -10,6 +10,7 @@ mod format;
 pub mod lexer;
 pub mod names;
 mod numbers;
+pub mod ops;
 mod parallel;
 mod parser;
 pub mod printer;

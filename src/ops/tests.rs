@@ -1,0 +1,228 @@
+//! Lookups at the edges (operators that came later, deprecated ones,
+//! domain spellings, opsets older than any version), the function bodies,
+//! and the order the lookups rely on. The data is onnx's, as generated;
+//! `tests/ops_reference.rs` compares it with onnx itself.
+
+use super::*;
+
+fn since(domain: &str, name: &str, opset: i64) -> Option<i64> {
+    schema(domain, name, opset).map(Schema::since_version)
+}
+
+fn all_schemas() -> impl Iterator<Item = &'static Schema> {
+    domains()
+        .iter()
+        .flat_map(Domain::operators)
+        .flat_map(Operator::versions)
+}
+
+#[test]
+fn every_schema_of_onnx_1_23_2_is_there() {
+    assert_eq!(all_schemas().count(), 659);
+    let operators = domains().iter().map(|d| d.operators().len());
+    assert_eq!(operators.sum::<usize>(), 227);
+    let names: Vec<_> = domains().iter().map(Domain::name).collect();
+    assert_eq!(
+        names,
+        [
+            "",
+            "ai.onnx.ml",
+            "ai.onnx.preview",
+            "ai.onnx.preview.training"
+        ]
+    );
+}
+
+/// The binary searches need domains, operators and attributes sorted by
+/// name, and versions and function bodies by opset.
+#[test]
+fn everything_searched_is_sorted() {
+    fn sorted<T, K: Ord>(items: &[T], key: impl Fn(&T) -> K) -> bool {
+        items.windows(2).all(|w| key(&w[0]) < key(&w[1]))
+    }
+    assert!(sorted(domains(), |d| d.name()));
+    for domain in domains() {
+        assert!(sorted(domain.operators(), |op| op.name()));
+        for op in domain.operators() {
+            assert_eq!(op.domain(), domain.name());
+            assert!(!op.versions().is_empty());
+            assert!(sorted(op.versions(), |s| s.since_version()));
+            for s in op.versions() {
+                assert_eq!((s.domain(), s.name()), (op.domain(), op.name()));
+                assert!(sorted(s.attributes(), |a| a.name()));
+                assert!(sorted(s.function_bodies(), |b| b.opset()));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_schema_in_force_is_the_newest_not_above_the_opset() {
+    // Conv has versions 1, 11 and 22.
+    assert_eq!(since("", "Conv", 1), Some(1));
+    assert_eq!(since("", "Conv", 10), Some(1));
+    assert_eq!(since("", "Conv", 11), Some(11));
+    assert_eq!(since("", "Conv", 21), Some(11));
+    assert_eq!(since("", "Conv", 22), Some(22));
+    // An opset newer than onnx knows still gets the newest version, as
+    // onnx's checker resolves it.
+    assert_eq!(since("", "Conv", 1000), Some(22));
+}
+
+#[test]
+fn an_operator_that_came_later_has_no_schema_in_force() {
+    assert_eq!(since("", "Gelu", 19), None);
+    assert_eq!(since("", "Gelu", 20), Some(20));
+    let gelu = operator("", "Gelu").unwrap();
+    assert_eq!(gelu.versions()[0].since_version(), 20);
+    assert!(operators_at("", 19).all(|s| s.name() != "Gelu"));
+    assert!(operators_at("", 20).any(|s| s.name() == "Gelu"));
+}
+
+#[test]
+fn an_opset_older_than_any_version_has_no_schema() {
+    assert_eq!(since("", "Relu", 0), None);
+    assert_eq!(since("", "Relu", -1), None);
+    assert_eq!(since("ai.onnx.ml", "LabelEncoder", 0), None);
+    assert_eq!(since("ai.onnx.ml", "LabelEncoder", 1), Some(1));
+    assert_eq!(operators_at("", 0).count(), 0);
+}
+
+#[test]
+fn deprecated_schemas_are_returned_and_say_so() {
+    // Upsample: deprecated from opset 10 on, for good.
+    let upsample = schema("", "Upsample", 9).unwrap();
+    assert_eq!(
+        (upsample.since_version(), upsample.deprecated()),
+        (9, false)
+    );
+    let upsample = schema("", "Upsample", 19).unwrap();
+    assert_eq!(
+        (upsample.since_version(), upsample.deprecated()),
+        (10, true)
+    );
+    // GroupNormalization 18 is deprecated, 21 is not.
+    assert!(schema("", "GroupNormalization", 20).unwrap().deprecated());
+    assert!(!schema("", "GroupNormalization", 21).unwrap().deprecated());
+    // ai.onnx.ml 5 deprecates the tree ensembles in favour of TreeEnsemble.
+    assert!(schema("ai.onnx.ml", "TreeEnsembleRegressor", 5)
+        .unwrap()
+        .deprecated());
+    assert!(!schema("ai.onnx.ml", "TreeEnsembleRegressor", 4)
+        .unwrap()
+        .deprecated());
+}
+
+#[test]
+fn ai_onnx_has_two_spellings_and_other_domains_one() {
+    let plain = schema("", "Conv", 19).unwrap();
+    let spelled = schema("ai.onnx", "Conv", 19).unwrap();
+    assert!(std::ptr::eq(plain, spelled));
+    assert_eq!(spelled.domain(), "");
+    assert_eq!(domain("ai.onnx").unwrap().name(), "");
+    assert_eq!(domain("").unwrap().display_name(), "ai.onnx");
+    assert_eq!(domain("ai.onnx.ml").unwrap().last_opset(), 5);
+    // Nothing else is an alias, and names are case-sensitive.
+    assert!(schema("onnx", "Conv", 19).is_none());
+    assert!(schema("", "conv", 19).is_none());
+    assert!(schema("ai.onnx.ml", "Conv", 5).is_none());
+    assert!(schema("", "LabelEncoder", 19).is_none());
+    assert!(schema("com.microsoft", "FusedConv", 1).is_none());
+    assert!(domain("com.microsoft").is_none());
+    assert_eq!(operators_at("com.microsoft", 1).count(), 0);
+}
+
+#[test]
+fn parameters_attributes_and_type_constraints() {
+    // A parameter typed by a type string rather than a type parameter.
+    let arg_max = schema("", "ArgMax", 13).unwrap();
+    let reduced = &arg_max.outputs()[0];
+    assert_eq!(reduced.type_str(), "tensor(int64)");
+    assert_eq!(arg_max.allowed_types(reduced), ["tensor(int64)"]);
+
+    let shape = schema("", "Shape", 21).unwrap();
+    assert_eq!(shape.outputs()[0].type_str(), "T1");
+    assert_eq!(shape.allowed_types(&shape.outputs()[0]), ["tensor(int64)"]);
+    assert_eq!(shape.allowed_types(&shape.inputs()[0]).len(), 22);
+    let start = shape.attribute("start").unwrap();
+    assert_eq!(start.default_value(), Some(AttributeValue::Int(0)));
+    assert!(shape.attribute("begin").is_none());
+
+    let concat = schema("", "Concat", 13).unwrap();
+    let inputs = &concat.inputs()[0];
+    assert_eq!(inputs.option(), ParameterOption::Variadic);
+    assert_eq!((concat.min_inputs(), concat.max_inputs()), (1, None));
+    let axis = concat.attribute("axis").unwrap();
+    assert!(axis.required());
+    assert_eq!(axis.to_string(), "axis: int (required)");
+
+    let rnn = schema("", "RNN", 22).unwrap();
+    let activations = rnn.attribute("activations").unwrap();
+    let tanh = AttributeValue::Strings(&["Tanh", "Tanh"]);
+    assert_eq!(activations.default_value(), Some(tanh));
+    assert_eq!(
+        activations.to_string(),
+        r#"activations: strings = ["Tanh", "Tanh"]"#
+    );
+
+    let loop_ = schema("", "Loop", 21).unwrap();
+    let v = &loop_.inputs()[2];
+    assert_eq!(
+        (v.option(), v.homogeneous(), v.min_arity()),
+        (ParameterOption::Variadic, false, 0)
+    );
+}
+
+#[test]
+fn every_attribute_is_found_by_name() {
+    for s in all_schemas() {
+        for a in s.attributes() {
+            assert!(std::ptr::eq(s.attribute(a.name()).unwrap(), a));
+        }
+    }
+}
+
+#[test]
+fn function_bodies_are_chosen_by_opset() {
+    // Softplus 1 is defined by a body written for opset 18.
+    let softplus = schema("", "Softplus", 17).unwrap();
+    assert_eq!(softplus.since_version(), 1);
+    assert!(softplus.function_body(17).is_none());
+    assert_eq!(softplus.function_body(18).unwrap().opset(), 18);
+    assert_eq!(softplus.function_body(28).unwrap().opset(), 18);
+    // LayerNormalization builds its body from the node.
+    let layer_norm = schema("", "LayerNormalization", 17).unwrap();
+    assert!(layer_norm.function_bodies().is_empty());
+    assert_eq!(layer_norm.context_dependent_function_opsets(), [17, 18]);
+}
+
+#[test]
+fn our_parser_reads_every_function_body() {
+    let mut bodies = 0;
+    for s in all_schemas() {
+        for body in s.function_bodies() {
+            let function = body
+                .parse()
+                .unwrap_or_else(|e| panic!("{} {}: {e:?}", s.name(), s.since_version()));
+            assert_eq!(function.name(), s.name());
+            assert_eq!(function.domain(), s.domain());
+            bodies += 1;
+        }
+    }
+    assert_eq!(bodies, 43);
+}
+
+#[test]
+fn links_go_to_the_versions_section_on_onnx_ai() {
+    let label_encoder = schema("ai.onnx.ml", "LabelEncoder", 5).unwrap();
+    assert_eq!(
+        label_encoder.doc_url(),
+        "https://onnx.ai/onnx/operators/onnx_aionnxml_LabelEncoder.html\
+         #l-onnx-opai-onnx-ml-labelencoder-4"
+    );
+    let adam = operator("ai.onnx.preview.training", "Adam").unwrap();
+    assert_eq!(
+        adam.doc_url(),
+        "https://onnx.ai/onnx/operators/onnx_aionnxpreviewtraining_Adam.html"
+    );
+}
