@@ -8,7 +8,9 @@
 # (the reference parser, run in one batch by reference_parse.py, reads
 # print --compat as onnxtxt does) and fixpoint (print(parse(print(m))) is
 # print(m)), each ending with a line `conformance(<check>): N passed, M
-# failed`. Runs from any directory; exits non-zero when anything fails.
+# failed`; and in tests/ops_reference.rs the operator registry against onnx
+# (after checking that grammar/operators.py would generate it unchanged).
+# Runs from any directory; exits non-zero when anything fails.
 # ONNXTXT_CORPUS (default target/conformance, relative to the crate root) says
 # where the corpus goes; ONNXTXT_CONFORMANCE_FILTER narrows
 # tests/conformance.rs to some cases; ONNXTXT_PYTHON replaces .venv/bin/python
@@ -47,7 +49,13 @@ fi
 cargo build --release --quiet --bin onnxtxt
 "$python" conformance/checker_agreement.py target/release/onnxtxt tests/diagnostics
 
-tests=(--test conformance)
+# The operator registry is what grammar/operators.py generates from this
+# onnx (fails when src/ops/data.rs or function_bodies.rs are stale), and
+# tests/ops_reference.rs compares it with what onnx says, schema by schema.
+"$python" grammar/operators.py --check
+"$python" grammar/operators.py --json "$corpus/operators.json"
+
+tests=(--test conformance --test ops_reference)
 if [ -f tests/schema.rs ]; then
     tests+=(--test schema)
 fi
