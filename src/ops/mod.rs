@@ -53,6 +53,7 @@ mod data;
 mod function_bodies;
 mod schema;
 mod signature;
+mod suggest;
 #[cfg(test)]
 mod tests;
 

@@ -86,7 +86,7 @@ fn header(f: &mut Formatter<'_>, s: &'static Schema) -> fmt::Result {
         .map(|v| v.since_version().to_string())
         .collect();
     writeln!(f, "; versions {}", all.join(", "))?;
-    writeln!(f, "{}", s.doc_url())
+    writeln!(f, "{}\n", s.doc_url())
 }
 
 /// `2 to 3`, `1`, `1 or more`.
