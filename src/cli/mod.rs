@@ -5,6 +5,7 @@ mod check;
 mod diff;
 mod fmt;
 mod io;
+mod ops;
 mod parse;
 mod print;
 mod progress;
@@ -47,6 +48,8 @@ pub(crate) enum Command {
     /// Exit status: 0 when they are the same, 1 when they differ, 2 for
     /// usage or I/O errors and invalid models.
     Diff(diff::DiffArgs),
+    /// Show an operator's signature at an opset, or list the operators.
+    Ops(ops::OpsArgs),
 }
 
 impl Command {
@@ -59,6 +62,7 @@ impl Command {
             Command::Check(args) => args.run(format),
             Command::Fmt(args) => args.run(format),
             Command::Diff(args) => args.run(format),
+            Command::Ops(args) => args.run(),
         }
     }
 }
