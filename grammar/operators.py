@@ -311,6 +311,8 @@ def parameter_json(p):
         "homogeneous": p.is_homogeneous,
         "min_arity": p.min_arity,
         "differentiation": int(p.differentiation_category.value),
+        # The types it accepts, as onnx writes types in its messages.
+        "types": sorted(p.types),
     }
 
 

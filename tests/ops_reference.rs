@@ -5,7 +5,8 @@
 //! the generated Rust) to `operators.json` in the conformance corpus folder
 //! (`ONNXTXT_CORPUS`, default `target/conformance`). This test, ignored by
 //! `cargo test`, requires `onnxtxt::ops` to hold exactly that: the same
-//! schemas, each with the same parameters, counts, attributes (defaults
+//! schemas, each with the same parameters (and the types each accepts, as
+//! `ops::type_proto` and `ops::type_string` see them), counts, attributes (defaults
 //! compared as the encoded `AttributeProto`), type constraints and function
 //! bodies (ours parsed by our parser, theirs decoded, less documentation
 //! text, compared as the conformance tests compare IR), and the same schema
@@ -101,8 +102,11 @@ fn differences(ours: &Schema, t: &Value, function: &MessageDescriptor) -> Vec<St
             "max outputs",
             ours.max_outputs() == max_count(&t["max_output"]),
         ),
-        ("inputs", same_parameters(ours.inputs(), &t["inputs"])),
-        ("outputs", same_parameters(ours.outputs(), &t["outputs"])),
+        ("inputs", same_parameters(ours, ours.inputs(), &t["inputs"])),
+        (
+            "outputs",
+            same_parameters(ours, ours.outputs(), &t["outputs"]),
+        ),
         ("attributes", same_attributes(ours, &t["attributes"])),
         (
             "type constraints",
@@ -124,10 +128,22 @@ fn differences(ours: &Schema, t: &Value, function: &MessageDescriptor) -> Vec<St
     found
 }
 
-fn same_parameters(ours: &[ops::Parameter], theirs: &Value) -> bool {
+/// The parameters `ours` of `schema` against onnx's, with the types each
+/// accepts as `ops::type_string` writes them.
+fn same_parameters(schema: &Schema, ours: &'static [ops::Parameter], theirs: &Value) -> bool {
     let theirs = list_of(theirs);
     ours.len() == theirs.len()
         && ours.iter().zip(theirs).all(|(p, t)| {
+            let mut types: Vec<Option<String>> = schema
+                .allowed_types(p)
+                .iter()
+                .map(|s| ops::type_proto(s).as_ref().and_then(ops::type_string))
+                .collect();
+            types.sort();
+            let their_types: Vec<Option<String>> = list_of(&t["types"])
+                .iter()
+                .map(|s| Some(str_of(s).to_owned()))
+                .collect();
             let option = match int_of(&t["option"]) {
                 0 => ParameterOption::Single,
                 1 => ParameterOption::Optional,
@@ -146,6 +162,7 @@ fn same_parameters(ours: &[ops::Parameter], theirs: &Value) -> bool {
                 && p.homogeneous() == bool_of(&t["homogeneous"])
                 && p.min_arity() as i64 == int_of(&t["min_arity"])
                 && p.differentiability() == differentiability
+                && types == their_types
         })
 }
 

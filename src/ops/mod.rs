@@ -56,12 +56,14 @@ mod signature;
 mod suggest;
 #[cfg(test)]
 mod tests;
+mod types;
 
 pub use schema::{
     Attribute, AttributeValue, Differentiability, Domain, FunctionBody, Operator, Parameter,
     ParameterOption, Schema, TypeConstraint,
 };
 pub use signature::Signature;
+pub use types::{type_matches, type_proto, type_string};
 
 /// The onnx version the registry was generated from.
 pub const ONNX_VERSION: &str = "1.23.2";
