@@ -80,9 +80,7 @@ impl Operator {
     /// operator came later. A deprecated schema is returned as it is;
     /// [`Schema::deprecated`] tells.
     pub fn at(&self, opset: i64) -> Option<&'static Schema> {
-        let versions = self.versions();
-        let newer = versions.partition_point(|s| s.since_version <= opset);
-        newer.checked_sub(1).map(|i| &versions[i])
+        newest_up_to(self.versions, opset, |s| s.since_version)
     }
 
     /// The page of onnx.ai that documents the operator, all versions.
@@ -93,6 +91,13 @@ impl Operator {
             self.name
         )
     }
+}
+
+/// The last of `items` (sorted by `version`) whose version is at most
+/// `opset`: what is in force at `opset`.
+fn newest_up_to<T>(items: &'static [T], opset: i64, version: fn(&T) -> i64) -> Option<&'static T> {
+    let newer = items.partition_point(|item| version(item) <= opset);
+    newer.checked_sub(1).map(|i| &items[i])
 }
 
 /// One version of an operator: its signature from `since_version` on.
@@ -253,9 +258,7 @@ impl Schema {
     /// `opset` of its domain: the one written for the highest opset not above
     /// it, as onnx chooses; `None` when there is none that old.
     pub fn function_body(&self, opset: i64) -> Option<&'static FunctionBody> {
-        let bodies = self.function_bodies();
-        let newer = bodies.partition_point(|b| b.opset <= opset);
-        newer.checked_sub(1).map(|i| &bodies[i])
+        newest_up_to(self.function_bodies, opset, |b| b.opset)
     }
 
     /// The opset versions for which onnx builds the operator's function
