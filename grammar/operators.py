@@ -234,6 +234,9 @@ def data_text():
         "use super::schema::{AttributeValue as V, Count, Domain, Operator, Schema};",
         "use crate::proto::attribute_proto::AttributeType as A;",
         "",
+        "/// The onnx version the registry was generated from.",
+        f"pub const ONNX_VERSION: &str = {string(onnx.__version__)};",
+        "",
         "/// The domains, sorted by name, each with its operators sorted by name.",
         "pub(super) static DOMAINS: &[Domain] = &[",
     ]

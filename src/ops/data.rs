@@ -12,6 +12,9 @@ use super::schema::{optional, single, variadic};
 use super::schema::{AttributeValue as V, Count, Domain, Operator, Schema};
 use crate::proto::attribute_proto::AttributeType as A;
 
+/// The onnx version the registry was generated from.
+pub const ONNX_VERSION: &str = "1.23.2";
+
 /// The domains, sorted by name, each with its operators sorted by name.
 pub(super) static DOMAINS: &[Domain] = &[
     Domain {

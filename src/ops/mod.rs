@@ -58,15 +58,13 @@ mod suggest;
 mod tests;
 mod types;
 
+pub use data::ONNX_VERSION;
 pub use schema::{
     Attribute, AttributeValue, Differentiability, Domain, FunctionBody, Operator, Parameter,
     ParameterOption, Schema, TypeConstraint,
 };
 pub use signature::Signature;
 pub use types::{type_matches, type_proto, type_string};
-
-/// The onnx version the registry was generated from.
-pub const ONNX_VERSION: &str = "1.23.2";
 
 /// How `ai.onnx`, the domain `""`, may also be written.
 pub const AI_ONNX: &str = "ai.onnx";
