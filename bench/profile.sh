@@ -4,10 +4,12 @@
 #
 #   bash bench/profile.sh weights-4N:parse [nodes-4N:print ...]
 #
-# Needs the inputs and build of a previous `bash bench/run.sh` (or --quick,
-# with BENCH_QUICK=1), and `perf` (apt-get install -y linux-perf); falls back
-# to valgrind --tool=callgrind when `perf stat` does not work here. Self time
-# by function is what to read: release builds keep no frame pointers, so call
+# Needs the inputs of a previous `bash bench/run.sh` (or --quick, with
+# BENCH_QUICK=1), and `perf` (apt-get install -y linux-perf); falls back
+# to valgrind --tool=callgrind when `perf stat` does not work here. The bench
+# is built with the `profiling` profile (Cargo.toml: the release build with
+# line tables, so that perf can name inlined functions). Self time by
+# function is what to read: release builds keep no frame pointers, so call
 # chains are partial. The bench's own setup (reading and decoding the
 # inputs, one untimed run to count failures and sizes) is in the profile too:
 # a small part of it on the big inputs, but most of the kernel time (page
@@ -22,13 +24,16 @@ else
     inputs=target/bench/inputs; results=target/bench/results
 fi
 py="$root/.venv/bin/python"
-[ -f "$results/build.json" ] || { echo "run bench/run.sh first" >&2; exit 2; }
+[ -f "$inputs/cases.tsv" ] || { echo "run bench/run.sh first (it writes $inputs)" >&2; exit 2; }
+mkdir -p "$results"
+cargo bench --profile profiling --bench throughput --no-run \
+    --message-format=json-render-diagnostics >"$results/build-profiling.json"
 exe="$("$py" -c '
 import json, sys
 for line in open(sys.argv[1]):
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "throughput" and m.get("executable"):
-        print(m["executable"])' "$results/build.json")"
+        print(m["executable"])' "$results/build-profiling.json")"
 top="${PROFILE_TOP:-25}"
 mkdir -p target/bench/profile
 

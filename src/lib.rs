@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod decode;
+#[cfg(feature = "diff")]
 pub mod diff;
 pub mod error;
 pub mod external;
@@ -15,7 +16,9 @@ mod parallel;
 mod parser;
 pub mod printer;
 pub mod proto;
+#[cfg(feature = "smith")]
 pub mod roundtrip;
+#[cfg(feature = "smith")]
 pub mod smith;
 pub mod tensor_data;
 
