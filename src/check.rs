@@ -34,6 +34,7 @@ use crate::tensor_data::{raw_byte_len, typed_field, TypedField};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Severity {
     /// The model is invalid (`onnxtxt check` exits with 1).
     Error,
@@ -44,6 +45,7 @@ pub enum Severity {
 /// Another IR item worth showing with a finding, such as the first
 /// definition of a value assigned twice.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Related {
     /// Its IR path.
     pub path: String,
@@ -53,6 +55,7 @@ pub struct Related {
 
 /// One problem found by [`check_model`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     /// Error or warning.
     pub severity: Severity,

@@ -58,7 +58,7 @@ static SCHEMA_FDS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/onnx.fds"))
 /// # Example
 ///
 /// ```
-/// use prost::Message;
+/// use onnxtxt::prost::Message;
 ///
 /// let model = onnxtxt::parse_model(
 ///     r#"<ir_version: 10, opset_import: ["": 21]> g (float[N] x) => (float[N] y) { y = Relu(x) }"#,

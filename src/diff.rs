@@ -29,6 +29,7 @@ pub const DEFAULT_CONTEXT: usize = 3;
 
 /// What [`diff_models`] compares.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DiffOptions {
     /// Clear every `doc_string` first: the model's, and those of every
     /// graph, node, attribute, value info, tensor and function.
@@ -62,6 +63,7 @@ impl Default for DiffOptions {
 
 /// Which text a line of a hunk belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineKind {
     /// In both texts (` ` in a unified diff).
     Context,
@@ -71,8 +73,20 @@ pub enum LineKind {
     Added,
 }
 
+impl LineKind {
+    /// The mark that starts the line in a unified diff.
+    pub fn mark(self) -> char {
+        match self {
+            LineKind::Context => ' ',
+            LineKind::Removed => '-',
+            LineKind::Added => '+',
+        }
+    }
+}
+
 /// A line of a hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Line {
     /// Which text it belongs to.
     pub kind: LineKind,
@@ -84,6 +98,7 @@ pub struct Line {
 
 /// A group of changes with the unchanged lines around them.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Hunk {
     /// The lines of the old text it covers, counted from 0.
     pub old: Range<usize>,
@@ -263,6 +278,7 @@ fn function_name(f: &FunctionProto) -> String {
 
 /// How two models differ.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ModelDiff {
     /// The hunks of the diff of their canonical texts.
     pub hunks: Vec<Hunk>,
@@ -291,7 +307,8 @@ impl ModelDiff {
 /// let diff = diff_models(&old, &new, &DiffOptions::default());
 /// assert_eq!(diff.hunks[0].scope.as_deref(), Some("graph main"));
 ///
-/// let options = DiffOptions { summarize_tensors: true, ..DiffOptions::default() };
+/// let mut options = DiffOptions::default();
+/// options.summarize_tensors = true;
 /// let diff = diff_models(&old, &new, &options);
 /// assert!(diff.hunks.is_empty());
 /// assert_eq!(diff.tensors[0].to_string(), "w: 2 float, 1 value changed, max abs diff 0.5");
@@ -571,6 +588,7 @@ fn plural(count: usize, word: &str) -> String {
 
 /// A tensor's element type and dimensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Shape {
     /// `TensorProto.DataType` code.
     pub data_type: i32,
@@ -608,6 +626,7 @@ impl fmt::Display for Shape {
 
 /// The largest absolute difference between two values of a tensor.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum MaxAbsDiff {
     /// For floating-point types (narrow ones too); NaN when a value became
     /// or stopped being NaN.
@@ -635,6 +654,7 @@ impl fmt::Display for MaxAbsDiff {
 /// How the values of a tensor found at the same place in both models
 /// changed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TensorChange {
     /// Where it is: its name for an initializer of the main graph, else
     /// what holds it, `/`-separated: `loop_node.body/W` (a graph attribute

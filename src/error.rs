@@ -14,6 +14,7 @@ pub type Span = Range<usize>;
 /// A secondary location that helps explain a diagnostic, such as where an
 /// unclosed bracket was opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Label {
     /// Where, in bytes.
     pub span: Span,
@@ -23,6 +24,7 @@ pub struct Label {
 
 /// One problem found in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// A stable identifier such as `onnxtxt::parse::syntax`.
     pub code: &'static str,

@@ -186,6 +186,7 @@ pub fn inline(
 
 /// Why a tensor's external data could not be brought back by [`inline`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct InlineError {
     /// The tensor: its IR path and name, e.g. `graph.initializer[0] "w"`.
     pub tensor: String,
@@ -197,6 +198,7 @@ pub struct InlineError {
 
 /// What went wrong in an [`InlineError`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum InlineProblem {
     /// An `external_data` entry is missing, unknown, malformed or unsafe.
     Entry(String),

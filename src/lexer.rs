@@ -19,7 +19,7 @@ use crate::numbers::{plain_number, PlainNumber};
 /// A token of the ONNX textual syntax.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\n\r\x0B\x0C]+")]
-pub enum Token<'s> {
+pub(crate) enum Token<'s> {
     /// An identifier or keyword: `[A-Za-z_][A-Za-z0-9_]*`.
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Ident(&'s str),
@@ -264,9 +264,35 @@ pub(crate) enum BadItem {
     NoComma(usize),
 }
 
+/// Whether `bytes` are the textual syntax rather than a binary (protobuf)
+/// model: text starts, after blanks and `#` comments, with `<`, `@`, a
+/// quote or a letter, and holds no NUL byte; a binary model starts with a
+/// field tag, which is none of those. Rarely, a binary model passes (one
+/// that starts with its `opset_import`, tag `B`, and holds no NUL byte):
+/// when such "text" does not parse, try [`crate::decode_model`].
+///
+/// ```
+/// use onnxtxt::prost::Message;
+///
+/// let text = "g (float x) => (float y) { y = Relu(x) }";
+/// assert!(onnxtxt::looks_like_text(text.as_bytes()));
+/// let binary = onnxtxt::parse_model(text)?.encode_to_vec();
+/// assert!(!onnxtxt::looks_like_text(&binary));
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn looks_like_text(bytes: &[u8]) -> bool {
+    let start = skip_blank(bytes, 0);
+    !bytes.contains(&0)
+        && std::str::from_utf8(bytes).is_ok()
+        && matches!(
+            bytes.get(start),
+            Some(b'<' | b'@' | b'"' | b'_' | b'A'..=b'Z' | b'a'..=b'z')
+        )
+}
+
 /// Skips whitespace and `#` comments.
 #[inline]
-pub fn skip_blank(text: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_blank(text: &[u8], mut pos: usize) -> usize {
     while let Some(&b) = text.get(pos) {
         match b {
             b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => pos += 1,
@@ -329,31 +355,12 @@ fn skip_digits(text: &[u8], pos: usize) -> usize {
         .count()
 }
 
-/// Lexes `source` completely. A `{` that opens a list of numbers is read,
-/// with the list and its `}`, as one [`Token::Numbers`]. Comments are
-/// dropped.
-pub fn lex(source: &str) -> Tokens<'_> {
-    lex_with_comments(source).0
-}
-
-/// Tokens with their spans.
-pub type Tokens<'s> = Vec<(Token<'s>, Range<usize>)>;
-
-/// Lexes `source` like [`lex`], and returns the spans of its comments
-/// (those inside number lists included), in order.
-pub fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
-    let (tokens, comments) = scan(source);
-    let tokens = tokens
-        .into_iter()
-        .map(|(token, span)| (token, span.into_range()))
-        .collect();
-    (tokens, comments)
-}
-
 /// Tokens with the span type the parser reads.
 pub(crate) type SpannedTokens<'s> = Vec<(Token<'s>, SimpleSpan)>;
 
-/// [`lex_with_comments`], with the spans the parser reads.
+/// Lexes `source` completely, and returns the spans of its comments (those
+/// inside number lists included), in order. A `{` that opens a list of
+/// numbers is read, with the list and its `}`, as one [`Token::Numbers`].
 pub(crate) fn scan(source: &str) -> (SpannedTokens<'_>, Vec<Range<usize>>) {
     let part = scan_part(source, 0, source.len());
     (part.tokens, part.comments)
@@ -507,6 +514,22 @@ impl std::fmt::Display for Token<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tokens with their spans as ranges.
+    type Tokens<'s> = Vec<(Token<'s>, Range<usize>)>;
+
+    fn lex(source: &str) -> Tokens<'_> {
+        lex_with_comments(source).0
+    }
+
+    fn lex_with_comments(source: &str) -> (Tokens<'_>, Vec<Range<usize>>) {
+        let (tokens, comments) = scan(source);
+        let tokens = tokens
+            .into_iter()
+            .map(|(token, span)| (token, span.into_range()))
+            .collect();
+        (tokens, comments)
+    }
 
     fn kinds(source: &str) -> Vec<Token<'_>> {
         lex(source).into_iter().map(|(t, _)| t).collect()

@@ -1,33 +1,90 @@
-#![doc = include_str!("../README.md")]
+//! Parse and print the [ONNX textual syntax] in both directions, losslessly.
+//!
+//! onnxtxt reads the syntax of onnx's `docs/Syntax.md` (the one of
+//! `onnx.parser` and `onnx.printer`) into the ONNX IR, the protobuf types of
+//! [`proto`], and prints any IR value back as canonical text that parses to
+//! the same bytes. What the reference syntax cannot hold (doc strings,
+//! metadata, raw tensor storage, ...) is written with a few marked
+//! extensions, which [`Printer::compat`] leaves out.
+//!
+//! ```
+//! use onnxtxt::prost::Message;
+//!
+//! let model = onnxtxt::parse_model(r#"
+//!     <ir_version: 10, opset_import: ["": 21]>
+//!     g (float[N] x) => (float[N] y) { y = Relu(x) }
+//! "#)?;
+//! let bytes = model.encode_to_vec();                 // the binary model
+//! let text = onnxtxt::to_text(&onnxtxt::decode_model(&bytes)?);
+//! assert_eq!(onnxtxt::parse_model(&text)?.encode_to_vec(), bytes);
+//! # Ok::<(), onnxtxt::Error>(())
+//! ```
+//!
+//! # Where to look
+//!
+//! * Text to IR: one function per IR kind, [`parse_model`], [`parse_graph`],
+//!   [`parse_function`], [`parse_node`], [`parse_nodes`], [`parse_type`],
+//!   [`parse_tensor`], [`parse_attribute`], [`parse_value_info`];
+//!   [`parse_model_with_source_map`] also gives the span of every graph,
+//!   node, attribute, value info, function and value name ([`SourceMap`]).
+//! * IR to text: [`to_text`], or a [`Printer`] for the options (compat
+//!   mode, line width, elision) and for writing to any `io::Write`.
+//! * Binary models: [`decode_model`] decodes with located errors; encode
+//!   with [`prost::Message`] (re-exported, so no `prost` of your own is
+//!   needed). [`looks_like_text`] tells the two forms apart.
+//! * Errors: every fallible function returns an [`Error`], one or more
+//!   [`Diagnostic`]s with byte spans, codes and help; it implements
+//!   [`miette::Diagnostic`].
+//! * [`check`]: what the grammar cannot catch (values used before they are
+//!   defined, duplicate names, domains not imported, ...).
+//! * [`format()`]: the canonical style with the comments kept (`onnxtxt fmt`).
+//! * [`external`]: tensor data moved to a file and back.
+//! * `diff` (feature `diff`): model diffs with named hunks and tensor
+//!   summaries.
+//! * `smith` and `roundtrip` (feature `smith`): random well-formed models,
+//!   and the round-trip invariants the tests and fuzzers check.
+//!
+//! # Features
+//!
+//! * `cli` (default): the `onnxtxt` command; turns on `diff` and `smith`.
+//!   A library user can leave it out with `default-features = false`.
+//! * `diff`: the `diff` module (adds `similar`).
+//! * `smith`: the `smith` and `roundtrip` modules (adds `arbitrary`).
+//!
+//! [ONNX textual syntax]: https://github.com/onnx/onnx/blob/main/docs/Syntax.md
 #![deny(missing_docs)]
 
 pub mod check;
-pub mod decode;
+mod decode;
 #[cfg(feature = "diff")]
 pub mod diff;
-pub mod error;
+mod error;
 pub mod external;
 mod format;
-pub mod lexer;
-pub mod names;
+mod lexer;
+mod names;
 mod numbers;
 pub mod ops;
 mod parallel;
 mod parser;
-pub mod printer;
+mod printer;
 pub mod proto;
 #[cfg(feature = "smith")]
 pub mod roundtrip;
 #[cfg(feature = "smith")]
 pub mod smith;
-pub mod tensor_data;
+mod tensor_data;
 
 pub use check::{check_model, Finding, Severity};
-pub use decode::decode_model;
-pub use error::{Diagnostic, Error};
+pub use decode::{decode_model, MAX_MESSAGE_DEPTH};
+pub use error::{Diagnostic, Error, Label, Span};
 pub use format::format;
+pub use lexer::looks_like_text;
 pub use parser::{
     parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
     parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, SourceMap, MAX_NESTING,
 };
-pub use printer::{to_text, Print, Printer};
+pub use printer::{to_text, Dropped, Print, Printed, Printer};
+/// The protobuf runtime of [`proto`]: `prost::Message` encodes and decodes
+/// the IR, with no `prost` dependency of your own to keep in step.
+pub use prost;

@@ -7,20 +7,20 @@
 //! `cargo fuzz`, whose panic hook aborts, a panic is reported as a crash
 //! before it gets here). The invariants:
 //!
-//! * [`check_text`]: every entry point (`parse_model`, `parse_graph`, ...)
+//! * [`text_round_trips`]: every entry point (`parse_model`, `parse_graph`, ...)
 //!   either returns a value or an error whose spans lie inside the text, and
 //!   never panics; every value it returns prints to text that the same entry
 //!   point parses back to the same IR (compared as encoded bytes, so NaN
 //!   payloads count), and its `--compat` text parses too; and
 //!   `parse_model` agrees with `parse_model_with_source_map`, which reads
 //!   everything with the whole grammar.
-//! * [`check_model`]: `encode(parse(print(m))) == encode(m)`, the text is
+//! * [`model_round_trips`]: `encode(parse(print(m))) == encode(m)`, the text is
 //!   a fixed point of `print ∘ parse`, the compat text parses, and the same
 //!   holds for the model's parts through their own entry points (graph,
 //!   functions, nodes, attributes, value infos, initializers, types).
-//! * [`check_binary`]: bytes that decode as a `ModelProto` pass
-//!   [`check_model`].
-//! * [`check_fmt_idempotent`]: for text that parses,
+//! * [`binary_round_trips`]: bytes that decode as a `ModelProto` pass
+//!   [`model_round_trips`].
+//! * [`fmt_is_idempotent`]: for text that parses,
 //!   `print(parse(print(parse(t)))) == print(parse(t))`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -261,17 +261,17 @@ fn first_difference(original: &str, reparsed: &str) -> String {
 
 /// Parses `text` through every entry point: none may panic or give an error
 /// located outside the text; whatever parses must survive, through the
-/// entry point it parsed with, the round trip [`check_model`] makes: print,
+/// entry point it parsed with, the round trip [`model_round_trips`] makes: print,
 /// parse back to the same bytes, print again to the same text, and parse
 /// the compat text. `parse_model` must agree with
 /// `parse_model_with_source_map`, which reads everything with the whole
 /// grammar.
 ///
 /// ```
-/// onnxtxt::roundtrip::check_text("g (float x) => (float y) { y = Relu(x) }").unwrap();
-/// onnxtxt::roundtrip::check_text("not } valid {").unwrap();
+/// onnxtxt::roundtrip::text_round_trips("g (float x) => (float y) { y = Relu(x) }").unwrap();
+/// onnxtxt::roundtrip::text_round_trips("not } valid {").unwrap();
 /// ```
-pub fn check_text(text: &str) -> Check {
+pub fn text_round_trips(text: &str) -> Check {
     struct RoundTrip;
     impl EntryCheck for RoundTrip {
         fn check<T: Print + std::fmt::Debug>(&self, entry: &Entry<T>, text: &str) -> Check {
@@ -312,9 +312,9 @@ fn same_with_source_map(text: &str) -> Check {
 /// to is a fixed point of `print ∘ parse`.
 ///
 /// ```
-/// onnxtxt::roundtrip::check_fmt_idempotent("<ir_version: 8> g () => () {}").unwrap();
+/// onnxtxt::roundtrip::fmt_is_idempotent("<ir_version: 8> g () => () {}").unwrap();
 /// ```
-pub fn check_fmt_idempotent(text: &str) -> Check {
+pub fn fmt_is_idempotent(text: &str) -> Check {
     struct Idempotent;
     impl EntryCheck for Idempotent {
         fn check<T: Print + std::fmt::Debug>(&self, entry: &Entry<T>, text: &str) -> Check {
@@ -347,9 +347,9 @@ pub fn check_fmt_idempotent(text: &str) -> Check {
 ///
 /// ```
 /// let model = onnxtxt::smith::model_from_seed(3);
-/// onnxtxt::roundtrip::check_model(&model).unwrap();
+/// onnxtxt::roundtrip::model_round_trips(&model).unwrap();
 /// ```
-pub fn check_model(model: &ModelProto) -> Check {
+pub fn model_round_trips(model: &ModelProto) -> Check {
     round_trip(&MODEL, model)?;
     if let Some(graph) = &model.graph {
         check_graph_parts(graph)?;
@@ -395,12 +395,12 @@ fn check_node_parts(node: &NodeProto) -> Check {
     Ok(())
 }
 
-/// Bytes that decode as a binary `ModelProto` must pass [`check_model`]
+/// Bytes that decode as a binary `ModelProto` must pass [`model_round_trips`]
 /// (the reference being the decoded model re-encoded: prost drops unknown
 /// fields). Bytes that do not decode pass trivially.
-pub fn check_binary(bytes: &[u8]) -> Check {
+pub fn binary_round_trips(bytes: &[u8]) -> Check {
     match guard("ModelProto::decode", || ModelProto::decode(bytes))? {
-        Ok(model) => check_model(&model),
+        Ok(model) => model_round_trips(&model),
         Err(_) => Ok(()),
     }
 }
@@ -410,14 +410,15 @@ pub fn check_binary(bytes: &[u8]) -> Check {
 /// `fuzz/regressions/<target>/` and `fuzz/corpus/<target>/` through
 /// the same functions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Target {
-    /// UTF-8 text through [`check_text`] (other bytes are skipped).
+    /// UTF-8 text through [`text_round_trips`] (other bytes are skipped).
     ParseText,
-    /// Bytes through [`check_binary`].
+    /// Bytes through [`binary_round_trips`].
     DecodeBinary,
-    /// Bytes through [`crate::smith::arbitrary_model`], then [`check_model`].
+    /// Bytes through [`crate::smith::arbitrary_model`], then [`model_round_trips`].
     StructuredModel,
-    /// UTF-8 text through [`check_fmt_idempotent`].
+    /// UTF-8 text through [`fmt_is_idempotent`].
     FmtIdempotent,
 }
 
@@ -441,24 +442,19 @@ impl Target {
         }
     }
 
-    /// The target named `name`.
-    pub fn from_name(name: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.name() == name)
-    }
-
     /// Runs the target's check over one fuzzer input.
     pub fn check(self, data: &[u8]) -> Check {
         match self {
-            Target::ParseText => std::str::from_utf8(data).map_or(Ok(()), check_text),
-            Target::DecodeBinary => check_binary(data),
+            Target::ParseText => std::str::from_utf8(data).map_or(Ok(()), text_round_trips),
+            Target::DecodeBinary => binary_round_trips(data),
             Target::StructuredModel => {
                 let mut u = arbitrary::Unstructured::new(data);
                 match crate::smith::arbitrary_model(&mut u) {
-                    Ok(model) => check_model(&model),
+                    Ok(model) => model_round_trips(&model),
                     Err(_) => Ok(()),
                 }
             }
-            Target::FmtIdempotent => std::str::from_utf8(data).map_or(Ok(()), check_fmt_idempotent),
+            Target::FmtIdempotent => std::str::from_utf8(data).map_or(Ok(()), fmt_is_idempotent),
         }
     }
 }

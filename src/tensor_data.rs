@@ -48,9 +48,11 @@ const FLOAT6E3M2: i32 = DataType::Float6e3m2 as i32;
 // Typed fields
 // ---------------------------------------------------------------------------
 
-/// One of the typed repeated fields of `TensorProto`.
+/// One of the typed repeated fields of `TensorProto`, each variant named
+/// after its field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TypedField {
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum TypedField {
     /// `int32_data`.
     Int32Data,
     /// `int64_data`.
@@ -72,7 +74,7 @@ pub enum TypedField {
 /// narrow types, the raw bit pattern (float16 1.0 is 15360). Complex types
 /// hold two entries per element, real part first.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TypedValues {
+pub(crate) enum TypedValues {
     /// Contents of `int32_data`.
     Int32(Vec<i32>),
     /// Contents of `int64_data`.
@@ -110,11 +112,6 @@ impl TypedValues {
             TypedValues::Double(v) => v.len(),
             TypedValues::Bytes(v) => v.len(),
         }
-    }
-
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -252,18 +249,6 @@ pub fn raw_byte_len(data_type: i32, element_count: usize) -> Option<usize> {
 /// the element type (e.g. 16 for `uint4`, -1 for `float16` bit patterns,
 /// 2 for `bool`) are an error, as are string tensors, which cannot use
 /// `raw_data`.
-///
-/// ```
-/// use onnxtxt::proto::tensor_proto::DataType;
-/// use onnxtxt::tensor_data::{pack_raw, unpack_raw, TypedValues};
-///
-/// let int4 = DataType::Int4 as i32;
-/// let values = TypedValues::Int32(vec![1, -1, 3]);
-/// let raw = pack_raw(int4, &values).unwrap();
-/// assert_eq!(raw, [0xF1, 0x03]);
-/// assert_eq!(unpack_raw(int4, &raw, 3), Some(values));
-/// assert!(pack_raw(int4, &TypedValues::Int32(vec![8])).is_err());
-/// ```
 pub fn pack_raw(data_type: i32, values: &TypedValues) -> Result<Vec<u8>, String> {
     let Some(layout) = layout(data_type) else {
         return Err(if data_type == STRING {
@@ -761,18 +746,6 @@ pub fn is_narrow_float(data_type: i32) -> bool {
 ///   and values whose f32 rounding overflows give `0xFF`; zero gives `0x00`.
 ///   One deliberate difference from onnx: values in (0, 2^-127] give `0x00`
 ///   (2^-127) rather than onnx's `0x01`, so that 2^-127 round-trips.
-///
-/// ```
-/// use onnxtxt::proto::tensor_proto::DataType;
-/// use onnxtxt::tensor_data::{bits_to_f64, float_to_bits};
-///
-/// let f16 = DataType::Float16 as i32;
-/// assert_eq!(float_to_bits(f16, 1.0), Some(15360));
-/// assert_eq!(bits_to_f64(f16, 15360), Some(1.0));
-/// let e4m3 = DataType::Float8e4m3fn as i32;
-/// assert_eq!(float_to_bits(e4m3, 1e6), Some(0x7E)); // saturates at 448
-/// assert_eq!(float_to_bits(DataType::Float as i32, 1.0), None);
-/// ```
 pub fn float_to_bits(data_type: i32, value: f64) -> Option<u32> {
     Some(match narrow_float(data_type)? {
         NarrowFloat::Binary(f) => f.encode(value),
@@ -793,6 +766,26 @@ pub fn bits_to_f64(data_type: i32, bits: u32) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn int4_packs_two_to_a_byte_and_refuses_what_does_not_fit() {
+        let int4 = DataType::Int4 as i32;
+        let values = TypedValues::Int32(vec![1, -1, 3]);
+        let raw = pack_raw(int4, &values).unwrap();
+        assert_eq!(raw, [0xF1, 0x03]);
+        assert_eq!(unpack_raw(int4, &raw, 3), Some(values));
+        assert!(pack_raw(int4, &TypedValues::Int32(vec![8])).is_err());
+    }
+
+    #[test]
+    fn narrow_floats_convert_both_ways_and_saturate() {
+        let f16 = DataType::Float16 as i32;
+        assert_eq!(float_to_bits(f16, 1.0), Some(15360));
+        assert_eq!(bits_to_f64(f16, 15360), Some(1.0));
+        let e4m3 = DataType::Float8e4m3fn as i32;
+        assert_eq!(float_to_bits(e4m3, 1e6), Some(0x7E)); // saturates at 448
+        assert_eq!(float_to_bits(DataType::Float as i32, 1.0), None);
+    }
 
     const NARROW_FLOATS: &[i32] = &[
         FLOAT16,

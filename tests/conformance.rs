@@ -34,7 +34,7 @@ mod conformance_support;
 
 use std::collections::BTreeMap;
 
-use onnxtxt::printer::Dropped;
+use onnxtxt::Dropped;
 use onnxtxt::Printer;
 
 use conformance_support::corpus::{read, Case, Corpus};

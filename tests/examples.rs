@@ -1,7 +1,7 @@
 //! Tests of the models in `examples/`, found by listing the folder so that a
 //! new example is covered as soon as it is added: each parses, has no
 //! `check` findings (neither errors nor warnings), round-trips
-//! (`roundtrip::check_model`: print, parse back, same bytes), is already in
+//! (`roundtrip::model_round_trips`: print, parse back, same bytes), is already in
 //! the canonical style (`onnxtxt::format` leaves it as it is, comments
 //! included), and is listed in the README. That the reference parser and
 //! checker accept them is `conformance/examples.py`'s job.
@@ -53,7 +53,7 @@ fn examples_have_no_check_findings() {
 #[test]
 fn examples_round_trip() {
     for (path, text) in examples() {
-        if let Err(broken) = onnxtxt::roundtrip::check_model(&parse(&path, &text)) {
+        if let Err(broken) = onnxtxt::roundtrip::model_round_trips(&parse(&path, &text)) {
             panic!("{} does not round-trip: {broken}", name(&path));
         }
     }

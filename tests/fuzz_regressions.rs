@@ -73,16 +73,13 @@ fn seeded_smith_models_pass_every_target() {
         let model = onnxtxt::smith::model_from_seed(seed);
         let text = onnxtxt::to_text(&model);
         let checks = [
-            ("check_model", roundtrip::check_model(&model)),
+            ("model_round_trips", roundtrip::model_round_trips(&model)),
             (
-                "check_binary",
-                roundtrip::check_binary(&model.encode_to_vec()),
+                "binary_round_trips",
+                roundtrip::binary_round_trips(&model.encode_to_vec()),
             ),
-            ("check_text", roundtrip::check_text(&text)),
-            (
-                "check_fmt_idempotent",
-                roundtrip::check_fmt_idempotent(&text),
-            ),
+            ("text_round_trips", roundtrip::text_round_trips(&text)),
+            ("fmt_is_idempotent", roundtrip::fmt_is_idempotent(&text)),
             (
                 "structured_model",
                 Target::StructuredModel.check(&onnxtxt::smith::seeded_bytes(seed, 2048)),

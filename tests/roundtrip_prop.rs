@@ -3,7 +3,7 @@
 //! failing case shrinks to a short byte string, hence a small model.
 //!
 //! (a) `encode(parse(print(m))) == encode(m)` and (d) `print(parse(print(m)))
-//! == print(m)`, both checked by [`onnxtxt::roundtrip::check_model`] (which
+//! == print(m)`, both checked by [`onnxtxt::roundtrip::model_round_trips`] (which
 //! also covers the model's parts and the compat text).
 
 use proptest::prelude::*;
@@ -28,6 +28,6 @@ proptest! {
     ) {
         let mut u = arbitrary::Unstructured::new(&bytes);
         let model = onnxtxt::smith::arbitrary_model(&mut u).unwrap();
-        onnxtxt::roundtrip::check_model(&model).map_err(TestCaseError::fail)?;
+        onnxtxt::roundtrip::model_round_trips(&model).map_err(TestCaseError::fail)?;
     }
 }

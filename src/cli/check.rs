@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use onnxtxt::check::{Finding, Severity};
+use onnxtxt::check::Finding;
 
 use super::io::{load_model, read_input, Failure};
 use super::report::{show, show_message, ErrorFormat, Level, Shown};
@@ -49,9 +49,10 @@ impl CheckArgs {
 }
 
 fn shown<'a>(file: &'a str, text: Option<&'a str>, finding: &'a Finding) -> Shown<'a> {
-    let level = match finding.severity {
-        Severity::Error => Level::Error,
-        Severity::Warning => Level::Warning,
+    let level = if finding.is_error() {
+        Level::Error
+    } else {
+        Level::Warning
     };
     Shown {
         file,

@@ -58,12 +58,11 @@ impl DiffArgs {
                 return Err(Failure::Exit(2));
             }
         };
-        let options = DiffOptions {
-            ignore_doc_strings: self.ignore_doc_strings,
-            ignore_metadata: self.ignore_metadata,
-            summarize_tensors: self.summarize_tensors,
-            context: self.unified,
-        };
+        let mut options = DiffOptions::default();
+        options.ignore_doc_strings = self.ignore_doc_strings;
+        options.ignore_metadata = self.ignore_metadata;
+        options.summarize_tensors = self.summarize_tensors;
+        options.context = self.unified;
         let diff = diff_models(&old.model, &new.model, &options);
         if diff.is_empty() {
             return Ok(());
@@ -158,12 +157,12 @@ pub(crate) fn write_diff(out: &mut Vec<u8>, style: Style, names: [&str; 2], hunk
     for hunk in hunks {
         line(Some(Paint::HunkHeader), &hunk.header());
         for l in &hunk.lines {
-            let (mark, paint) = match l.kind {
-                LineKind::Context => (' ', None),
-                LineKind::Removed => ('-', Some(Paint::Removed)),
-                LineKind::Added => ('+', Some(Paint::Added)),
+            let paint = match l.kind {
+                LineKind::Removed => Some(Paint::Removed),
+                LineKind::Added => Some(Paint::Added),
+                _ => None,
             };
-            line(paint, &format!("{mark}{}", l.text));
+            line(paint, &format!("{}{}", l.kind.mark(), l.text));
             if !l.newline {
                 line(None, "\\ No newline at end of file");
             }

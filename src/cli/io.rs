@@ -169,7 +169,7 @@ pub(crate) struct Loaded {
 /// Reads a model from `input`, text or binary, told apart by the content
 /// (not the file name: some projects name protobuf text `.onnxtxt`).
 pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
-    if !looks_like_text(&input.bytes) {
+    if !onnxtxt::looks_like_text(&input.bytes) {
         return match onnxtxt::decode_model(&input.bytes) {
             Ok(model) => Ok(Loaded {
                 name: input.name,
@@ -189,9 +189,9 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
             text: Some((text, map)),
             model,
         }),
-        // A binary model can, rarely, look like text (one that starts with
-        // its `opset_import`, tag `B`, and holds no NUL byte): if the text
-        // does not parse but the bytes decode, it was binary.
+        // A binary model can, rarely, look like text (see
+        // `looks_like_text`): if the text does not parse but the bytes
+        // decode, it was binary.
         Err(error) => match onnxtxt::decode_model(text.as_bytes()) {
             Ok(model) => Ok(Loaded {
                 name,
@@ -201,18 +201,4 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
             Err(_) => Err(Failure::Invalid { name, text, error }),
         },
     }
-}
-
-/// Whether the input is the textual syntax rather than protobuf: text
-/// starts (after blanks and `#` comments) with `<`, `@`, a quote or a
-/// letter, and contains no NUL byte. Binary models usually start with a
-/// field tag byte that is none of those.
-fn looks_like_text(bytes: &[u8]) -> bool {
-    let start = onnxtxt::lexer::skip_blank(bytes, 0);
-    !bytes.contains(&0)
-        && std::str::from_utf8(bytes).is_ok()
-        && matches!(
-            bytes.get(start),
-            Some(b'<' | b'@' | b'"' | b'_' | b'A'..=b'Z' | b'a'..=b'z')
-        )
 }

@@ -82,6 +82,7 @@ impl Default for Printer {
 /// Something the printer could not write in compat mode: where it is in the
 /// IR and what was dropped or changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Dropped {
     /// The IR path, e.g. `graph.node[3].attribute["axes"]`.
     pub path: String,
@@ -101,6 +102,7 @@ impl std::fmt::Display for Dropped {
 
 /// The result of [`Printer::print`]: the text, and what compat mode dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Printed {
     /// The printed text.
     pub text: String,

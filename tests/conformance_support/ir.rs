@@ -4,8 +4,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use onnxtxt::printer::Printed;
 use onnxtxt::proto::{FunctionProto, ModelProto};
+use onnxtxt::Printed;
 use onnxtxt::Printer;
 use prost::Message as _;
 
