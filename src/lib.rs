@@ -27,6 +27,7 @@
 //!   [`parse_tensor`], [`parse_attribute`], [`parse_value_info`];
 //!   [`parse_model_with_source_map`] also gives the span of every graph,
 //!   node, attribute, value info, function and value name ([`SourceMap`]).
+//!   [`Parser`] holds the options.
 //! * IR to text: [`to_text`], or a [`Printer`] for the options (compat
 //!   mode, line width, elision) and for writing to any `io::Write`.
 //! * Binary models: [`decode_model`] decodes with located errors; encode
@@ -50,6 +51,14 @@
 //!   A library user can leave it out with `default-features = false`.
 //! * `diff`: the `diff` module (adds `similar`).
 //! * `smith`: the `smith` and `roundtrip` modules (adds `arbitrary`).
+//!
+//! # Threads
+//!
+//! Long inputs are read and printed with a second thread (number lists of
+//! 1 MiB and more, texts of 256 KiB and more, node lists of 1024 nodes and
+//! more); the result is always what one thread gives.
+//! [`Parser::threads`] and [`Printer::threads`] turn that off, for an
+//! embedder with a thread pool of its own or a target without threads.
 //!
 //! [ONNX textual syntax]: https://github.com/onnx/onnx/blob/main/docs/Syntax.md
 #![deny(missing_docs)]
@@ -82,7 +91,8 @@ pub use format::format;
 pub use lexer::looks_like_text;
 pub use parser::{
     parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
-    parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, SourceMap, MAX_NESTING,
+    parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, Parse, Parser, SourceMap,
+    MAX_NESTING,
 };
 pub use printer::{to_text, Dropped, Print, Printed, Printer};
 /// The protobuf runtime of [`proto`]: `prost::Message` encodes and decodes

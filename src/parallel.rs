@@ -5,19 +5,44 @@
 //! unit ahead of the thread that writes the text ([`pipeline`]). Results
 //! are taken in order, so they are the same as one thread's. When no
 //! thread can be started, the calling thread does all the work. (A long node
-//! list is lexed and parsed in pieces by `parser::pieces`, whose two
-//! threads take pieces in turn through [`join`].)
+//! list is lexed and parsed in pieces by `parser::fast::pieces`, whose two
+//! threads take pieces in turn through [`join`].) [`with_threads`] turns
+//! the helpers off for a call, as if none could be started.
 
+use std::cell::Cell;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread::{Scope, ScopedJoinHandle};
 
 /// Number lists shorter than this, in bytes of text, stay on one thread.
 pub(crate) const MIN_TEXT: usize = 1 << 20;
 
-/// Whether the machine has a second core to give.
+thread_local! {
+    /// Whether this thread may start helpers (see [`with_threads`]).
+    static ALLOWED: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Runs `work` with helper threads allowed or not, on this thread (the
+/// setting before comes back afterwards, also when `work` panics). Without
+/// them every function here does all the work on the calling thread, with
+/// the same results.
+pub(crate) fn with_threads<T>(allowed: bool, work: impl FnOnce() -> T) -> T {
+    /// Puts the setting before back when dropped.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ALLOWED.with(|allowed| allowed.set(self.0));
+        }
+    }
+    let _restore = Restore(ALLOWED.with(|now| now.replace(allowed)));
+    work()
+}
+
+/// Whether a helper thread may be started: helpers are allowed here and
+/// the machine has a second core to give.
 pub(crate) fn available() -> bool {
     static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from)) > 1
+    ALLOWED.with(Cell::get)
+        && *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from)) > 1
 }
 
 /// Where to split the number list `text` (items and blanks, no brackets)
@@ -114,10 +139,11 @@ where
     W: Send + 'scope,
     T: Send + 'scope,
 {
-    #[cfg(test)]
-    if tests::REFUSE_THREADS.with(std::cell::Cell::get) {
+    if !ALLOWED.with(Cell::get) {
         return Err(work);
     }
+    #[cfg(test)]
+    tests::STARTED.with(|started| started.set(started.get() + 1));
     let slot = Arc::new(Mutex::new(Some(work)));
     let theirs = Arc::clone(&slot);
     let spawned = std::thread::Builder::new()
@@ -159,17 +185,76 @@ mod tests {
     }
 
     thread_local! {
-        /// Makes [`start`] act as if no thread could be started, on the
-        /// test's own thread.
-        pub(super) static REFUSE_THREADS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// How many helpers [`start`] tried to start from this thread.
+        pub(super) static STARTED: Cell<usize> = const { Cell::new(0) };
     }
 
-    /// Runs `f` with threads, then as if none could be started.
+    /// Runs `f` with threads, then without.
     fn with_and_without_threads(f: impl Fn()) {
         f();
-        REFUSE_THREADS.with(|refuse| refuse.set(true));
-        f();
-        REFUSE_THREADS.with(|refuse| refuse.set(false));
+        with_threads(false, f);
+    }
+
+    /// How many helpers `work` tried to start, and what it gave.
+    fn helpers_of<T>(work: impl FnOnce() -> T) -> (usize, T) {
+        let before = STARTED.with(Cell::get);
+        let output = work();
+        (STARTED.with(Cell::get) - before, output)
+    }
+
+    #[test]
+    fn without_threads_nothing_starts_and_the_setting_comes_back() {
+        let (started, _) = helpers_of(|| with_threads(false, || join(|| 1, || 2)));
+        assert_eq!(started, 0);
+        assert!(!with_threads(false, available));
+        let panicked = std::panic::catch_unwind(|| with_threads(false, || panic!("inside")));
+        assert!(panicked.is_err());
+        assert!(ALLOWED.with(Cell::get));
+        let (started, _) = helpers_of(|| join(|| 1, || 2));
+        assert_eq!(started, 1);
+    }
+
+    /// A model that takes every two-thread path: a number list of more
+    /// than [`MIN_TEXT`] bytes of text, a node list long enough to be
+    /// printed on two threads, and a text long enough to be read in pieces.
+    fn big_model_text() -> String {
+        let weights: Vec<String> = (0..150_000).map(|i| format!("{}.25", i % 1000)).collect();
+        let nodes: String = (0..3000)
+            .map(|i| format!("  \"t/{}\" = Add(\"t/{i}\", w)\n", i + 1))
+            .collect();
+        format!(
+            "<ir_version: 10, opset_import: [\"\": 21]>\n\
+             g (float[150000] \"t/0\") => (float[150000] \"t/3000\")\n\
+             <float[150000] w = {{{}}}> {{\n{nodes}}}\n",
+            weights.join(", ")
+        )
+    }
+
+    #[test]
+    fn parsing_and_printing_without_threads_give_the_same_results() {
+        use prost::Message as _;
+        let text = big_model_text();
+        assert!(text.len() > MIN_TEXT);
+        let on = crate::Parser::new();
+        let off = crate::Parser::new().threads(false);
+        let (started_on, model) = helpers_of(|| on.parse::<crate::proto::ModelProto>(&text));
+        let (started_off, alone) = helpers_of(|| off.parse::<crate::proto::ModelProto>(&text));
+        let (model, alone) = (model.unwrap(), alone.unwrap());
+        assert_eq!(model.encode_to_vec(), alone.encode_to_vec());
+        let printer = crate::Printer::new();
+        let (printed_on, text_on) = helpers_of(|| printer.print(&model).text);
+        let (printed_off, text_off) = helpers_of(|| printer.threads(false).print(&model).text);
+        assert_eq!(text_on, text_off);
+        let mut written = Vec::new();
+        printer.threads(false).write(&model, &mut written).unwrap();
+        assert_eq!(written, text_on.as_bytes());
+        assert_eq!((started_off, printed_off), (0, 0));
+        if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
+            assert!(
+                started_on > 0 && printed_on > 0,
+                "{started_on} {printed_on}"
+            );
+        }
     }
 
     #[test]

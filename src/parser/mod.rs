@@ -45,6 +45,8 @@ mod value;
 
 use chumsky::input::ValueInput;
 use chumsky::prelude::*;
+// The name `Parser` is ours (the options); the trait is used by its methods.
+use chumsky::Parser as _;
 
 use crate::error::{Diagnostic, Error};
 use crate::lexer::{scan, SpannedTokens, Token};
@@ -569,18 +571,91 @@ macro_rules! parse_twice {
     }};
 }
 
+/// Parsing options; [`parse_model`] and the other `parse_*` functions use
+/// the defaults.
+///
+/// ```
+/// use onnxtxt::proto::ModelProto;
+/// use onnxtxt::Parser;
+///
+/// let text = "g (float x) => (float y) { y = Relu(x) }";
+/// let model: ModelProto = Parser::new().threads(false).parse(text)?;
+/// assert_eq!(model, onnxtxt::parse_model(text)?);
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parser {
+    threads: bool,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser { threads: true }
+    }
+}
+
+impl Parser {
+    /// The default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With `false`, everything is read on the calling thread. By default
+    /// long inputs are read with a second thread (number lists of 1 MiB
+    /// and more, texts of 256 KiB and more); the result is the same.
+    #[must_use]
+    pub fn threads(mut self, threads: bool) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Parses `text` as a `T`: a [`ModelProto`], [`GraphProto`],
+    /// [`FunctionProto`], [`NodeProto`], `Vec<NodeProto>` (a node list in
+    /// braces), [`TypeProto`], [`TensorProto`], [`AttributeProto`] or
+    /// [`ValueInfoProto`], as the `parse_*` function of that kind does.
+    pub fn parse<T: Parse>(&self, text: &str) -> Result<T, Error> {
+        crate::parallel::with_threads(self.threads, || T::parse_text(text))
+    }
+
+    /// [`parse_model_with_source_map`] with these options.
+    pub fn parse_model_with_source_map(
+        &self,
+        text: &str,
+    ) -> Result<(ModelProto, SourceMap), Error> {
+        crate::parallel::with_threads(self.threads, || parse_model_with_source_map(text))
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An IR kind the parser reads (see [`Parser::parse`]).
+pub trait Parse: sealed::Sealed + Sized {
+    #[doc(hidden)]
+    fn parse_text(text: &str) -> Result<Self, Error>;
+}
+
 macro_rules! entry_points {
     ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
+        impl sealed::Sealed for $ty {}
+
+        impl Parse for $ty {
+            fn parse_text(text: &str) -> Result<$ty, Error> {
+                let on_two_threads = pieces::parse(text, |tokens, state| {
+                    FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
+                });
+                if let Some(output) = on_two_threads {
+                    return Ok(output);
+                }
+                let tokens = tokenize(text)?;
+                parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
+            }
+        }
+
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
-            let on_two_threads = pieces::parse(text, |tokens, state| {
-                FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
-            });
-            if let Some(output) = on_two_threads {
-                return Ok(output);
-            }
-            let tokens = tokenize(text)?;
-            parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
+            <$ty>::parse_text(text)
         }
     )*};
 }

@@ -66,6 +66,7 @@ pub struct Printer {
     narrow_float_decimals: bool,
     width: usize,
     elide: Option<usize>,
+    threads: bool,
 }
 
 impl Default for Printer {
@@ -75,6 +76,7 @@ impl Default for Printer {
             narrow_float_decimals: false,
             width: 100,
             elide: None,
+            threads: true,
         }
     }
 }
@@ -167,22 +169,36 @@ impl Printer {
         self
     }
 
+    /// With `false`, everything is printed on the calling thread. By
+    /// default long lists are printed with a second thread (node lists of
+    /// 1024 nodes and more, number lists of 32Ki numbers and more); the
+    /// text is the same.
+    #[must_use]
+    pub fn threads(mut self, threads: bool) -> Self {
+        self.threads = threads;
+        self
+    }
+
     /// Prints `item` to a string.
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
-        let mut sink = Sink::in_memory(*self);
-        // Room for a small model's text, which would otherwise be copied
-        // a dozen times as it doubles from nothing.
-        sink.expect_text(1 << 12);
-        item.print_to(&mut sink);
-        let (text, dropped) = sink.finish_text();
-        Printed { text, dropped }
+        crate::parallel::with_threads(self.threads, || {
+            let mut sink = Sink::in_memory(*self);
+            // Room for a small model's text, which would otherwise be
+            // copied a dozen times as it doubles from nothing.
+            sink.expect_text(1 << 12);
+            item.print_to(&mut sink);
+            let (text, dropped) = sink.finish_text();
+            Printed { text, dropped }
+        })
     }
 
     /// Prints a model with `comments` where they belong (for `fmt`).
     pub(crate) fn print_with_comments(&self, model: &ModelProto, comments: &Comments) -> String {
-        let mut sink = Sink::in_memory(*self).with_comments(comments);
-        model.print_to(&mut sink);
-        sink.finish_text().0
+        crate::parallel::with_threads(self.threads, || {
+            let mut sink = Sink::in_memory(*self).with_comments(comments);
+            model.print_to(&mut sink);
+            sink.finish_text().0
+        })
     }
 
     /// Prints `item` to `out` through one buffer, never holding the whole
@@ -208,12 +224,14 @@ impl Printer {
         item: &T,
         mut out: W,
     ) -> io::Result<Vec<Dropped>> {
-        // The sink buffers: it hands `out` pieces of about 64 KiB.
-        let mut sink = Sink::new(&mut out, *self);
-        item.print_to(&mut sink);
-        let dropped = sink.finish()?;
-        out.flush()?;
-        Ok(dropped)
+        crate::parallel::with_threads(self.threads, || {
+            // The sink buffers: it hands `out` pieces of about 64 KiB.
+            let mut sink = Sink::new(&mut out, *self);
+            item.print_to(&mut sink);
+            let dropped = sink.finish()?;
+            out.flush()?;
+            Ok(dropped)
+        })
     }
 }
 
