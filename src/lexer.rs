@@ -42,7 +42,7 @@ pub(crate) enum Token<'s> {
     #[regex(r"-(?i:inf|infinity|nan)")]
     Float(&'s str),
     /// The text between `{` and `}` when it is a list of numbers: it starts
-    /// with one, and the tensor parser checks the rest (made by [`lex`],
+    /// with one, and the tensor parser checks the rest (made by [`scan`],
     /// never by logos itself).
     Numbers(&'s str),
     /// `{` (when it does not open a list of numbers).
@@ -104,7 +104,7 @@ pub(crate) enum Token<'s> {
     /// read as one token so the parser can say what happened.
     #[regex(r"\.\.\.( +[0-9]+ +more)?")]
     Elided(&'s str),
-    /// A `#` comment, to the end of its line. [`lex`] sets comments
+    /// A `#` comment, to the end of its line. [`scan`] sets comments
     /// aside: the parser never sees them.
     #[regex(r"#[^\n]*", allow_greedy = true)]
     Comment,
@@ -112,7 +112,7 @@ pub(crate) enum Token<'s> {
     Error,
     /// Never lexed: stands for nodes of a long node list read apart from
     /// the rest of the text, on either of two threads (see
-    /// `parser::pieces`).
+    /// `parser::fast::pieces`).
     Spliced,
 }
 

@@ -30,12 +30,12 @@ mod tensor;
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
-use super::annotation::Value;
-use super::attribute::Written;
-use super::common::unquote;
-use super::recovery::no_match;
-use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
+use crate::parser::annotation::Value;
+use crate::parser::attribute::Written;
+use crate::parser::common::unquote;
+use crate::parser::recovery::no_match;
+use crate::parser::{Extra, Fail, Parsed, Tokens};
 use crate::proto::{FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto};
 
 /// The tokens, as the readers see them.

@@ -21,7 +21,7 @@ use crate::proto::{AttributeProto, NodeProto};
 
 /// `{ node* }`, each node read here when it is plain, else by the
 /// grammar's node production. A [`Token::Spliced`] in the list stands for
-/// the nodes of a piece of the text read apart (see `parser::pieces`).
+/// the nodes of a piece of the text read apart (see `parser::fast::pieces`).
 pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,

@@ -26,8 +26,10 @@ use std::sync::Mutex;
 
 use chumsky::span::SimpleSpan;
 
-use super::{run, Brackets, State, FAST_GRAMMAR, MAX_NESTING};
 use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
+use crate::parser::grammar::{run, State, FAST_GRAMMAR};
+use crate::parser::tokens::Brackets;
+use crate::parser::MAX_NESTING;
 use crate::proto::NodeProto;
 
 /// Texts shorter than this, in bytes, are parsed on one thread. The tests
@@ -100,7 +102,7 @@ enum Read<'s> {
 /// What `read` (an entry point of the fast grammar) parses from the tokens
 /// of `text`, read in pieces as the module docs say; `None` when the text
 /// is not read so, and must be parsed on one thread.
-pub(super) fn parse<O>(
+pub(in crate::parser) fn parse<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
 ) -> Option<O> {

@@ -1,0 +1,231 @@
+//! The entry points: [`Parser`] and its options, and one `parse_*`
+//! function per IR kind. Each parse tries, in turn, the two-thread pieces
+//! reader (long node lists), the grammar with errors that record nothing
+//! (whose model, graph and node list productions try the plain reader
+//! first), and only when that fails the grammar again with errors that say
+//! why.
+
+use chumsky::prelude::*;
+
+use super::errors::to_error;
+use super::fast::pieces;
+use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
+use super::landmarks::SourceMap;
+use super::tokens::{check_tokens, tokenize};
+use crate::error::Error;
+use crate::lexer::scan;
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
+    ValueInfoProto,
+};
+
+/// Parses `tokens` (lexed from `text`) with the grammar's production
+/// `$field` and the parser state `$state` (see [`State`]):
+/// first with errors that record nothing, the fast path for text that
+/// parses; when that fails, again with [`Rich`] errors, which say why (see
+/// [`super::Fail`]). Both runs take the same path through the grammar, which
+/// never looks at its errors to decide what to accept.
+macro_rules! parse_twice {
+    ($field:ident, $tokens:expr, $text:expr, $state:expr) => {{
+        let fast =
+            FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), $tokens, $text, $state));
+        match fast {
+            Ok(parsed) => Ok(parsed),
+            Err(_) => {
+                let rich = Grammar::<_, Rich<_>>::new();
+                run(rich.$field.clone(), $tokens, $text, $state)
+                    .map_err(|errors| to_error(errors, $text))
+            }
+        }
+    }};
+}
+
+/// Parsing options; [`parse_model`] and the other `parse_*` functions use
+/// the defaults.
+///
+/// ```
+/// use onnxtxt::proto::ModelProto;
+/// use onnxtxt::Parser;
+///
+/// let text = "g (float x) => (float y) { y = Relu(x) }";
+/// let model: ModelProto = Parser::new().threads(false).parse(text)?;
+/// assert_eq!(model, onnxtxt::parse_model(text)?);
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parser {
+    threads: bool,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser { threads: true }
+    }
+}
+
+impl Parser {
+    /// The default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With `false`, everything is read on the calling thread. By default
+    /// long inputs are read with a second thread (number lists of 1 MiB
+    /// and more, texts of 256 KiB and more); the result is the same.
+    #[must_use]
+    pub fn threads(mut self, threads: bool) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Parses `text` as a `T`: a [`ModelProto`], [`GraphProto`],
+    /// [`FunctionProto`], [`NodeProto`], `Vec<NodeProto>` (a node list in
+    /// braces), [`TypeProto`], [`TensorProto`], [`AttributeProto`] or
+    /// [`ValueInfoProto`], as the `parse_*` function of that kind does.
+    pub fn parse<T: Parse>(&self, text: &str) -> Result<T, Error> {
+        crate::parallel::with_threads(self.threads, || T::parse_text(text))
+    }
+
+    /// [`parse_model_with_source_map`] with these options.
+    pub fn parse_model_with_source_map(
+        &self,
+        text: &str,
+    ) -> Result<(ModelProto, SourceMap), Error> {
+        crate::parallel::with_threads(self.threads, || parse_model_with_source_map(text))
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An IR kind the parser reads (see [`Parser::parse`]).
+pub trait Parse: sealed::Sealed + Sized {
+    #[doc(hidden)]
+    fn parse_text(text: &str) -> Result<Self, Error>;
+}
+
+macro_rules! entry_points {
+    ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
+        impl sealed::Sealed for $ty {}
+
+        impl Parse for $ty {
+            fn parse_text(text: &str) -> Result<$ty, Error> {
+                let on_two_threads = pieces::parse(text, |tokens, state| {
+                    FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
+                });
+                if let Some(output) = on_two_threads {
+                    return Ok(output);
+                }
+                let tokens = tokenize(text)?;
+                parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
+            }
+        }
+
+        $(#[$doc])*
+        pub fn $name(text: &str) -> Result<$ty, Error> {
+            <$ty>::parse_text(text)
+        }
+    )*};
+}
+
+/// Parses a model like [`parse_model`], and also returns where each graph,
+/// node, attribute, value info and function is in the text.
+///
+/// ```
+/// let text = "g (float x) => (float y) {\n  y = Relu(x)\n}";
+/// let (model, map) = onnxtxt::parse_model_with_source_map(text)?;
+/// assert_eq!(&text[map.span("graph.node[0]").unwrap()], "y = Relu(x)");
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap), Error> {
+    parse_model_with_comments(text).map(|(model, map, _)| (model, map))
+}
+
+/// Parses a model like [`parse_model_with_source_map`], and also returns the
+/// spans of the text's comments, for the formatter.
+pub(crate) fn parse_model_with_comments(
+    text: &str,
+) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
+    let (tokens, comments) = scan(text);
+    let tokens = check_tokens(tokens, text)?;
+    let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
+    let map = SourceMap::of_model(&model, state.landmarks.recorded());
+    Ok((model, map, comments))
+}
+
+entry_points! {
+    /// Parses a model: an optional `<key: value, ...>` header, a graph, and
+    /// any number of functions.
+    ///
+    /// ```
+    /// let model = onnxtxt::parse_model(r#"
+    ///     <ir_version: 8, opset_import: ["": 18]>
+    ///     agraph (float[N] x) => (float[N] y) { y = Relu(x) }
+    /// "#)?;
+    /// assert_eq!(model.graph.unwrap().node[0].op_type.as_deref(), Some("Relu"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_model -> ModelProto = model;
+    /// Parses a graph: `name (inputs) => (outputs) <initializers> { nodes }`.
+    ///
+    /// ```
+    /// let graph = onnxtxt::parse_graph("g (float x) => (float y) { y = Neg(x) }")?;
+    /// assert_eq!(graph.name.as_deref(), Some("g"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_graph -> GraphProto = graph;
+    /// Parses a function, with its optional `<domain: ..., opset_import: ...>` header.
+    ///
+    /// ```
+    /// let f = onnxtxt::parse_function(r#"<domain: "local", opset_import: ["": 18]> Sq (x) => (y) { y = Mul(x, x) }"#)?;
+    /// assert_eq!(f.input, vec!["x"]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_function -> FunctionProto = function;
+    /// Parses one node: `[label] outputs = domain.Op <attributes> (inputs)`.
+    ///
+    /// ```
+    /// let node = onnxtxt::parse_node("y = Transpose <perm = [1, 0]> (x)")?;
+    /// assert_eq!(node.attribute[0].ints, vec![1, 0]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_node -> NodeProto = node;
+    /// Parses a node list in braces: `{ node* }`.
+    ///
+    /// ```
+    /// assert_eq!(onnxtxt::parse_nodes("{ t = A(x) y = B(t) }")?.len(), 2);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_nodes -> Vec<NodeProto> = nodes;
+    /// Parses a type such as `float[N, 3]` or `seq(map(int64, string))`.
+    ///
+    /// ```
+    /// assert!(onnxtxt::parse_type("optional(seq(float[2]))")?.value.is_some());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_type -> TypeProto = ty;
+    /// Parses a tensor constant: `type name? =? {values}`.
+    ///
+    /// ```
+    /// let t = onnxtxt::parse_tensor("int64[2] shape = {3, 4}")?;
+    /// assert_eq!(t.int64_data, vec![3, 4]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_tensor -> TensorProto = tensor;
+    /// Parses one attribute: `name (: type)? = value`.
+    ///
+    /// ```
+    /// let a = onnxtxt::parse_attribute("alpha: float = 1")?;
+    /// assert_eq!(a.f, Some(1.0));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_attribute -> AttributeProto = attribute;
+    /// Parses a value info: `type? name`.
+    ///
+    /// ```
+    /// assert_eq!(onnxtxt::parse_value_info("float[N] x")?.name.as_deref(), Some("x"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_value_info -> ValueInfoProto = value_info;
+}
