@@ -8,8 +8,9 @@
 # (the reference parser, run in one batch by reference_parse.py, reads
 # print --compat as onnxtxt does) and fixpoint (print(parse(print(m))) is
 # print(m)), each ending with a line `conformance(<check>): N passed, M
-# failed`; and in tests/ops_reference.rs the operator registry against onnx
-# (after checking that grammar/operators.py would generate it unchanged).
+# failed`; in tests/ops_reference.rs the operator registry against onnx
+# (after checking that grammar/operators.py would generate it unchanged);
+# and the library's ignored test that the plain readers read the corpus.
 # Runs from any directory; exits non-zero when anything fails.
 # ONNXTXT_CORPUS (default target/conformance, relative to the crate root) says
 # where the corpus goes; ONNXTXT_CONFORMANCE_FILTER narrows
@@ -59,5 +60,6 @@ tests=(--test conformance --test ops_reference)
 if [ -f tests/schema.rs ]; then
     tests+=(--test schema)
 fi
+# --lib: the library's own corpus test (the plain readers read the corpus).
 # --no-fail-fast: a failing conformance test must not hide the schema check.
-cargo test --release --no-fail-fast "${tests[@]}" -- --ignored --nocapture
+cargo test --release --no-fail-fast --lib "${tests[@]}" -- --ignored --nocapture

@@ -10,3 +10,218 @@
 
 pub(super) mod pieces;
 pub(super) mod plain;
+
+/// Test builds count, on each thread, what the plain readers leave to the
+/// grammar, so that tests can tell that they read what they are meant to.
+#[cfg(test)]
+pub(crate) mod tally {
+    use std::cell::Cell;
+
+    thread_local! {
+        static READ: Cell<usize> = const { Cell::new(0) };
+        static GIVEN_BACK: Cell<usize> = const { Cell::new(0) };
+        static HANDED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// A reader read its construct (a model, a graph, a node list).
+    pub(crate) fn read() {
+        READ.with(|n| n.set(n.get() + 1));
+    }
+
+    /// A reader gave its whole construct back to the grammar.
+    pub(crate) fn given_back() {
+        GIVEN_BACK.with(|n| n.set(n.get() + 1));
+    }
+
+    /// A reader handed a part (a subgraph, a function, an annotated node,
+    /// ...) to a production of the grammar.
+    pub(crate) fn handed() {
+        HANDED.with(|n| n.set(n.get() + 1));
+    }
+
+    /// What `work` gave back and handed, on this thread.
+    pub(crate) fn of<T>(work: impl FnOnce() -> T) -> (T, Tally) {
+        let count = || Tally {
+            read: READ.with(Cell::get),
+            given_back: GIVEN_BACK.with(Cell::get),
+            handed: HANDED.with(Cell::get),
+        };
+        let before = count();
+        let output = work();
+        let after = count();
+        let tally = Tally {
+            read: after.read - before.read,
+            given_back: after.given_back - before.given_back,
+            handed: after.handed - before.handed,
+        };
+        (output, tally)
+    }
+
+    /// The counts of a piece of work.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct Tally {
+        /// Constructs read.
+        pub(crate) read: usize,
+        /// Constructs given back whole.
+        pub(crate) given_back: usize,
+        /// Parts handed to the grammar.
+        pub(crate) handed: usize,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::tally::{self, Tally};
+    use crate::proto::{GraphProto, ModelProto};
+    use crate::Parser;
+
+    /// The model `text` parses to (on this thread, where the tally is
+    /// kept), and what the plain readers left to the grammar.
+    fn parse(text: &str) -> (ModelProto, Tally) {
+        let (model, tally) = tally::of(|| Parser::new().threads(false).parse::<ModelProto>(text));
+        (model.expect("the text parses"), tally)
+    }
+
+    /// The constructs the plain readers give back whole on `model`'s text:
+    /// each graph with initializers (the graph, and for the main graph the
+    /// model too), which the grammar reads.
+    fn expected_given_back(model: &ModelProto) -> usize {
+        fn graphs_with_initializers(graph: &GraphProto) -> usize {
+            let own =
+                usize::from(!graph.initializer.is_empty() || !graph.sparse_initializer.is_empty());
+            let nested: usize = graph
+                .node
+                .iter()
+                .flat_map(|node| &node.attribute)
+                .flat_map(|a| a.g.as_deref().into_iter().chain(&a.graphs))
+                .map(graphs_with_initializers)
+                .sum();
+            own + nested
+        }
+        let main = model.graph.as_ref().map_or(0, graphs_with_initializers);
+        let model_too = model
+            .graph
+            .as_ref()
+            .is_some_and(|g| !g.initializer.is_empty());
+        main + usize::from(model_too)
+    }
+
+    fn examples() -> Vec<(PathBuf, String)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("examples/ exists")
+            .map(|entry| entry.expect("a readable entry").path())
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).expect("a readable example");
+                (path, text)
+            })
+            .collect()
+    }
+
+    /// What the plain readers make of each shipped example: the node lists
+    /// and the graphs without initializers are theirs; a graph with
+    /// initializers goes back to the grammar (which reads its nodes with
+    /// the plain node list reader again), and subgraph attributes,
+    /// functions and nodes with annotations are handed over.
+    #[test]
+    fn the_plain_readers_read_the_examples() {
+        let expected = [
+            (
+                "control_flow",
+                Tally {
+                    read: 4,
+                    given_back: 2,
+                    handed: 3,
+                },
+            ),
+            (
+                "local_function",
+                Tally {
+                    read: 2,
+                    given_back: 0,
+                    handed: 3,
+                },
+            ),
+            (
+                "mlp",
+                Tally {
+                    read: 1,
+                    given_back: 2,
+                    handed: 0,
+                },
+            ),
+            (
+                "quantized",
+                Tally {
+                    read: 1,
+                    given_back: 2,
+                    handed: 0,
+                },
+            ),
+        ];
+        let examples = examples();
+        assert_eq!(examples.len(), expected.len());
+        for ((path, text), (name, expected)) in examples.iter().zip(expected) {
+            assert_eq!(path.file_stem().and_then(|s| s.to_str()), Some(name));
+            let (model, tally) = parse(text);
+            assert_eq!(tally, expected, "{name}");
+            assert_eq!(tally.given_back, expected_given_back(&model), "{name}");
+        }
+    }
+
+    /// Each shipped example is read in pieces, to the same model (test
+    /// builds cut any text into pieces of about 64 bytes).
+    #[test]
+    fn the_examples_are_read_in_pieces() {
+        use crate::parser::grammar::{run, FAST_GRAMMAR};
+        for (path, text) in examples() {
+            let read = super::pieces::parse_counting(&text, |tokens, state| {
+                FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, &text, state).ok())
+            });
+            let (model, pieces) =
+                read.unwrap_or_else(|| panic!("{} not read in pieces", path.display()));
+            assert!(pieces >= 1, "{}: no piece read apart", path.display());
+            assert_eq!(model, parse(&text).0, "{}", path.display());
+        }
+    }
+
+    /// Over the reference printer's text of every model of the conformance
+    /// corpus: the plain readers read every graph but those with
+    /// initializers, and read some construct of every model.
+    #[test]
+    #[ignore = "needs the conformance corpus: bash conformance/run.sh runs it"]
+    fn the_plain_readers_read_the_corpus() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            std::env::var_os("ONNXTXT_CORPUS").unwrap_or_else(|| "target/conformance".into()),
+        );
+        let manifest = std::fs::read_to_string(corpus.join("manifest.tsv"))
+            .expect("a conformance corpus: run bash conformance/run.sh");
+        let mut models = 0;
+        let mut misses = Vec::new();
+        for line in manifest.lines().filter(|line| !line.starts_with('#')) {
+            let fields: Vec<&str> = line.split('\t').collect();
+            if fields.get(1..3) != Some(&["model", "ok"][..]) {
+                continue;
+            }
+            let path = corpus.join(format!("{}.txt", fields[0]));
+            let text = std::fs::read_to_string(&path).expect("the case's text");
+            let (model, tally) = parse(&text);
+            models += 1;
+            if tally.read == 0 || tally.given_back != expected_given_back(&model) {
+                misses.push(format!("{}: {tally:?}", fields[0]));
+            }
+        }
+        eprintln!(
+            "the plain readers read {} of {models} corpus models as expected",
+            models - misses.len()
+        );
+        assert!(models > 1000, "only {models} models in the corpus");
+        assert!(misses.is_empty(), "{}", misses.join("\n"));
+    }
+}

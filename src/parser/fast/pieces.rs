@@ -110,7 +110,7 @@ pub(in crate::parser) fn parse<O>(
 }
 
 /// [`parse`], and how many pieces' nodes were read apart.
-fn parse_counting<O>(
+pub(super) fn parse_counting<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
 ) -> Option<(O, usize)> {

@@ -6,7 +6,7 @@
 
 use super::node::node_list;
 use super::tensor::tensor_type;
-use super::{eat, expect, next_name, or_grammar, separated, up_to, Handoff, Reader};
+use super::{eat, expect, hand, next_name, or_grammar, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
 use crate::names::starts_type;
 use crate::parser::annotation::{Entry, Value};
@@ -30,7 +30,7 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let graph = graph(inp, grammar)?;
     let mut functions = Vec::new();
     while inp.peek().is_some() {
-        functions.push(inp.parse(function).ok()?);
+        functions.push(hand(inp, function)?);
     }
     let mut model = ModelProto {
         graph: Some(graph),

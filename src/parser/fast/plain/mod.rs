@@ -104,8 +104,12 @@ fn fast_path<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
         if !inp.state().landmarks.is_recording() {
             let start = inp.save();
             if let Some(output) = read(inp) {
+                #[cfg(test)]
+                super::tally::read();
                 return Ok(output);
             }
+            #[cfg(test)]
+            super::tally::given_back();
             inp.rewind(start);
         }
         Err(no_match(inp, &before))
@@ -132,7 +136,18 @@ fn or_grammar<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
     read: impl FnOnce(&mut Reader<'t, '_, I, E>) -> Option<O>,
     production: &Parsed<'t, I, E, O>,
 ) -> Option<O> {
-    attempt(inp, read).or_else(|| inp.parse(production).ok())
+    attempt(inp, read).or_else(|| hand(inp, production))
+}
+
+/// What the grammar's `production` parses here: a part a reader does not
+/// read itself.
+fn hand<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
+    inp: &mut Reader<'t, '_, I, E>,
+    production: &Parsed<'t, I, E, O>,
+) -> Option<O> {
+    #[cfg(test)]
+    super::tally::handed();
+    inp.parse(production).ok()
 }
 
 /// Consumes the next token, which must be `token`.
