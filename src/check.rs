@@ -974,7 +974,7 @@ impl Checker {
             }
         }
         let data_type = tensor.data_type.unwrap_or(0);
-        let type_name = crate::names::element_type_name(data_type);
+        let type_name = crate::vocabulary::element_type_name(data_type);
         let Some(field) = typed_field(data_type) else {
             self.error(
                 "onnxtxt::check::tensor_type",

@@ -16,12 +16,12 @@ use std::ops::Range;
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::names;
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
     StringStringEntryProto, TensorProto, ValueInfoProto,
 };
 use crate::tensor_data::{self, TypedField, TypedValues};
+use crate::vocabulary;
 
 /// Lines of unchanged text shown around each change by default, as in
 /// diff(1) and git.
@@ -617,7 +617,7 @@ impl fmt::Display for Shape {
             }
             write!(f, "{d}")?;
         }
-        match names::element_type_name(self.data_type) {
+        match vocabulary::element_type_name(self.data_type) {
             Some(name) => write!(f, " {name}"),
             None => write!(f, " (data type {})", self.data_type),
         }

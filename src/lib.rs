@@ -71,7 +71,6 @@ mod error;
 pub mod external;
 mod format;
 mod lexer;
-mod names;
 mod numbers;
 pub mod ops;
 mod parallel;
@@ -83,6 +82,7 @@ pub mod roundtrip;
 #[cfg(feature = "smith")]
 pub mod smith;
 mod tensor_data;
+mod vocabulary;
 
 pub use check::{check_model, Finding, Severity};
 pub use decode::{decode_model, MAX_MESSAGE_DEPTH};

@@ -12,8 +12,8 @@
 //! Narrow float rounding follows what `onnx.helper.make_tensor` (onnx 1.23.2)
 //! does to Python floats; see [`float_to_bits`] for the exact rules.
 
-use crate::names::ELEMENT_TYPES;
 use crate::proto::tensor_proto::DataType;
+use crate::vocabulary::ELEMENT_TYPES;
 
 const FLOAT: i32 = DataType::Float as i32;
 const UINT8: i32 = DataType::Uint8 as i32;

@@ -6,9 +6,9 @@
 
 use std::fmt;
 
-use crate::names::attribute_type_name;
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::AttributeProto;
+use crate::vocabulary::attribute_type_name;
 
 /// An operator set domain: `""` (`ai.onnx`), `ai.onnx.ml`, `ai.onnx.preview`
 /// or `ai.onnx.preview.training`.

@@ -5,9 +5,9 @@
 //! As in onnx, a bare element type stands for a tensor of it (the `float`
 //! of `map(int64, float)`), and shapes are no part of a type string.
 
-use crate::names::{element_type_by_name, element_type_name};
 use crate::proto::type_proto::{Map, Optional, Sequence, SparseTensor, Tensor, Value};
 use crate::proto::TypeProto;
+use crate::vocabulary::{element_type_by_name, element_type_name};
 
 use super::schema::TypeConstraint;
 

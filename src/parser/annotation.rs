@@ -166,8 +166,8 @@ pub(crate) fn apply_attribute(
 }
 
 // ---------------------------------------------------------------------------
-// The key scheme: one key per proto field (see `crate::printer::schema`,
-// whose tables generate the `Msg` implementations below). A field is set
+// The key scheme: one key per proto field (see `crate::vocabulary`, whose
+// tables generate the `Msg` implementations below). A field is set
 // from a value of its type; `unset` clears it. A `{...}` value merges into a
 // singular message field (its own keys replace what they name); a list
 // replaces a repeated field.
@@ -444,8 +444,8 @@ macro_rules! impl_msg {
     (@extra $other:ident) => {};
 }
 
-crate::printer::schema::message_table!(impl_msg);
-crate::printer::schema::construct_table!(impl_msg);
+crate::vocabulary::message_table!(impl_msg);
+crate::vocabulary::construct_table!(impl_msg);
 
 fn plain<T>(member: &mut T) -> &mut T {
     member
@@ -505,30 +505,40 @@ impl Msg for TypeProto {
     }
 }
 
+/// Sets the member of a oneof that `wrap` makes from `value`: a value
+/// replaces whichever member was set; `unset` clears the oneof if this
+/// member (`is_this`) was the one set.
+fn set_member<T, O>(
+    oneof: &mut Option<O>,
+    value: Value,
+    wrap: fn(T) -> O,
+    is_this: fn(&O) -> bool,
+) -> Result<(), Diagnostic>
+where
+    Option<T>: SetField,
+{
+    let mut member = None;
+    member.set(value)?;
+    *oneof = match member {
+        Some(member) => Some(wrap(member)),
+        None => oneof.take().filter(|other| !is_this(other)),
+    };
+    Ok(())
+}
+
 impl Msg for crate::proto::tensor_shape_proto::Dimension {
     fn apply_entry(&mut self, entry: Entry) -> Result<(), Diagnostic> {
         use crate::proto::tensor_shape_proto::dimension::Value as V;
         match entry.key.as_str() {
-            "dim_value" => {
-                let mut v = None;
-                v.set(entry.value)?;
-                self.value = v.map(V::DimValue).or(match self.value.take() {
-                    Some(V::DimValue(_)) | None => None,
-                    other => other,
-                });
-            }
-            "dim_param" => {
-                let mut v = None;
-                v.set(entry.value)?;
-                self.value = v.map(V::DimParam).or(match self.value.take() {
-                    Some(V::DimParam(_)) | None => None,
-                    other => other,
-                });
-            }
-            "denotation" => self.denotation.set(entry.value)?,
-            _ => return Err(unknown_key(&entry, "dimension")),
+            "dim_value" => set_member(&mut self.value, entry.value, V::DimValue, |v| {
+                matches!(v, V::DimValue(_))
+            }),
+            "dim_param" => set_member(&mut self.value, entry.value, V::DimParam, |v| {
+                matches!(v, V::DimParam(_))
+            }),
+            "denotation" => self.denotation.set(entry.value),
+            _ => Err(unknown_key(&entry, "dimension")),
         }
-        Ok(())
     }
 }
 
@@ -536,26 +546,15 @@ impl Msg for crate::proto::SimpleShardedDimProto {
     fn apply_entry(&mut self, entry: Entry) -> Result<(), Diagnostic> {
         use crate::proto::simple_sharded_dim_proto::Dim as V;
         match entry.key.as_str() {
-            "dim_value" => {
-                let mut v = None;
-                v.set(entry.value)?;
-                self.dim = v.map(V::DimValue).or(match self.dim.take() {
-                    Some(V::DimValue(_)) | None => None,
-                    other => other,
-                });
-            }
-            "dim_param" => {
-                let mut v = None;
-                v.set(entry.value)?;
-                self.dim = v.map(V::DimParam).or(match self.dim.take() {
-                    Some(V::DimParam(_)) | None => None,
-                    other => other,
-                });
-            }
-            "num_shards" => self.num_shards.set(entry.value)?,
-            _ => return Err(unknown_key(&entry, "sharded dimension")),
+            "dim_value" => set_member(&mut self.dim, entry.value, V::DimValue, |v| {
+                matches!(v, V::DimValue(_))
+            }),
+            "dim_param" => set_member(&mut self.dim, entry.value, V::DimParam, |v| {
+                matches!(v, V::DimParam(_))
+            }),
+            "num_shards" => self.num_shards.set(entry.value),
+            _ => Err(unknown_key(&entry, "sharded dimension")),
         }
-        Ok(())
     }
 }
 
@@ -577,6 +576,27 @@ mod tests {
         };
         assert_eq!(t.elem_type, Some(1));
         assert_eq!(t.shape.unwrap().dim[0].denotation.as_deref(), Some("BATCH"));
+    }
+
+    #[test]
+    fn a_dimension_holds_one_of_its_members() {
+        use crate::proto::tensor_shape_proto::dimension::Value as V;
+        let dim = |entries: &str| {
+            let text =
+                format!("@<type: {{tensor_type: {{shape: {{dim: [{{{entries}}}]}}}}}}> float[N] x");
+            let ty = parse_value_info(&text).unwrap().r#type.unwrap();
+            let Some(type_proto::Value::TensorType(t)) = ty.value else {
+                panic!("{entries}")
+            };
+            t.shape.unwrap().dim[0].value.clone()
+        };
+        assert_eq!(dim(r#"dim_param: "N", dim_value: 3"#), Some(V::DimValue(3)));
+        assert_eq!(dim("dim_value: 3, dim_param: unset"), Some(V::DimValue(3)));
+        assert_eq!(dim("dim_value: 3, dim_value: unset"), None);
+        assert_eq!(
+            dim(r#"dim_value: 3, dim_param: "M""#),
+            Some(V::DimParam("M".into()))
+        );
     }
 
     #[test]

@@ -15,9 +15,9 @@ use super::landmarks::{landmark, Kind};
 use super::tensor::{build_tensor, data, is_special_float, parse_float, tensor_tail, Data};
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 use crate::lexer::Token;
-use crate::names::{attribute_type_by_name, attribute_type_name};
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::{AttributeProto, GraphProto, SparseTensorProto, TensorProto, TypeProto};
+use crate::vocabulary::{attribute_type_by_name, attribute_type_name};
 
 /// One attribute value before the attribute's type is known.
 #[derive(Debug, Clone)]

@@ -59,7 +59,7 @@ pub(crate) fn quotable_id<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 /// info `float x` is never misread as an untyped `float`.
 pub(crate) fn quotable_non_type_id<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> impl Parser<'t, I, String, Extra<E>> + Clone {
-    select! { Token::Ident(name) if !crate::names::starts_type(name) => name.to_owned() }
+    select! { Token::Ident(name) if !crate::vocabulary::starts_type(name) => name.to_owned() }
         .or(text_literal())
         .labelled("a name")
 }

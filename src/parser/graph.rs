@@ -17,6 +17,7 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
     StringStringEntryProto, TensorProto, TypeProto, ValueInfoProto,
 };
+use crate::vocabulary::{FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS};
 
 /// A value info's type (with its span) and name, before any annotation is
 /// applied.
@@ -523,21 +524,6 @@ fn is_pair_list(entry: &Entry) -> bool {
     }
 }
 
-/// The reference's model header keys.
-const MODEL_KEYS: &[&str] = &[
-    "ir_version",
-    "opset_import",
-    "producer_name",
-    "producer_version",
-    "domain",
-    "model_version",
-    "doc_string",
-    "metadata_props",
-];
-
-/// The reference's function header keys.
-const FUNCTION_KEYS: &[&str] = &["opset_import", "doc_string", "domain", "overload"];
-
 /// Words an unknown-key diagnostic for a header (the keys of headers and
 /// annotations are checked by the same code, which speaks of
 /// annotations), with "did you mean" when `key` looks like a misspelt
@@ -574,7 +560,7 @@ pub(crate) fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result
         _ => {
             let key = entry.key.clone();
             return annotation::apply_model_entry(model, entry)
-                .map_err(|d| unknown_header_key(d, &key, MODEL_KEYS, "model"));
+                .map_err(|d| unknown_header_key(d, &key, &MODEL_HEADER_KEYS, "model"));
         }
     }
     Ok(())
@@ -591,7 +577,7 @@ fn apply_function_header(function: &mut FunctionProto, entry: Entry) -> Result<(
         _ => {
             let key = entry.key.clone();
             return annotation::apply_function_entry(function, entry)
-                .map_err(|d| unknown_header_key(d, &key, FUNCTION_KEYS, "function"));
+                .map_err(|d| unknown_header_key(d, &key, &FUNCTION_HEADER_KEYS, "function"));
         }
     }
     Ok(())

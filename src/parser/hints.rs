@@ -6,6 +6,7 @@ use chumsky::span::SimpleSpan;
 
 use crate::error::Diagnostic;
 use crate::lexer::Token;
+use crate::vocabulary::{MAP, OPTIONAL, SEQ, SPARSE_TENSOR};
 
 /// Separates a message from its help line inside chumsky's custom errors,
 /// which carry only a string.
@@ -122,7 +123,11 @@ pub(crate) fn element_type_help(word: &str) -> Option<String> {
         _ => None,
     };
     let suggestion = known.map(str::to_owned).or_else(|| {
-        closest(word, crate::names::ELEMENT_TYPES.iter().map(|(n, _)| *n)).map(|n| format!("`{n}`"))
+        closest(
+            word,
+            crate::vocabulary::ELEMENT_TYPES.iter().map(|(n, _)| *n),
+        )
+        .map(|n| format!("`{n}`"))
     })?;
     Some(format!("did you mean {suggestion}?"))
 }
@@ -136,8 +141,12 @@ pub(crate) fn attribute_type_help(word: &str) -> Option<String> {
         "str" => Some("string"),
         _ => None,
     };
-    let suggestion =
-        known.or_else(|| closest(word, crate::names::ATTRIBUTE_TYPES.iter().map(|(n, _)| *n)))?;
+    let suggestion = known.or_else(|| {
+        closest(
+            word,
+            crate::vocabulary::ATTRIBUTE_TYPES.iter().map(|(n, _)| *n),
+        )
+    })?;
     Some(format!("did you mean `{suggestion}`?"))
 }
 
@@ -389,7 +398,7 @@ fn known_mistake(diagnostic: &Diagnostic, source: &str, at: usize) -> Option<Rew
         return None;
     }
     let (before, before_start) = word_before(source, at);
-    if rest.starts_with('[') && ["seq", "optional", "map", "sparse_tensor"].contains(&before) {
+    if rest.starts_with('[') && [SEQ, OPTIONAL, MAP, SPARSE_TENSOR].contains(&before) {
         let inner = group_inner(rest)?;
         return Rewrite::help(format!(
             "`{before}` takes its element type in parentheses: `{before}({inner})`"
@@ -509,7 +518,7 @@ fn misspelt_type_before(source: &str, at: usize) -> Option<Rewrite> {
         return None;
     }
     if shape && source[..start].trim_end().ends_with(':') {
-        let list = crate::names::ATTRIBUTE_TYPES
+        let list = crate::vocabulary::ATTRIBUTE_TYPES
             .iter()
             .map(|(name, _)| *name)
             .find(|name| name.strip_suffix('s') == Some(word))?;
@@ -522,7 +531,7 @@ fn misspelt_type_before(source: &str, at: usize) -> Option<Rewrite> {
             .at(start..at + brackets),
         );
     }
-    if crate::names::starts_type(word) {
+    if crate::vocabulary::starts_type(word) {
         return None;
     }
     Some(

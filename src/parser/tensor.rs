@@ -555,7 +555,7 @@ pub(crate) fn sparse_constant<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .delimited_by(just(Token::LBrace), just(Token::RBrace));
     annotation
         .or_not()
-        .then_ignore(super::common::keyword("sparse_tensor"))
+        .then_ignore(super::common::keyword(crate::vocabulary::SPARSE_TENSOR))
         .then(dims)
         .then(fields)
         .validate(|((entries, dims), fields), _, emitter| {

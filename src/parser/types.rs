@@ -9,6 +9,7 @@ use crate::lexer::Token;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{self, Value};
 use crate::proto::{TensorShapeProto, TypeProto};
+use crate::vocabulary::{MAP, OPAQUE, OPTIONAL, SEQ, SPARSE_TENSOR};
 
 /// An element type name such as `float`, as its `TensorProto.DataType` code.
 pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
@@ -16,7 +17,7 @@ pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     select! { Token::Ident(name) => name }
         .labelled("an element type")
         .try_map(|name, span| {
-            crate::names::element_type_by_name(name)
+            crate::vocabulary::element_type_by_name(name)
                 .map(|t| t as i32)
                 .ok_or_else(|| E::custom(span, format!("`{name}` is not an element type")))
         })
@@ -73,14 +74,14 @@ pub(crate) fn type_proto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                     shape,
                 }))
             });
-        let sequence = keyword("seq")
+        let sequence = keyword(SEQ)
             .ignore_then(ty.clone().delimited_by(open(), close()))
             .map(move |elem| {
                 typed(Value::SequenceType(Box::new(type_proto::Sequence {
                     elem_type: Some(Box::new(elem)),
                 })))
             });
-        let map = keyword("map")
+        let map = keyword(MAP)
             .ignore_then(
                 element_type()
                     .then_ignore(just(Token::Comma))
@@ -93,14 +94,14 @@ pub(crate) fn type_proto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                     value_type: Some(Box::new(value)),
                 })))
             });
-        let optional = keyword("optional")
+        let optional = keyword(OPTIONAL)
             .ignore_then(ty.clone().delimited_by(open(), close()))
             .map(move |elem| {
                 typed(Value::OptionalType(Box::new(type_proto::Optional {
                     elem_type: Some(Box::new(elem)),
                 })))
             });
-        let sparse = keyword("sparse_tensor")
+        let sparse = keyword(SPARSE_TENSOR)
             .ignore_then(
                 element_type()
                     .then(shape_suffix())
@@ -125,7 +126,7 @@ pub(crate) fn type_proto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 },
             )
             .or(text_literal());
-        let opaque = keyword("opaque")
+        let opaque = keyword(OPAQUE)
             .ignore_then(
                 dotted
                     .then(just(Token::Comma).ignore_then(quotable_id()).or_not())

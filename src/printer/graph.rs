@@ -11,13 +11,13 @@
 //! its `}` lines up with its attribute.
 
 use super::annot::{self, Place};
-use super::schema::{Ann, Entries, Field, UNSET};
+use super::schema::{set_fields, Ann, Entries, Field, UNSET};
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
 use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
-use crate::names;
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto};
+use crate::vocabulary;
 
 /// Where a graph is written.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,18 +49,14 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
     if g.name.is_none() {
         entries.push(("name", UNSET));
     }
-    if let Some(d) = g.doc_string.ann() {
-        entries.push(("doc_string", d));
-    }
-    if let Some(x) = g.sparse_initializer.ann() {
-        entries.push(("sparse_initializer", x));
-    }
-    if let Some(x) = g.quantization_annotation.ann() {
-        entries.push(("quantization_annotation", x));
-    }
-    if let Some(x) = g.metadata_props.ann() {
-        entries.push(("metadata_props", x));
-    }
+    set_fields!(
+        entries,
+        g,
+        doc_string,
+        sparse_initializer,
+        quantization_annotation,
+        metadata_props
+    );
     annot::annotation(
         s,
         &entries,
@@ -151,15 +147,13 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
     if n.op_type.is_none() {
         entries.push(("op_type", UNSET));
     }
-    if let Some(d) = n.doc_string.ann() {
-        entries.push(("doc_string", d));
-    }
-    if let Some(x) = n.metadata_props.ann() {
-        entries.push(("metadata_props", x));
-    }
-    if let Some(x) = n.device_configurations.ann() {
-        entries.push(("device_configurations", x));
-    }
+    set_fields!(
+        entries,
+        n,
+        doc_string,
+        metadata_props,
+        device_configurations
+    );
     annot::annotation(s, &entries, Place::Line);
 
     if let Some(label) = &n.name {
@@ -180,10 +174,10 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
         }
     }
     let op = n.op_type.as_deref().unwrap_or("");
-    s.ext_name(op, names::is_identifier, "op type");
+    s.ext_name(op, vocabulary::is_identifier, "op type");
     if let Some(overload) = &n.overload {
         s.text(":");
-        s.ext_name(overload, names::is_identifier, "overload");
+        s.ext_name(overload, vocabulary::is_identifier, "overload");
     }
     let kept = kept_attributes(s, &n.attribute);
     let attributes = |s: &mut Sink<'_>, layout: ListLayout| {
@@ -320,9 +314,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
     if a.name.is_none() {
         entries.push(("name", UNSET));
     }
-    if let Some(d) = a.doc_string.ann() {
-        entries.push(("doc_string", d));
-    }
+    set_fields!(entries, a, doc_string);
     if is_ref {
         if a.r#type.is_some() && ty.is_none() {
             entries.push(("type", a.r#type.ann().unwrap_or(UNSET)));
@@ -398,12 +390,12 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
     if quotable_name {
         s.name(name);
     } else {
-        s.ext_name(name, names::is_identifier, "attribute name");
+        s.ext_name(name, vocabulary::is_identifier, "attribute name");
     }
     if is_ref {
         if let Some(t) = ty {
             s.text(": ");
-            s.text(names::attribute_type_name(t as i32).unwrap_or("ints"));
+            s.text(vocabulary::attribute_type_name(t as i32).unwrap_or("ints"));
         }
         s.text(" = @");
         s.name(a.ref_attr_name.as_deref().unwrap_or(""));
@@ -411,7 +403,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
     }
     let ty = ty.unwrap_or(A::Ints);
     s.text(": ");
-    s.text(names::attribute_type_name(ty as i32).unwrap_or("ints"));
+    s.text(vocabulary::attribute_type_name(ty as i32).unwrap_or("ints"));
     s.text(" = ");
     match ty {
         A::Undefined | A::Ints => {

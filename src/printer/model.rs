@@ -11,33 +11,30 @@
 
 use super::annot::value_of;
 use super::graph::{self, GraphPlace};
-use super::schema::{opset_pairs, opsets_are_pairs, Ann, AnnMessage, Field, UNSET};
+use super::schema::{
+    metadata_pairs, metadata_props_are_pairs, opset_pairs, opsets_are_pairs, set_fields, Ann,
+    AnnMessage, Entries, UNSET,
+};
 use super::types;
 use super::writer::{ListLayout, Sink};
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, OperatorSetIdProto, StringStringEntryProto,
 };
+use crate::vocabulary::{FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS};
 
-/// A header entry: its key, its value, and whether it is an extension.
-struct HeaderEntry<'a> {
-    key: &'static str,
-    value: Ann<'a>,
-    ext: bool,
-}
-
-fn header(s: &mut Sink<'_>, entries: &[HeaderEntry<'_>]) {
-    let kept: Vec<&HeaderEntry<'_>> = entries
+/// Writes a header: `entries`, one per line; in compat mode without the
+/// keys the reference header does not have (any key not in `reference`).
+fn header(s: &mut Sink<'_>, entries: &Entries<'_>, reference: &[&str]) {
+    let kept: Vec<&(&str, Ann<'_>)> = entries
         .iter()
-        .filter(|e| {
-            if e.ext && s.compat() {
+        .filter(|(key, _)| {
+            let extension = !reference.contains(key);
+            if extension && s.compat() {
                 s.report(format!(
-                    "`{}` dropped (the reference header has no such key)",
-                    e.key
+                    "`{key}` dropped (the reference header has no such key)"
                 ));
-                false
-            } else {
-                true
             }
+            !(extension && s.compat())
         })
         .collect();
     if kept.is_empty() {
@@ -45,11 +42,11 @@ fn header(s: &mut Sink<'_>, entries: &[HeaderEntry<'_>]) {
     }
     s.text("<");
     s.indent();
-    for (i, e) in kept.iter().enumerate() {
+    for (i, (key, value)) in kept.iter().enumerate() {
         s.newline();
-        s.text(e.key);
+        s.text(key);
         s.text(": ");
-        s.at(e.key, |s| value_of(s, &e.value));
+        s.at(key, |s| value_of(s, value));
         if i + 1 < kept.len() {
             s.text(",");
         }
@@ -60,116 +57,72 @@ fn header(s: &mut Sink<'_>, entries: &[HeaderEntry<'_>]) {
     s.newline();
 }
 
-fn opset_entry<'a>(
-    s: &mut Sink<'_>,
-    opsets: &'a [OperatorSetIdProto],
-    entries: &mut Vec<HeaderEntry<'a>>,
-) {
+/// The `opset_import` entry: the reference's `["domain": version]` form
+/// when it can hold the list (or in compat mode, with defaults for what
+/// is missing), else a list of messages.
+fn opset_entry<'a>(s: &mut Sink<'_>, opsets: &'a [OperatorSetIdProto], entries: &mut Entries<'a>) {
     if opsets.is_empty() {
         return;
     }
-    let value = if opsets_are_pairs(opsets) || s.compat() {
-        if !opsets_are_pairs(opsets) {
-            s.report(
-                "opset import entry with a missing domain or version written with the default",
-            );
-        }
+    let pairs = opsets_are_pairs(opsets);
+    if !pairs && s.compat() {
+        s.report("opset import entry with a missing domain or version written with the default");
+    }
+    let value = if pairs || s.compat() {
         opset_pairs(opsets)
     } else {
         OperatorSetIdProto::ann_list(opsets)
     };
-    entries.push(HeaderEntry {
-        key: "opset_import",
-        value,
-        ext: false,
-    });
+    entries.push(("opset_import", value));
 }
 
+/// The `metadata_props` entry: the reference's `["key": "value"]` form
+/// when it can hold the list (or, in compat mode and where the reference
+/// header has the key, with defaults for what is missing), else a list of
+/// messages.
 fn metadata_entry<'a>(
     s: &mut Sink<'_>,
     props: &'a [StringStringEntryProto],
-    ext: bool,
-    entries: &mut Vec<HeaderEntry<'a>>,
+    reference: &[&str],
+    entries: &mut Entries<'a>,
 ) {
     if props.is_empty() {
         return;
     }
-    let complete = props.iter().all(|e| e.key.is_some() && e.value.is_some());
-    let value = if complete || (s.compat() && !ext) {
-        if !complete {
-            s.report("metadata entry with a missing key or value written with the default");
-        }
-        Ann::Pairs(
-            props
-                .iter()
-                .map(|e| {
-                    (
-                        e.key.as_deref().unwrap_or("").as_bytes(),
-                        Ann::Str(e.value.as_deref().unwrap_or("").as_bytes()),
-                    )
-                })
-                .collect(),
-        )
+    let pairs = metadata_props_are_pairs(props);
+    let defaults = s.compat() && reference.contains(&"metadata_props");
+    if !pairs && defaults {
+        s.report("metadata entry with a missing key or value written with the default");
+    }
+    let value = if pairs || defaults {
+        metadata_pairs(props)
     } else {
         StringStringEntryProto::ann_list(props)
     };
-    entries.push(HeaderEntry {
-        key: "metadata_props",
-        value,
-        ext,
-    });
+    entries.push(("metadata_props", value));
 }
 
 /// Writes a model.
 pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
     s.leading_comments();
     let mut entries = Vec::new();
-    if let Some(v) = m.ir_version.ann() {
-        entries.push(HeaderEntry {
-            key: "ir_version",
-            value: v,
-            ext: false,
-        });
-    }
+    set_fields!(entries, m, ir_version);
     opset_entry(s, &m.opset_import, &mut entries);
-    for (key, value) in [
-        ("producer_name", m.producer_name.ann()),
-        ("producer_version", m.producer_version.ann()),
-        ("domain", m.domain.ann()),
-        ("model_version", m.model_version.ann()),
-        ("doc_string", m.doc_string.ann()),
-    ] {
-        if let Some(value) = value {
-            entries.push(HeaderEntry {
-                key,
-                value,
-                ext: false,
-            });
-        }
-    }
-    metadata_entry(s, &m.metadata_props, false, &mut entries);
-    if let Some(v) = m.training_info.ann() {
-        entries.push(HeaderEntry {
-            key: "training_info",
-            value: v,
-            ext: true,
-        });
-    }
-    if let Some(v) = m.configuration.ann() {
-        entries.push(HeaderEntry {
-            key: "configuration",
-            value: v,
-            ext: true,
-        });
-    }
+    set_fields!(
+        entries,
+        m,
+        producer_name,
+        producer_version,
+        domain,
+        model_version,
+        doc_string
+    );
+    metadata_entry(s, &m.metadata_props, &MODEL_HEADER_KEYS, &mut entries);
+    set_fields!(entries, m, training_info, configuration);
     if m.graph.is_none() {
-        entries.push(HeaderEntry {
-            key: "graph",
-            value: UNSET,
-            ext: true,
-        });
+        entries.push(("graph", UNSET));
     }
-    header(s, &entries);
+    header(s, &entries, &MODEL_HEADER_KEYS);
     let placeholder = GraphProto {
         name: Some("_".into()),
         ..Default::default()
@@ -202,37 +155,14 @@ pub(crate) fn function(s: &mut Sink<'_>, f: &FunctionProto) {
 
 fn function_body(s: &mut Sink<'_>, f: &FunctionProto) {
     let mut entries = Vec::new();
-    if let Some(v) = f.domain.ann() {
-        entries.push(HeaderEntry {
-            key: "domain",
-            value: v,
-            ext: false,
-        });
-    }
-    if let Some(v) = f.overload.ann() {
-        entries.push(HeaderEntry {
-            key: "overload",
-            value: v,
-            ext: false,
-        });
-    }
+    set_fields!(entries, f, domain, overload);
     opset_entry(s, &f.opset_import, &mut entries);
-    if let Some(v) = f.doc_string.ann() {
-        entries.push(HeaderEntry {
-            key: "doc_string",
-            value: v,
-            ext: false,
-        });
-    }
-    metadata_entry(s, &f.metadata_props, true, &mut entries);
+    set_fields!(entries, f, doc_string);
+    metadata_entry(s, &f.metadata_props, &FUNCTION_HEADER_KEYS, &mut entries);
     if f.name.is_none() {
-        entries.push(HeaderEntry {
-            key: "name",
-            value: UNSET,
-            ext: true,
-        });
+        entries.push(("name", UNSET));
     }
-    header(s, &entries);
+    header(s, &entries, &FUNCTION_HEADER_KEYS);
 
     s.name(f.name.as_deref().unwrap_or(""));
     s.text(" ");

@@ -7,10 +7,11 @@
 //! (`{bits: 2143289345}`, a float given by its IEEE bit pattern, for NaN
 //! payloads that have no decimal text).
 //!
-//! [`message_table!`] lists, once, the key of every field of the nested
-//! messages that annotations spell out in full; the printer derives
-//! [`AnnMessage`] from it and the parser's `apply_*` functions derive the
-//! reading side from the same table, so the two cannot drift apart.
+//! `crate::vocabulary::message_table!` lists, once, the key of every field
+//! of the nested messages that annotations spell out in full; the printer
+//! derives [`AnnMessage`] from it here and the parser's `apply_*` functions
+//! derive the reading side from the same table, so the two cannot drift
+//! apart.
 
 use crate::proto::{simple_sharded_dim_proto, OperatorSetIdProto};
 use crate::proto::{
@@ -40,6 +41,18 @@ pub(crate) type Entries<'a> = Vec<(&'static str, Ann<'a>)>;
 
 /// `unset`: the field is absent.
 pub(crate) const UNSET: Ann<'static> = Ann::Ident("unset");
+
+/// Adds `(key, value)` to `$entries` for each of `$fields` of `$message`
+/// that is set, its key being the field's name (every annotation key is
+/// the name of a proto field).
+macro_rules! set_fields {
+    ($entries:expr, $message:expr, $($field:ident),+ $(,)?) => {
+        $(if let Some(value) = $crate::printer::schema::Field::ann(&$message.$field) {
+            $entries.push((stringify!($field), value));
+        })+
+    };
+}
+pub(crate) use set_fields;
 
 /// A field as an annotation value; `None` when it is absent or empty.
 pub(crate) trait Field {
@@ -132,164 +145,6 @@ impl<M: AnnMessage> Field for Vec<M> {
     }
 }
 
-/// Lists every nested message that annotations spell out field by field,
-/// with the key of each field; `$m` is called once per message as
-/// `$m!(Type, "what it is", { "key" => field, ... })`.
-macro_rules! message_table {
-    ($m:ident) => {
-        $m!(crate::proto::tensor_proto::Segment, "tensor segment", { "begin" => begin, "end" => end });
-        $m!(crate::proto::StringStringEntryProto, "string entry", { "key" => key, "value" => value });
-        $m!(crate::proto::OperatorSetIdProto, "opset import", { "domain" => domain, "version" => version });
-        $m!(crate::proto::TensorAnnotation, "tensor annotation", {
-            "tensor_name" => tensor_name,
-            "quant_parameter_tensor_names" => quant_parameter_tensor_names,
-        });
-        $m!(crate::proto::TrainingInfoProto, "training info", {
-            "initialization" => initialization,
-            "algorithm" => algorithm,
-            "initialization_binding" => initialization_binding,
-            "update_binding" => update_binding,
-        });
-        $m!(crate::proto::DeviceConfigurationProto, "device configuration", {
-            "name" => name,
-            "num_devices" => num_devices,
-            "device" => device,
-        });
-        $m!(crate::proto::NodeDeviceConfigurationProto, "node device configuration", {
-            "configuration_id" => configuration_id,
-            "sharding_spec" => sharding_spec,
-            "pipeline_stage" => pipeline_stage,
-        });
-        $m!(crate::proto::ShardingSpecProto, "sharding spec", {
-            "tensor_name" => tensor_name,
-            "device" => device,
-            "index_to_device_group_map" => index_to_device_group_map,
-            "sharded_dim" => sharded_dim,
-        });
-        $m!(crate::proto::IntIntListEntryProto, "int list entry", { "key" => key, "value" => value });
-        $m!(crate::proto::ShardedDimProto, "sharded dim", { "axis" => axis, "simple_sharding" => simple_sharding });
-        $m!(crate::proto::type_proto::Tensor, "tensor type", { "elem_type" => elem_type, "shape" => shape });
-        $m!(crate::proto::type_proto::Sequence, "sequence type", { "elem_type" => elem_type });
-        $m!(crate::proto::type_proto::Map, "map type", { "key_type" => key_type, "value_type" => value_type });
-        $m!(crate::proto::type_proto::Optional, "optional type", { "elem_type" => elem_type });
-        $m!(crate::proto::type_proto::SparseTensor, "sparse tensor type", {
-            "elem_type" => elem_type,
-            "shape" => shape,
-        });
-        $m!(crate::proto::type_proto::Opaque, "opaque type", { "domain" => domain, "name" => name });
-        $m!(crate::proto::TensorShapeProto, "shape", { "dim" => dim });
-    };
-}
-pub(crate) use message_table;
-
-/// The keys of the constructs that have an annotation of their own (the
-/// printer writes these fields one by one; the parser reads any of them).
-macro_rules! construct_table {
-    ($m:ident) => {
-        $m!(crate::proto::ModelProto, "model", {
-            "ir_version" => ir_version,
-            "opset_import" => opset_import,
-            "producer_name" => producer_name,
-            "producer_version" => producer_version,
-            "domain" => domain,
-            "model_version" => model_version,
-            "doc_string" => doc_string,
-            "graph" => graph,
-            "metadata_props" => metadata_props,
-            "training_info" => training_info,
-            "functions" => functions,
-            "configuration" => configuration,
-        });
-        $m!(crate::proto::FunctionProto, "function", {
-            "name" => name,
-            "input" => input,
-            "output" => output,
-            "attribute" => attribute,
-            "attribute_proto" => attribute_proto,
-            "node" => node,
-            "doc_string" => doc_string,
-            "opset_import" => opset_import,
-            "domain" => domain,
-            "overload" => overload,
-            "value_info" => value_info,
-            "metadata_props" => metadata_props,
-        });
-        $m!(crate::proto::GraphProto, "graph", {
-            "node" => node,
-            "name" => name,
-            "initializer" => initializer,
-            "sparse_initializer" => sparse_initializer,
-            "doc_string" => doc_string,
-            "input" => input,
-            "output" => output,
-            "value_info" => value_info,
-            "quantization_annotation" => quantization_annotation,
-            "metadata_props" => metadata_props,
-        });
-        $m!(crate::proto::NodeProto, "node", {
-            "input" => input,
-            "output" => output,
-            "name" => name,
-            "op_type" => op_type,
-            "domain" => domain,
-            "overload" => overload,
-            "attribute" => attribute,
-            "doc_string" => doc_string,
-            "metadata_props" => metadata_props,
-            "device_configurations" => device_configurations,
-        });
-        $m!(crate::proto::ValueInfoProto, "value info", {
-            "name" => name,
-            "type" => r#type,
-            "doc_string" => doc_string,
-            "metadata_props" => metadata_props,
-        });
-        $m!(crate::proto::AttributeProto, "attribute", {
-            "name" => name,
-            "ref_attr_name" => ref_attr_name,
-            "doc_string" => doc_string,
-            "type" => r#type,
-            "f" => f,
-            "i" => i,
-            "s" => s,
-            "t" => t,
-            "g" => g,
-            "sparse_tensor" => sparse_tensor,
-            "tp" => tp,
-            "floats" => floats,
-            "ints" => ints,
-            "strings" => strings,
-            "tensors" => tensors,
-            "graphs" => graphs,
-            "sparse_tensors" => sparse_tensors,
-            "type_protos" => type_protos,
-        });
-        $m!(crate::proto::TensorProto, "tensor", {
-            "dims" => dims,
-            "data_type" => data_type,
-            "segment" => segment,
-            "float_data" => float_data,
-            "int32_data" => int32_data,
-            "string_data" => string_data,
-            "int64_data" => int64_data,
-            "name" => name,
-            "doc_string" => doc_string,
-            "raw_data" => raw_data,
-            "external_data" => external_data,
-            "data_location" => data_location,
-            "double_data" => double_data,
-            "uint64_data" => uint64_data,
-            "metadata_props" => metadata_props,
-        });
-        $m!(crate::proto::SparseTensorProto, "sparse tensor", {
-            "values" => values,
-            "indices" => indices,
-            "dims" => dims,
-        });
-    };
-}
-pub(crate) use construct_table;
-
 macro_rules! impl_ann_message {
     (crate::proto::StringStringEntryProto, $($rest:tt)*) => {
         impl_ann_message!(@impl crate::proto::StringStringEntryProto, ann_string_entries, $($rest)*);
@@ -344,27 +199,38 @@ pub(crate) fn opset_pairs(items: &[OperatorSetIdProto]) -> Ann<'_> {
     )
 }
 
-message_table!(impl_ann_message);
+crate::vocabulary::message_table!(impl_ann_message);
 
 // StringStringEntryProto and OperatorSetIdProto lists use the pair form
 // `["key": value]` when every entry has both fields.
 
 fn ann_string_entries(items: &[StringStringEntryProto]) -> Ann<'_> {
-    if items.iter().all(|e| e.key.is_some() && e.value.is_some()) {
-        Ann::Pairs(
-            items
-                .iter()
-                .map(|e| {
-                    (
-                        e.key.as_deref().unwrap_or("").as_bytes(),
-                        Ann::Str(e.value.as_deref().unwrap_or("").as_bytes()),
-                    )
-                })
-                .collect(),
-        )
+    if metadata_props_are_pairs(items) {
+        metadata_pairs(items)
     } else {
-        Ann::List(items.iter().map(AnnMessage::ann_one).collect())
+        default_list(items)
     }
+}
+
+/// Whether string entries can use the pair form.
+pub(crate) fn metadata_props_are_pairs(items: &[StringStringEntryProto]) -> bool {
+    items.iter().all(|e| e.key.is_some() && e.value.is_some())
+}
+
+/// String entries in the reference's `["key": "value"]` form (a missing
+/// key or value written as empty).
+pub(crate) fn metadata_pairs(items: &[StringStringEntryProto]) -> Ann<'_> {
+    Ann::Pairs(
+        items
+            .iter()
+            .map(|e| {
+                (
+                    e.key.as_deref().unwrap_or("").as_bytes(),
+                    Ann::Str(e.value.as_deref().unwrap_or("").as_bytes()),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// Whether an opset import list can use the pair form.
@@ -418,9 +284,7 @@ impl AnnMessage for tensor_shape_proto::Dimension {
             Some(Value::DimParam(p)) => entries.push(("dim_param", Ann::Str(p.as_bytes()))),
             None => {}
         }
-        if let Some(d) = self.denotation.ann() {
-            entries.push(("denotation", d));
-        }
+        set_fields!(entries, self, denotation);
         entries
     }
 }
@@ -434,9 +298,7 @@ impl AnnMessage for SimpleShardedDimProto {
             Some(Dim::DimParam(p)) => entries.push(("dim_param", Ann::Str(p.as_bytes()))),
             None => {}
         }
-        if let Some(n) = self.num_shards.ann() {
-            entries.push(("num_shards", n));
-        }
+        set_fields!(entries, self, num_shards);
         entries
     }
 }

@@ -11,11 +11,11 @@
 //! without a name.
 
 use super::annot::{self, Place};
-use super::schema::{Ann, Field, UNSET};
+use super::schema::{set_fields, Ann, Field, UNSET};
 use super::writer::{name_needs_quotes, PrintedFloat, Sink};
-use crate::names;
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
+use crate::vocabulary;
 
 /// Where a tensor constant is written.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -137,7 +137,7 @@ fn element_count(dims: &[i64]) -> Option<usize> {
 /// Writes a tensor constant with its annotation.
 pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPlace) {
     let data_type = t.data_type.unwrap_or(0);
-    let type_name = names::element_type_name(data_type);
+    let type_name = vocabulary::element_type_name(data_type);
     let canonical = type_name.and_then(|_| tensor_data::typed_field(data_type));
     let external = t.data_location == Some(1)
         && !t.external_data.is_empty()
@@ -162,9 +162,7 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
     if type_name.is_none() {
         entries.push(("data_type", t.data_type.ann().unwrap_or(UNSET)));
     }
-    if let Some(segment) = t.segment.ann() {
-        entries.push(("segment", segment));
-    }
+    set_fields!(entries, t, segment);
     for (field, key) in TYPED_FIELDS {
         let shown = Some(field) == canonical && !external && raw_values.is_none();
         if shown && Elements::of_field(t, field).exact() {
@@ -180,19 +178,9 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
         entries.push(("raw_data", Ann::Str(raw)));
     }
     if !external {
-        if let Some(ext) = t.external_data.ann() {
-            entries.push(("external_data", ext));
-        }
-        if let Some(location) = t.data_location.ann() {
-            entries.push(("data_location", location));
-        }
+        set_fields!(entries, t, external_data, data_location);
     }
-    if let Some(doc) = t.doc_string.ann() {
-        entries.push(("doc_string", doc));
-    }
-    if let Some(meta) = t.metadata_props.ann() {
-        entries.push(("metadata_props", meta));
-    }
+    set_fields!(entries, t, doc_string, metadata_props);
     annot::annotation(s, &entries, Place::Inline);
 
     s.text(type_name.unwrap_or("float"));
@@ -215,7 +203,7 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
         TensorPlace::Value => match t.name.as_deref() {
             None => {}
             Some(name) if s.compat() => {
-                if names::is_identifier(name) {
+                if vocabulary::is_identifier(name) {
                     s.text(" ");
                     s.text(name);
                 } else if !name.is_empty() {

@@ -8,15 +8,15 @@
 //! `@<type: {denotation: "IMAGE"}> float[N] x`.
 
 use super::annot::{self, Place};
-use super::schema::{type_diff, Ann, Entries, Field, UNSET};
+use super::schema::{set_fields, type_diff, Ann, Entries, UNSET};
 use super::writer::{is_qualified, Sink};
-use crate::names;
 use crate::proto::tensor_proto::DataType;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
+use crate::vocabulary;
 
 fn nameable(elem_type: Option<i32>) -> bool {
-    elem_type.and_then(names::element_type_name).is_some()
+    elem_type.and_then(vocabulary::element_type_name).is_some()
 }
 
 fn shape_image(shape: &Option<TensorShapeProto>) -> Option<TensorShapeProto> {
@@ -111,25 +111,29 @@ pub(crate) fn print_type(s: &mut Sink<'_>, t: &TypeProto) {
         None => s.text("float"),
         Some(V::TensorType(x)) => tensor_type(s, x.elem_type, &x.shape),
         Some(V::SparseTensorType(x)) => {
-            s.text("sparse_tensor(");
+            s.text(vocabulary::SPARSE_TENSOR);
+            s.text("(");
             tensor_type(s, x.elem_type, &x.shape);
             s.text(")");
         }
         Some(V::SequenceType(x)) => {
-            s.text("seq(");
+            s.text(vocabulary::SEQ);
+            s.text("(");
             print_type(s, x.elem_type.as_deref().unwrap_or(&placeholder_type()));
             s.text(")");
         }
         Some(V::OptionalType(x)) => {
-            s.text("optional(");
+            s.text(vocabulary::OPTIONAL);
+            s.text("(");
             print_type(s, x.elem_type.as_deref().unwrap_or(&placeholder_type()));
             s.text(")");
         }
         Some(V::MapType(x)) => {
-            s.text("map(");
+            s.text(vocabulary::MAP);
+            s.text("(");
             s.text(
                 x.key_type
-                    .and_then(names::element_type_name)
+                    .and_then(vocabulary::element_type_name)
                     .unwrap_or("int64"),
             );
             s.text(", ");
@@ -137,7 +141,8 @@ pub(crate) fn print_type(s: &mut Sink<'_>, t: &TypeProto) {
             s.text(")");
         }
         Some(V::OpaqueType(x)) => {
-            s.text("opaque(");
+            s.text(vocabulary::OPAQUE);
+            s.text("(");
             match (&x.domain, &x.name) {
                 (Some(d), Some(n)) => {
                     if d.is_empty() && s.compat() {
@@ -146,7 +151,7 @@ pub(crate) fn print_type(s: &mut Sink<'_>, t: &TypeProto) {
                     } else {
                         s.ext_name(d, is_qualified, "opaque type domain");
                         s.text(", ");
-                        s.ext_name(n, names::is_identifier, "opaque type name");
+                        s.ext_name(n, vocabulary::is_identifier, "opaque type name");
                     }
                 }
                 (None, Some(n)) => s.ext_name(n, is_qualified, "opaque type name"),
@@ -160,7 +165,7 @@ pub(crate) fn print_type(s: &mut Sink<'_>, t: &TypeProto) {
 fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorShapeProto>) {
     s.text(
         elem_type
-            .and_then(names::element_type_name)
+            .and_then(vocabulary::element_type_name)
             .unwrap_or("float"),
     );
     match shape {
@@ -175,7 +180,7 @@ fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorSh
                 match &d.value {
                     Some(dimension::Value::DimValue(v)) => s.int(*v),
                     Some(dimension::Value::DimParam(p)) => {
-                        if names::is_identifier(p) {
+                        if vocabulary::is_identifier(p) {
                             s.text(p);
                         } else {
                             s.string(p.as_bytes());
@@ -240,12 +245,7 @@ pub(crate) fn value_info(s: &mut Sink<'_>, vi: &ValueInfoProto) {
         entries.push(("name", UNSET));
     }
     let image = type_entry(vi.r#type.as_ref(), &mut entries, "type");
-    if let Some(d) = vi.doc_string.ann() {
-        entries.push(("doc_string", d));
-    }
-    if let Some(m) = vi.metadata_props.ann() {
-        entries.push(("metadata_props", m));
-    }
+    set_fields!(entries, vi, doc_string, metadata_props);
     annot::annotation(s, &entries, Place::Inline);
     if let Some(image) = &image {
         print_type(s, image);

@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use super::comments::Comments;
 
 use super::{Dropped, Printer};
-use crate::names;
+use crate::vocabulary;
 
 /// A measurement of what is printed on the current line: the columns
 /// left, and whether the text has run past them (or broken the line).
@@ -59,7 +59,7 @@ pub struct Sink<'a> {
 /// that is not an identifier, and the type keywords (which would be read
 /// as the start of a type in an optionally typed list).
 pub(crate) fn name_needs_quotes(name: &str) -> bool {
-    !names::is_identifier(name) || names::starts_type(name)
+    !vocabulary::is_identifier(name) || vocabulary::starts_type(name)
 }
 
 /// Whether the reference parser would read `name`, at the start of an
@@ -83,12 +83,14 @@ pub(crate) fn reads_as_float_keyword(name: &str) -> bool {
 
 /// Whether a graph name can be written bare as an attribute value.
 pub(crate) fn graph_name_is_bare(name: &str) -> bool {
-    names::is_identifier(name) && !names::starts_type(name) && !reads_as_float_keyword(name)
+    vocabulary::is_identifier(name)
+        && !vocabulary::starts_type(name)
+        && !reads_as_float_keyword(name)
 }
 
 /// Whether `text` is a dotted name whose parts are identifiers (`ai.onnx.ml`).
 pub(crate) fn is_qualified(text: &str) -> bool {
-    text.split('.').all(names::is_identifier)
+    text.split('.').all(vocabulary::is_identifier)
 }
 
 /// An identifier made from `text` for compat mode, where quoting is not
@@ -1218,7 +1220,7 @@ mod tests {
     fn text_that_does_not_fit_is_taken_back_with_its_reports() {
         let attempt = |s: &mut Sink<'_>| {
             s.text("key = ");
-            s.ext_name("odd name", names::is_identifier, "op type");
+            s.ext_name("odd name", vocabulary::is_identifier, "op type");
         };
         for (width, fits) in [(40, true), (10, false)] {
             let (text, dropped) = render_with(Printer::new().compat(true).width(width), |s| {

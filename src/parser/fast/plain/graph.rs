@@ -8,12 +8,12 @@ use super::node::node_list;
 use super::tensor::tensor_type;
 use super::{eat, expect, hand, next_name, or_grammar, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
-use crate::names::starts_type;
 use crate::parser::annotation::{Entry, Value};
 use crate::parser::common::unquote;
 use crate::parser::graph::apply_model_header;
 use crate::parser::{Fail, Parsed, Tokens};
 use crate::proto::{FunctionProto, GraphProto, ModelProto, TypeProto, ValueInfoProto};
+use crate::vocabulary::starts_type;
 
 /// `<header>? graph function*`, the functions read by `function`.
 pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(

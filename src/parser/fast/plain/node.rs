@@ -12,12 +12,12 @@ use super::{
     Handoff, Reader,
 };
 use crate::lexer::Token;
-use crate::names::attribute_type_by_name;
 use crate::parser::attribute::{fill, Single, Written};
 use crate::parser::common::unquote;
 use crate::parser::tensor::is_special_float;
 use crate::parser::{Fail, Parsed, Tokens};
 use crate::proto::{AttributeProto, NodeProto};
+use crate::vocabulary::attribute_type_by_name;
 
 /// `{ node* }`, each node read here when it is plain, else by the
 /// grammar's node production. A [`Token::Spliced`] in the list stands for

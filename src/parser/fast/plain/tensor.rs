@@ -6,13 +6,13 @@ use chumsky::span::SimpleSpan;
 
 use super::{eat, name, up_to, Reader};
 use crate::lexer::Token;
-use crate::names::element_type_by_name;
 use crate::parser::attribute::{Single, Written};
 use crate::parser::tensor::{build_tensor, Data};
 use crate::parser::{Fail, Problem, Tokens};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{self, Value as TypeValue};
 use crate::proto::{TensorShapeProto, TypeProto};
+use crate::vocabulary::element_type_by_name;
 
 /// `type {numbers}`: a tensor type, then its values as one
 /// [`Token::Numbers`], built as the grammar builds them.

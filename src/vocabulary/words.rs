@@ -1,15 +1,12 @@
-//! The keyword tables shared by the parser and the printer: element type
-//! names, attribute type names and header keys.
-//!
-//! Keeping them in one place guarantees that whatever the printer writes, the
-//! parser reads back as the same enum value.
+//! The words of types: element type names, attribute type names, the
+//! keywords of the other types, and which names can be written bare.
 
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_proto::DataType;
 
 /// Element type names as the reference syntax spells them, with their
 /// `TensorProto.DataType`. `UNDEFINED` has no name.
-pub const ELEMENT_TYPES: &[(&str, DataType)] = &[
+pub(crate) const ELEMENT_TYPES: &[(&str, DataType)] = &[
     ("float", DataType::Float),
     ("uint8", DataType::Uint8),
     ("int8", DataType::Int8),
@@ -41,7 +38,7 @@ pub const ELEMENT_TYPES: &[(&str, DataType)] = &[
 ];
 
 /// Attribute type names used in `name: type = value` annotations.
-pub const ATTRIBUTE_TYPES: &[(&str, AttributeType)] = &[
+pub(crate) const ATTRIBUTE_TYPES: &[(&str, AttributeType)] = &[
     ("float", AttributeType::Float),
     ("int", AttributeType::Int),
     ("string", AttributeType::String),
@@ -58,11 +55,22 @@ pub const ATTRIBUTE_TYPES: &[(&str, AttributeType)] = &[
     ("type_protos", AttributeType::TypeProtos),
 ];
 
+/// `seq(T)`, a sequence type.
+pub(crate) const SEQ: &str = "seq";
+/// `map(K, V)`, a map type.
+pub(crate) const MAP: &str = "map";
+/// `optional(T)`, an optional type.
+pub(crate) const OPTIONAL: &str = "optional";
+/// `sparse_tensor(T[dims])`, a sparse tensor type.
+pub(crate) const SPARSE_TENSOR: &str = "sparse_tensor";
+/// `opaque(domain, name)`, an opaque type.
+pub(crate) const OPAQUE: &str = "opaque";
+
 /// The keywords that start a type other than a tensor type.
-pub const TYPE_KEYWORDS: &[&str] = &["seq", "map", "optional", "sparse_tensor", "opaque"];
+pub(crate) const TYPE_KEYWORDS: &[&str] = &[SEQ, MAP, OPTIONAL, SPARSE_TENSOR, OPAQUE];
 
 /// The `TensorProto.DataType` value named `name`, if it is an element type.
-pub fn element_type_by_name(name: &str) -> Option<DataType> {
+pub(crate) fn element_type_by_name(name: &str) -> Option<DataType> {
     ELEMENT_TYPES
         .iter()
         .find(|(n, _)| *n == name)
@@ -70,7 +78,7 @@ pub fn element_type_by_name(name: &str) -> Option<DataType> {
 }
 
 /// The name of element type `code`, if the syntax has one.
-pub fn element_type_name(code: i32) -> Option<&'static str> {
+pub(crate) fn element_type_name(code: i32) -> Option<&'static str> {
     ELEMENT_TYPES
         .iter()
         .find(|(_, t)| *t as i32 == code)
@@ -78,7 +86,7 @@ pub fn element_type_name(code: i32) -> Option<&'static str> {
 }
 
 /// The `AttributeProto.AttributeType` value named `name`.
-pub fn attribute_type_by_name(name: &str) -> Option<AttributeType> {
+pub(crate) fn attribute_type_by_name(name: &str) -> Option<AttributeType> {
     ATTRIBUTE_TYPES
         .iter()
         .find(|(n, _)| *n == name)
@@ -86,7 +94,7 @@ pub fn attribute_type_by_name(name: &str) -> Option<AttributeType> {
 }
 
 /// The name of attribute type `code`, if the syntax has one.
-pub fn attribute_type_name(code: i32) -> Option<&'static str> {
+pub(crate) fn attribute_type_name(code: i32) -> Option<&'static str> {
     ATTRIBUTE_TYPES
         .iter()
         .find(|(_, t)| *t as i32 == code)
@@ -94,7 +102,7 @@ pub fn attribute_type_name(code: i32) -> Option<&'static str> {
 }
 
 /// Whether `name` starts a type: an element type name or a type keyword.
-pub fn starts_type(name: &str) -> bool {
+pub(crate) fn starts_type(name: &str) -> bool {
     // Every value name is checked: most are ruled out by their length or
     // first byte before the tables are searched.
     let (lengths, firsts) = TYPE_WORD_SHAPES;
@@ -130,7 +138,7 @@ const fn type_word_shapes() -> (u64, u128) {
 
 /// Whether `text` can be written as a bare identifier (`[A-Za-z_][A-Za-z0-9_]*`);
 /// anything else has to be quoted.
-pub fn is_identifier(text: &str) -> bool {
+pub(crate) fn is_identifier(text: &str) -> bool {
     let bytes = text.as_bytes();
     if !matches!(bytes.first(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_')) {
         return false;
