@@ -21,7 +21,7 @@ Cases, in sorted order within each group:
 
 Status is "ok" (a .ref.pb was written), "reference-parse-error" (.ref.err
 holds the parser's message) or "reference-print-error" (.ref.err holds the
-printer's message and there is no .txt). tests/conformance.rs reads all this.
+printer's message and there is no .txt). tests/it/conformance.rs reads all this.
 """
 
 import os

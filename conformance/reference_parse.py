@@ -6,7 +6,7 @@ DIR/list.tsv has one line per text: NAME <tab> KIND, KIND being "model" or
 "function". For each, reads DIR/NAME.txt, parses it with
 onnx.parser.parse_model or parse_function, and writes DIR/NAME.ref.pb (the
 result, serialized deterministically) or DIR/NAME.ref.err (the error
-message). tests/conformance.rs writes the texts and reads the results; this
+message). tests/it/conformance.rs writes the texts and reads the results; this
 runs with the venv made by conformance/setup.sh. Exits non-zero only when it
 cannot do its job (a bad list); a text the parser rejects is data.
 """

@@ -3,18 +3,18 @@
 # makes the venv (setup.sh), checks that onnxtxt check raises no false alarm
 # on the diagnostics suite (checker_agreement.py), writes the corpus unless it is up to date
 # (generate.py), then runs the ignored tests that read it: in
-# tests/conformance.rs the checks parse (reference text -> onnxtxt IR equals
+# tests/it/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
 # (the reference parser, run in one batch by reference_parse.py, reads
 # print --compat as onnxtxt does) and fixpoint (print(parse(print(m))) is
 # print(m)), each ending with a line `conformance(<check>): N passed, M
-# failed`; in tests/ops_reference.rs the operator registry against onnx
+# failed`; in tests/it/ops_reference.rs the operator registry against onnx
 # (after checking that grammar/operators.py would generate it unchanged);
 # and the library's ignored test that the plain readers read the corpus.
 # Runs from any directory; exits non-zero when anything fails.
 # ONNXTXT_CORPUS (default target/conformance, relative to the crate root) says
 # where the corpus goes; ONNXTXT_CONFORMANCE_FILTER narrows
-# tests/conformance.rs to some cases; ONNXTXT_PYTHON replaces .venv/bin/python
+# tests/it/conformance.rs to some cases; ONNXTXT_PYTHON replaces .venv/bin/python
 # for reference_parse.py.
 set -euo pipefail
 
@@ -52,14 +52,11 @@ cargo build --release --quiet --bin onnxtxt
 
 # The operator registry is what grammar/operators.py generates from this
 # onnx (fails when src/ops/data.rs or function_bodies.rs are stale), and
-# tests/ops_reference.rs compares it with what onnx says, schema by schema.
+# tests/it/ops_reference.rs compares it with what onnx says, schema by schema.
 "$python" grammar/operators.py --check
 "$python" grammar/operators.py --json "$corpus/operators.json"
 
-tests=(--test conformance --test ops_reference)
-if [ -f tests/schema.rs ]; then
-    tests+=(--test schema)
-fi
-# --lib: the library's own corpus test (the plain readers read the corpus).
-# --no-fail-fast: a failing conformance test must not hide the schema check.
-cargo test --release --no-fail-fast --lib "${tests[@]}" -- --ignored --nocapture
+# The ignored tests: tests/it/conformance.rs, tests/it/ops_reference.rs and
+# tests/it/schema.rs, and the library's own corpus test (the plain readers
+# read the corpus). --no-fail-fast: a failing test must not hide the others.
+cargo test --release --no-fail-fast --lib --test it -- --ignored --nocapture

@@ -15,7 +15,7 @@
 # fuzz/corpus/TARGET/ (only the seed files there are tracked by git; run
 # `git clean -n fuzz/corpus` to see what a run added). Minimise a crash with
 #   RUSTC_BOOTSTRAP=1 cargo fuzz tmin --sanitizer none TARGET fuzz/artifacts/TARGET/crash-...
-# and copy it to fuzz/regressions/TARGET/ (tests/fuzz_regressions.rs replays it).
+# and copy it to fuzz/regressions/TARGET/ (tests/it/fuzz_regressions.rs replays it).
 set -euo pipefail
 target=${1:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]}
 seconds=${2:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]}

@@ -3,7 +3,7 @@
     .venv/bin/python grammar/operators.py             rewrite the generated files
     .venv/bin/python grammar/operators.py --check     exit 1 if they are stale
     .venv/bin/python grammar/operators.py --json FILE the schemas as onnx gives
-                                                      them, for tests/ops_reference.rs
+                                                      them, for tests/it/ops_reference.rs
 
 It writes Rust, compiled into the crate as static data (no parsing when a
 program starts): src/ops/data.rs has every schema of the domains below, one

@@ -1,6 +1,6 @@
 //! The round-trip invariants, as functions: shared by the fuzz targets
-//! (`fuzz/fuzz_targets/*.rs`), the property test (`tests/roundtrip_prop.rs`)
-//! and the regression replay (`tests/fuzz_regressions.rs`).
+//! (`fuzz/fuzz_targets/*.rs`), the property test (`tests/it/roundtrip_prop.rs`)
+//! and the regression replay (`tests/it/fuzz_regressions.rs`).
 //!
 //! Every check returns `Err(description)` when an invariant breaks, and
 //! turns a panic of the parser or printer into an `Err` too (under
@@ -406,7 +406,7 @@ pub fn binary_round_trips(bytes: &[u8]) -> Check {
 }
 
 /// The fuzz targets of `fuzz/`, each a check over raw fuzzer bytes. The
-/// regression replay (`tests/fuzz_regressions.rs`) runs the files under
+/// regression replay (`tests/it/fuzz_regressions.rs`) runs the files under
 /// `fuzz/regressions/<target>/` and `fuzz/corpus/<target>/` through
 /// the same functions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

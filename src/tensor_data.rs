@@ -85,7 +85,8 @@ pub(crate) enum TypedValues {
     Float(Vec<f32>),
     /// Contents of `double_data`.
     Double(Vec<f64>),
-    /// Contents of `string_data`.
+    /// Contents of `string_data` (made only by `diff`).
+    #[cfg_attr(not(feature = "diff"), allow(dead_code))]
     Bytes(Vec<Vec<u8>>),
 }
 
@@ -102,7 +103,9 @@ impl TypedValues {
         }
     }
 
-    /// Number of entries (not elements: complex types have two per element).
+    /// Number of entries (not elements: complex types have two per
+    /// element). Used by `diff`.
+    #[cfg_attr(not(feature = "diff"), allow(dead_code))]
     pub fn len(&self) -> usize {
         match self {
             TypedValues::Int32(v) => v.len(),

@@ -1,7 +1,7 @@
 //! Lookups at the edges (operators that came later, deprecated ones,
 //! domain spellings, opsets older than any version), the function bodies,
 //! and the order the lookups rely on. The data is onnx's, as generated;
-//! `tests/ops_reference.rs` compares it with onnx itself.
+//! `tests/it/ops_reference.rs` compares it with onnx itself.
 
 use super::*;
 

@@ -1,6 +1,5 @@
 //! Running the real `onnxtxt` binary from the integration tests, and writing
-//! the files they give it. Each test file that declares `mod support;`
-//! compiles its own copy; `tests/cli.rs` uses all of it.
+//! the files they give it.
 
 use std::fmt;
 use std::io::Write as _;

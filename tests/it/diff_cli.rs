@@ -2,13 +2,10 @@
 //! hunk headers naming graphs and functions, colour, the options that
 //! ignore doc strings and metadata, and tensor summaries.
 
-#[allow(dead_code)] // has no use for `run_in`
-mod support;
-
 use std::path::{Path, PathBuf};
 
+use crate::support::{arg, run, run_stdin, write, Run};
 use prost::Message as _;
-use support::{arg, run, run_stdin, write, Run};
 
 /// A model with a nested graph, a function, tensors, doc strings and
 /// metadata.

@@ -3,13 +3,10 @@
 //! default domain and opset, and what it says (and exits with) when there
 //! is no such operator.
 
-#[allow(dead_code)] // has no use for the writing helpers
-mod support;
-
-use support::run;
+use crate::support::run;
 
 fn snapshot(name: &str, text: &str) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+    insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!(name, text);
     });
 }

@@ -18,7 +18,8 @@ fn dir(parts: &[&str]) -> PathBuf {
     p
 }
 
-/// The files of `dir`, sorted; none if it does not exist.
+/// The files of `dir`, sorted; none if it does not exist (a target with no
+/// regressions has no folder).
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -28,8 +29,22 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Every file under `fuzz/regressions/`, which must be there and hold
+/// some: a replay of nothing would pass.
 #[test]
 fn regressions_stay_fixed() {
+    let root = dir(&["regressions"]);
+    let folders: Vec<String> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|entry| entry.ok().filter(|e| e.path().is_dir()))
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    for folder in &folders {
+        assert!(
+            Target::ALL.iter().any(|t| t.name() == folder),
+            "fuzz/regressions/{folder} is not named after a fuzz target"
+        );
+    }
     let mut failures = Vec::new();
     let mut seen = 0;
     for target in Target::ALL {
@@ -47,6 +62,7 @@ fn regressions_stay_fixed() {
         }
     }
     eprintln!("{seen} regression files replayed");
+    assert!(seen > 0, "no regression files under {}", root.display());
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

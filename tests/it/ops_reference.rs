@@ -12,12 +12,9 @@
 //! text, compared as the conformance tests compare IR), and the same schema
 //! in force for every operator at every opset as `onnx.defs.get_schema`.
 
-#[allow(dead_code)] // uses only the IR comparison
-mod conformance_support;
-
 use std::path::PathBuf;
 
-use conformance_support::normalise::{compare, descriptor_pool, Comparison};
+use crate::conformance::normalise::{compare, descriptor_pool, Comparison};
 use onnxtxt::ops::{self, Differentiability, ParameterOption, Schema};
 use onnxtxt::proto::{AttributeProto, FunctionProto};
 use prost::Message as _;

@@ -3,15 +3,12 @@
 //! round trips, the threshold, what stays inline, where the location points,
 //! and the errors for changed or missing data files).
 
-#[allow(dead_code)] // uses only `run_in` and `Run`
-mod support;
-
 use std::path::Path;
 
+use crate::support::run_in;
 use onnxtxt::external::{externalize, inline, InlineProblem, ALIGNMENT, DEFAULT_THRESHOLD};
 use onnxtxt::proto::{ModelProto, StringStringEntryProto, TensorProto};
 use prost::Message as _;
-use support::run_in;
 
 /// `n` float values, all different, written as a `{...}` list.
 fn values(n: usize, seed: usize) -> String {

@@ -13,13 +13,13 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
-const MLP: &str = include_str!("../examples/mlp.onnxtxt");
+const MLP: &str = include_str!("../../examples/mlp.onnxtxt");
 const ONNXTXT: &str = env!("CARGO_BIN_EXE_onnxtxt");
 
 /// The first `sh` block of the README's "Reviewing models with git"
 /// section.
 fn readme_setup() -> &'static str {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let section = readme
         .split("\n## Reviewing models with git\n")
         .nth(1)

@@ -56,7 +56,7 @@ fn every_mistake_has_its_snapshot() {
         assert!(!stderr.contains("panicked"), "{stem}:\n{stderr}");
         let text = format!("exit: {code}\n{}", trim_lines(&stderr));
         insta::with_settings!({
-            snapshot_path => "../snapshots",
+            snapshot_path => "../../snapshots",
             prepend_module_to_snapshot => false,
             input_file => file,
             description => std::fs::read_to_string(file).unwrap(),

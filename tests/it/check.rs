@@ -1,19 +1,16 @@
 //! Tests of `onnxtxt::check`: one failing and one passing case per check,
 //! from text, with the IR path and the located span of each finding; a few
 //! from IR built directly (raw data, packed sub-byte values); and the
-//! `onnxtxt check` command's exit codes and output.
-
-use std::process::{Command, Stdio};
+//! `onnxtxt check` command's exit codes and output (`check_cli.rs`).
 
 use onnxtxt::check::{check_model, check_text, Finding, Severity};
 use onnxtxt::proto::tensor_proto::DataType;
 use onnxtxt::proto::{GraphProto, ModelProto, OperatorSetIdProto, TensorProto};
-use prost::Message as _;
 
 const HEADER: &str = r#"<ir_version: 10, opset_import: ["": 21]>"#;
 
 /// A model made of the standard header and `rest`.
-fn model(rest: &str) -> String {
+pub(crate) fn model(rest: &str) -> String {
     format!("{HEADER}\n{rest}\n")
 }
 
@@ -719,7 +716,7 @@ fn unused_initializers_are_warnings() {
 
 #[test]
 fn the_example_is_clean() {
-    clean(include_str!("../examples/mlp.onnxtxt"));
+    clean(include_str!("../../examples/mlp.onnxtxt"));
 }
 
 // ---------------------------------------------------------------------------
@@ -842,80 +839,4 @@ fn huge_dims_from_binary_do_not_allocate() {
     assert_eq!(ir_codes(t), ["tensor_size"]);
     let t = tensor(DataType::Float, &[i64::MAX / 2]);
     assert_eq!(ir_codes(t), ["tensor_size"]);
-}
-
-// ---------------------------------------------------------------------------
-// The command.
-// ---------------------------------------------------------------------------
-
-struct Run {
-    code: i32,
-    stderr: String,
-}
-
-impl Run {
-    /// Asserts that the exit code is `code` and that stderr says each of
-    /// `messages`.
-    fn says(&self, code: i32, messages: &[&str]) {
-        assert_eq!(self.code, code, "{}", self.stderr);
-        for message in messages {
-            assert!(
-                self.stderr.contains(message),
-                "{message:?} not in\n{}",
-                self.stderr
-            );
-        }
-    }
-}
-
-fn check_command(stdin: &[u8]) -> Run {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
-        .args(["check", "-"])
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("onnxtxt starts");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
-
-#[test]
-fn command_exit_codes() {
-    let clean = check_command(include_bytes!("../examples/mlp.onnxtxt"));
-    assert_eq!((clean.code, clean.stderr.as_str()), (0, ""));
-
-    let warning = check_command(
-        model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}").as_bytes(),
-    );
-    warning.says(0, &["Warning", "<stdin>: 0 errors, 1 warning"]);
-
-    let error = check_command(model("g (float x) => (float y) {\n  y = Relu(z)\n}").as_bytes());
-    error.says(
-        1,
-        &[
-            "`z` is used but never defined",
-            "<stdin>:3:",
-            "error: <stdin>: 1 error, 0 warnings",
-        ],
-    );
-
-    let syntax = check_command(model("g (float x) => (float y) {\n  y = Relu(x\n}").as_bytes());
-    syntax.says(1, &["onnxtxt::parse::"]);
-}
-
-#[test]
-fn command_on_binary_input_reports_paths() {
-    let text = model("g (float x) => (float y) {\n  [relu] y = Relu(z)\n}");
-    let binary = onnxtxt::parse_model(&text).unwrap().encode_to_vec();
-    check_command(&binary).says(
-        1,
-        &["error[onnxtxt::check::undefined_value]: <stdin>: graph.node[0] \"relu\": `z` is used but never defined"],
-    );
 }

@@ -6,7 +6,7 @@ use onnxtxt::{parse_model, to_text, Printer};
 use prost::Message;
 
 fn snapshot(name: &str, text: &str) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+    insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!(name, text);
     });
 }

@@ -3,12 +3,9 @@
 //! a located message, and the refusal to write it to a file named like a
 //! model.
 
-#[allow(dead_code)] // uses only `run_in` and `Run`
-mod support;
-
+use crate::support::run_in;
 use onnxtxt::Printer;
 use prost::Message as _;
-use support::run_in;
 
 /// A model with a 1000-element float initializer, a 3-element one, and a
 /// 6-element string constant.

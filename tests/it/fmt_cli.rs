@@ -3,13 +3,10 @@
 //! changed), standard input to standard output, and files that do not
 //! parse left untouched.
 
-#[allow(dead_code)] // has no use for `run_in`
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use support::{arg, run, run_stdin, write};
+use crate::support::{arg, run, run_stdin, write};
 
 /// A model in no particular style, with comments.
 const MESSY: &str = r#"# the model

@@ -17,7 +17,7 @@
 //! - `fixpoint`: `print(parse(print(m))) == print(m)`.
 //!
 //! IR is compared as values in which an optional field holding its default
-//! counts as unset (see `conformance_support/normalise.rs`), except by
+//! counts as unset (see `conformance/normalise.rs`), except by
 //! `roundtrip`, which compares bytes.
 //!
 //! The tests are `#[ignore]`d so that a plain `cargo test` passes on a fresh
@@ -30,21 +30,26 @@
 //! `compat` writes its texts and the reference's results to `compat/` in the
 //! corpus folder, and leaves them there for inspection.
 
-mod conformance_support;
+// The machinery: the corpus, onnxtxt applied to it, the reference parser
+// run in batch, IR normalisation, diffs and reports.
+mod corpus;
+mod diff;
+mod ir;
+pub(crate) mod normalise;
+mod reference;
+mod report;
 
 use std::collections::BTreeMap;
 
 use onnxtxt::Dropped;
 use onnxtxt::Printer;
 
-use conformance_support::corpus::{read, Case, Corpus};
-use conformance_support::diff::{ir_diff, text_diff};
-use conformance_support::ir::Ir;
-use conformance_support::normalise::{
-    compare, decode, descriptor_pool, Comparison, KNOWN_REFERENCE_DEFECTS,
-};
-use conformance_support::reference::{Batch, Parsed};
-use conformance_support::report::Report;
+use corpus::{read, Case, Corpus};
+use diff::{ir_diff, text_diff};
+use ir::Ir;
+use normalise::{compare, decode, descriptor_pool, Comparison, KNOWN_REFERENCE_DEFECTS};
+use reference::{Batch, Parsed};
+use report::Report;
 
 /// Dropped items shown in the compat report, most common first.
 const TOP_DROPPED: usize = 15;

@@ -2,15 +2,13 @@
 //! `-o` files written atomically, input kind detection, `--compat`, and how
 //! errors are rendered (snapshots in `snapshots/`).
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::support::{arg, run, run_in, run_stdin, run_with, write, Invocation};
 use prost::Message as _;
-use support::{arg, run, run_in, run_stdin, run_with, write, Invocation};
 
-const MLP: &str = include_str!("../examples/mlp.onnxtxt");
+const MLP: &str = include_str!("../../examples/mlp.onnxtxt");
 const MLP_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mlp.onnxtxt");
 
 /// The binary model of `examples/mlp.onnxtxt`.
@@ -42,7 +40,7 @@ fn trim_lines(text: &str) -> String {
 }
 
 fn snapshot(name: &str, text: &str) {
-    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+    insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!(name, text);
     });
 }

@@ -1,0 +1,37 @@
+//! The integration tests, in one binary: each test binary links the whole
+//! library, so one binary instead of one per file builds much faster. The
+//! modules that run the `onnxtxt` command need the `cli` feature; those
+//! that use `onnxtxt::smith` or `onnxtxt::roundtrip`, the `smith` feature
+//! (both default). The reference-backed ones are `#[ignore]`d and run by
+//! `bash conformance/run.sh`.
+
+mod check;
+#[cfg(feature = "cli")]
+mod check_cli;
+#[cfg(feature = "cli")]
+mod cli;
+mod conformance;
+#[cfg(feature = "cli")]
+mod diagnostics;
+#[cfg(feature = "cli")]
+mod diff_cli;
+#[cfg(feature = "cli")]
+mod elide;
+mod examples;
+#[cfg(feature = "cli")]
+mod external_data;
+#[cfg(feature = "cli")]
+mod fmt_cli;
+#[cfg(feature = "smith")]
+mod fuzz_regressions;
+#[cfg(feature = "cli")]
+mod git_textconv;
+#[cfg(feature = "cli")]
+mod ops_cli;
+mod ops_reference;
+mod printer;
+#[cfg(feature = "smith")]
+mod roundtrip_prop;
+mod schema;
+#[cfg(feature = "cli")]
+mod support;
