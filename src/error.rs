@@ -11,6 +11,25 @@ use std::ops::Range;
 /// A byte range in the input text.
 pub type Span = Range<usize>;
 
+/// The line and column, both counted from 1, the column in characters, of
+/// byte `at` of `text` (of the character it falls in; of the end of the
+/// text when it is past it).
+///
+/// ```
+/// assert_eq!(onnxtxt::line_column("ab\ncé d", 7), (2, 4));
+/// assert_eq!(onnxtxt::line_column("x", 0), (1, 1));
+/// ```
+pub fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
 /// A secondary location that helps explain a diagnostic, such as where an
 /// unclosed bracket was opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +100,9 @@ pub struct Error(Box<Inner>);
 struct Inner {
     diagnostics: Vec<Diagnostic>,
     source: Option<miette::NamedSource<String>>,
+    /// The line and column of the primary diagnostic, when the error was
+    /// made from a text (see [`Error::located_in`]).
+    position: Option<(usize, usize)>,
 }
 
 impl Error {
@@ -90,7 +112,15 @@ impl Error {
         Error(Box::new(Inner {
             diagnostics,
             source: None,
+            position: None,
         }))
+    }
+
+    /// The error with the line and column of its primary diagnostic in
+    /// `text`, the text its spans are in, for [`Display`](fmt::Display).
+    pub(crate) fn located_in(mut self, text: &str) -> Self {
+        self.0.position = Some(line_column(text, self.primary().span.start));
+        self
     }
 
     /// An error with a single diagnostic.
@@ -134,6 +164,8 @@ impl fmt::Display for Error {
         write!(f, "{}", primary.message)?;
         if let Some(path) = &primary.path {
             write!(f, " (at {path})")?;
+        } else if let Some((line, column)) = self.0.position {
+            write!(f, " (at line {line}, column {column})")?;
         } else if primary.span.start != primary.span.end || primary.span.start != 0 {
             write!(
                 f,
@@ -232,5 +264,21 @@ mod tests {
             .collect();
         assert_eq!(spans, vec![(3, 2), (0, 1)]);
         assert_eq!(error.to_string(), "expected `=>` (at bytes 3..5)");
+        let error = error.located_in("g\n  é=>");
+        assert_eq!(error.to_string(), "expected `=>` (at line 2, column 2)");
+    }
+
+    #[test]
+    fn parse_errors_say_where_by_line_and_column() {
+        let error = crate::parse_graph("g (float x)\n  = (float y) {}").unwrap_err();
+        assert!(
+            error.to_string().ends_with("(at line 2, column 3)"),
+            "{error}"
+        );
+        let error = crate::format("# é\ng (x) => (y) { y = Relu(x$) }").unwrap_err();
+        assert!(
+            error.to_string().ends_with("(at line 2, column 26)"),
+            "{error}"
+        );
     }
 }

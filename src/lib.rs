@@ -86,7 +86,7 @@ mod vocabulary;
 
 pub use check::{check_model, Finding, Severity};
 pub use decode::{decode_model, MAX_MESSAGE_DEPTH};
-pub use error::{Diagnostic, Error, Label, Span};
+pub use error::{line_column, Diagnostic, Error, Label, Span};
 pub use format::format;
 pub use lexer::looks_like_text;
 pub use parser::{

@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::ops::Range;
 
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
-use onnxtxt::Diagnostic;
+use onnxtxt::{line_column, Diagnostic};
 
 /// How diagnostics are written to stderr.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -66,22 +66,6 @@ pub(crate) fn show_message(format: ErrorFormat, level: Level, message: &str) {
             serde_json::json!({"level": level.name(), "message": message})
         ),
     }
-}
-
-/// Line and column (both from 1, column in characters) of byte `at`.
-fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..floor_char_boundary(text, at)];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 fn json(shown: &Shown<'_>) -> serde_json::Value {
@@ -184,12 +168,6 @@ fn draw(shown: &Shown<'_>, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_and_columns_count_characters_from_one() {
-        assert_eq!(line_column("ab\ncé d", 7), (2, 4));
-        assert_eq!(line_column("x", 0), (1, 1));
-    }
 
     #[test]
     fn json_names_everything_a_tool_needs() {

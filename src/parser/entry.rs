@@ -117,8 +117,10 @@ macro_rules! entry_points {
                 if let Some(output) = on_two_threads {
                     return Ok(output);
                 }
-                let tokens = tokenize(text)?;
-                parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
+                located(text, || {
+                    let tokens = tokenize(text)?;
+                    parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
+                })
             }
         }
 
@@ -147,11 +149,18 @@ pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap)
 pub(crate) fn parse_model_with_comments(
     text: &str,
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
-    let (tokens, comments) = scan(text);
-    let tokens = check_tokens(tokens, text)?;
-    let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
-    let map = SourceMap::of_model(&model, state.landmarks.recorded());
-    Ok((model, map, comments))
+    located(text, || {
+        let (tokens, comments) = scan(text);
+        let tokens = check_tokens(tokens, text)?;
+        let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
+        let map = SourceMap::of_model(&model, state.landmarks.recorded());
+        Ok((model, map, comments))
+    })
+}
+
+/// What `parse` gives, its error located (by line and column) in `text`.
+fn located<T>(text: &str, parse: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    parse().map_err(|error| error.located_in(text))
 }
 
 entry_points! {
