@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use onnxtxt::diff::{diff_texts, DEFAULT_CONTEXT};
 
 use super::diff::{write_diff, ColorArg};
-use super::io::{read_input, write_output, Failure};
+use super::io::{invalid_text, read_input, write_output, Failure};
 use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt fmt`.
@@ -55,7 +55,7 @@ impl FmtArgs {
         let (name, text) = read_input(Some(path))?.into_text()?;
         let formatted = match onnxtxt::format(&text) {
             Ok(formatted) => formatted,
-            Err(error) => return Err(Failure::Invalid { name, text, error }),
+            Err(error) => return Err(invalid_text(name, text, error)),
         };
         let stdin = path.as_os_str() == "-";
         if self.check {

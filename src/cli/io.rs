@@ -25,6 +25,9 @@ pub(crate) enum Failure {
     Exit(u8),
 }
 
+/// How messages name standard input.
+const STDIN_NAME: &str = "<stdin>";
+
 /// An input file, or standard input for `-` or no path.
 pub(crate) struct Input {
     /// How to name the input in messages.
@@ -50,7 +53,7 @@ pub(crate) fn read_input(path: Option<&Path>) -> Result<Input, Failure> {
                 .read_to_end(&mut bytes)
                 .map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
             Ok(Input {
-                name: "<stdin>".into(),
+                name: STDIN_NAME.into(),
                 bytes,
             })
         }
@@ -58,11 +61,12 @@ pub(crate) fn read_input(path: Option<&Path>) -> Result<Input, Failure> {
 }
 
 impl Input {
-    /// The input as text, or an error naming the first byte that is not
-    /// UTF-8.
+    /// The input as text; for bytes that are not UTF-8, an error that says
+    /// what they are when they are a binary model, else which byte is not.
     pub(crate) fn into_text(self) -> Result<(String, String), Failure> {
         match String::from_utf8(self.bytes) {
             Ok(text) => Ok((self.name, text)),
+            Err(e) if onnxtxt::decode_model(e.as_bytes()).is_ok() => Err(binary_given(&self.name)),
             Err(e) => Err(Failure::Corrupt(format!(
                 "{}: the text is not valid UTF-8 (byte {})",
                 self.name,
@@ -70,6 +74,26 @@ impl Input {
             ))),
         }
     }
+}
+
+/// The failure of text that does not parse (with `error`); but when its
+/// bytes are a binary model (which can be valid UTF-8), that is what it
+/// says.
+pub(crate) fn invalid_text(name: String, text: String, error: onnxtxt::Error) -> Failure {
+    if onnxtxt::decode_model(text.as_bytes()).is_ok() {
+        binary_given(&name)
+    } else {
+        Failure::Invalid { name, text, error }
+    }
+}
+
+/// A binary model given to a command that reads text: what it is, and
+/// the command that reads it.
+fn binary_given(name: &str) -> Failure {
+    let file = if name == STDIN_NAME { "-" } else { name };
+    Failure::Corrupt(format!(
+        "{name} is a binary ONNX model, not text: `onnxtxt print {file}` writes it as text"
+    ))
 }
 
 /// Where output goes: a file, written atomically, or standard output.

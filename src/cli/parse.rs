@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use onnxtxt::external::{inline, InlineProblem};
 use prost::Message;
 
-use super::io::{directory_of, read_input, write_output, Failure};
+use super::io::{directory_of, invalid_text, read_input, write_output, Failure};
 use super::progress::Progress;
 
 /// Arguments of `onnxtxt parse`.
@@ -33,11 +33,8 @@ impl ParseArgs {
         let progress = Progress::new(input.bytes.len());
         let (name, text) = input.into_text()?;
         progress.stage(format!("parsing {name}"));
-        let mut model = onnxtxt::parse_model(&text).map_err(|error| Failure::Invalid {
-            name: name.clone(),
-            text,
-            error,
-        })?;
+        let mut model =
+            onnxtxt::parse_model(&text).map_err(|error| invalid_text(name.clone(), text, error))?;
         if self.inline_external {
             progress.stage("reading external data");
             let dir = match (&self.external_dir, &self.input) {

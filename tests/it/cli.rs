@@ -210,12 +210,55 @@ fn parse_refuses_binary_and_non_utf8_input() {
     let out = run_stdin(&["parse"], &mlp_binary());
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out.stdout.is_empty());
+    assert_eq!(
+        out.stderr,
+        "error: <stdin> is a binary ONNX model, not text: `onnxtxt print -` writes it as text\n"
+    );
     let out = run_stdin(&["parse"], b"g () => () {}\xff");
     assert_eq!(out.code, 1, "{out:?}");
     assert_eq!(
         out.stderr,
         "error: <stdin>: the text is not valid UTF-8 (byte 13)\n"
     );
+}
+
+/// A binary model that is valid UTF-8 and starts like text: a model with
+/// only an opset import (field tag `B`) whose domain keeps NUL bytes out.
+fn binary_that_reads_as_text() -> Vec<u8> {
+    let model = onnxtxt::proto::ModelProto {
+        opset_import: vec![onnxtxt::proto::OperatorSetIdProto {
+            domain: Some("ai.onnx".into()),
+            version: Some(21),
+        }],
+        ..Default::default()
+    };
+    let bytes = model.encode_to_vec();
+    assert!(onnxtxt::looks_like_text(&bytes), "{bytes:?}");
+    bytes
+}
+
+#[test]
+fn commands_that_read_text_name_the_one_that_reads_a_binary_model() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("m.onnx", mlp_binary()),
+        ("utf8.onnx", binary_that_reads_as_text()),
+    ] {
+        let path = write(dir.path(), name, &bytes);
+        for command in ["parse", "fmt"] {
+            let out = run(&[command, arg(&path)]);
+            assert_eq!(out.code, 1, "{command} {name}: {out:?}");
+            let expected = format!(
+                "{0} is a binary ONNX model, not text: `onnxtxt print {0}` writes it as text",
+                arg(&path)
+            );
+            assert!(
+                out.stderr.contains(&expected),
+                "{command} {name}: {}",
+                out.stderr
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
