@@ -9,6 +9,48 @@ use onnxtxt::check::Finding;
 use super::io::{load_model, read_input, Failure};
 use super::report::{show, show_message, ErrorFormat, Level, Shown};
 
+/// What `onnxtxt check --help` says: every check, by the last part of its
+/// code (`onnxtxt::check::CODE`), so that the list and the checks can be
+/// compared (a test does).
+pub(crate) const LONG_ABOUT: &str = "\
+Check a model (text or binary) for what the grammar cannot catch. Errors
+make the model invalid (exit status 1); warnings mark what is valid but
+probably not what was meant (exit status 0).
+
+Errors:
+  undefined_value, use_before_definition
+      a value used but never defined, or used before the node that defines it
+  reassigned
+      a value assigned twice, or a value of an enclosing graph assigned again
+  output_not_assigned
+      a graph output that nothing assigns (in a function: a warning)
+  duplicate_input, duplicate_initializer, duplicate_attribute, duplicate_function
+      a name given twice (a function's attribute parameter declared twice
+      is a warning unless both are bare names)
+  domain_not_imported
+      a node whose domain is not in `opset_import`
+  missing_ir_version, missing_opset_import, missing_graph
+      a model without the header fields or the graph it needs
+  function_without_header
+      a second graph, read as a function, with no domain and no opset import
+  tensor_size, tensor_type, tensor_field, negative_dimension
+      a tensor constant whose values do not fit its shape or element type
+      (more values than the shape needs, or a negative dimension in a
+      declared type rather than a tensor: warnings)
+
+Warnings:
+  unused_value, unused_initializer
+      a node output or an initializer that nothing reads
+  duplicate_output, duplicate_opset_import
+      an output listed twice, a domain imported twice
+  attribute_reference
+      `@name` outside a function, or naming no attribute of the function
+  tensor_value
+      a value outside its element type's range
+
+Findings are shown where they are in the text (FILE:LINE:COL), or by IR
+path for binary input.";
+
 /// Arguments of `onnxtxt check`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {

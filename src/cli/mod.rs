@@ -40,6 +40,7 @@ pub(crate) enum Command {
     /// Print a random well-formed model (for fuzzing other tools).
     Smith(smith::SmithArgs),
     /// Check a model (text or binary) for what the grammar cannot catch.
+    #[command(long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
     /// Rewrite text models in the canonical style, keeping comments.
     Fmt(fmt::FmtArgs),

@@ -1,6 +1,9 @@
 //! The `onnxtxt check` command: exit codes and output, for text and
 //! binary input.
 
+use std::collections::BTreeSet;
+use std::path::Path;
+
 use prost::Message as _;
 
 use crate::check::model;
@@ -63,4 +66,45 @@ fn command_on_binary_input_reports_paths() {
         1,
         &["error[onnxtxt::check::undefined_value]: <stdin>: graph.node[0] \"relu\": `z` is used but never defined"],
     );
+}
+
+/// The codes of the findings `onnxtxt::check` can make: the
+/// `"onnxtxt::check::CODE"` literals of the library's sources under `dir`.
+fn check_codes(dir: &Path, codes: &mut BTreeSet<String>) {
+    const PREFIX: &str = "\"onnxtxt::check::";
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            check_codes(&path, codes);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let source = std::fs::read_to_string(&path).unwrap();
+            for (at, _) in source.match_indices(PREFIX) {
+                let rest = &source[at + PREFIX.len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                    .unwrap_or(rest.len());
+                if rest[end..].starts_with('"') {
+                    codes.insert(rest[..end].to_owned());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn help_names_every_check() {
+    let mut codes = BTreeSet::new();
+    check_codes(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut codes,
+    );
+    assert!(codes.len() >= 20, "{codes:?}");
+    let help = crate::support::run(&["check", "--help"]);
+    assert_eq!(help.code, 0, "{help:?}");
+    for code in &codes {
+        assert!(
+            help.text().contains(code.as_str()),
+            "`check --help` does not name {code}"
+        );
+    }
 }
