@@ -32,6 +32,11 @@ use crate::proto::{
 };
 use crate::tensor_data::{raw_byte_len, typed_field, TypedField};
 
+/// The version of the default domain (`ai.onnx`) that help suggests
+/// importing: the one `ir_version` 10 goes with, which the examples and
+/// the help for a missing `ir_version` use.
+const SUGGESTED_DEFAULT_OPSET: i64 = 21;
+
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
@@ -296,7 +301,9 @@ impl Checker {
                 "opset_import".into(),
                 "the model imports no operator set".into(),
             );
-            f.diagnostic.help = Some("add `opset_import: [\"\": 21]` to the `<...>` header".into());
+            f.diagnostic.help = Some(format!(
+                "add `opset_import: [\"\": {SUGGESTED_DEFAULT_OPSET}]` to the `<...>` header"
+            ));
         }
         let domains = self.opsets(&model.opset_import, "opset_import", "model");
 
@@ -773,8 +780,13 @@ impl Checker {
                 path.to_string(),
                 format!("{shown} is not imported by `{}`", context.imports),
             );
+            let version = if normalize_domain(domain).is_empty() {
+                SUGGESTED_DEFAULT_OPSET
+            } else {
+                1
+            };
             f.diagnostic.help = Some(format!(
-                "add `{}: 1` (with the right version) to `{}`",
+                "add `{}: {version}` (with the right version) to `{}`",
                 quoted(domain),
                 context.imports
             ));

@@ -355,6 +355,36 @@ fn node_domain_must_be_imported() {
     );
 }
 
+/// The help of a missing import suggests a version in the form the header
+/// uses: the default domain's current one, 1 for any other domain.
+#[test]
+fn the_help_for_a_domain_not_imported_suggests_a_version() {
+    let help = |text: &str| {
+        let found = findings(text);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        found[0].diagnostic.help.clone().unwrap()
+    };
+    let default = "<ir_version: 10, opset_import: [\"com.example\": 1]>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n";
+    assert_eq!(
+        help(default),
+        "add `\"\": 21` (with the right version) to `opset_import`"
+    );
+    let other = model("g (float x) => (float y) {\n  y = com.example.Foo(x)\n}");
+    assert_eq!(
+        help(&other),
+        "add `\"com.example\": 1` (with the right version) to `opset_import`"
+    );
+    let none = "<ir_version: 10>\ng (float x) => (float y) {\n  y = Relu(x)\n}\n";
+    let found = findings(none);
+    let missing = found
+        .iter()
+        .find(|f| f.diagnostic.code == "onnxtxt::check::missing_opset_import");
+    assert_eq!(
+        missing.and_then(|f| f.diagnostic.help.as_deref()),
+        Some("add `opset_import: [\"\": 21]` to the `<...>` header")
+    );
+}
+
 #[test]
 fn function_domain_counts_only_if_imported() {
     let text =
