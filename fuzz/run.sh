@@ -11,17 +11,23 @@
 # runtime and runs faster. Coverage (`-Cinstrument-coverage`-style
 # sancov counters) still guides libFuzzer.
 #
-# Crashes land in fuzz/artifacts/TARGET/; the growing corpus in
-# fuzz/corpus/TARGET/ (only the seed files there are tracked by git; run
-# `git clean -n fuzz/corpus` to see what a run added). Minimise a crash with
-#   RUSTC_BOOTSTRAP=1 cargo fuzz tmin --sanitizer none TARGET fuzz/artifacts/TARGET/crash-...
+# Crashes land in fuzz/artifacts/TARGET/. New corpus entries go to
+# fuzz/runs/TARGET/ (ignored by git); the tracked seeds in fuzz/corpus/TARGET/
+# are read too and never written. Minimise a crash with the same build
+#   RUSTC_BOOTSTRAP=1 cargo fuzz tmin --sanitizer none -O TARGET fuzz/artifacts/TARGET/crash-...
 # and copy it to fuzz/regressions/TARGET/ (tests/it/fuzz_regressions.rs replays it).
+#
+# The fuzz crate's dependencies are pinned by fuzz/Cargo.lock (cargo fuzz
+# has no --locked: the check below refuses a lock file that would change;
+# after changing the crate's dependencies, run `cargo fetch` in fuzz/ and
+# commit the lock file).
 set -euo pipefail
 target=${1:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]}
 seconds=${2:?usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]}
 shift 2
 cd "$(dirname "$0")"
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
+cargo metadata --locked --format-version 1 >/dev/null
 # A scratch corpus directory, so the tracked seeds stay small; the seeds are
 # read from corpus/TARGET as a second input directory.
 mkdir -p "runs/$target"

@@ -108,3 +108,31 @@ fn seeded_smith_models_pass_every_target() {
         }
     }
 }
+
+/// The rest of the line of `text` from `start` on, without the backtick
+/// that ends a command quoted in Markdown.
+fn command_from<'a>(text: &'a str, start: &str) -> &'a str {
+    let at = text.find(start).unwrap_or_else(|| panic!("no `{start}`"));
+    let line = text[at..].lines().next().unwrap_or_default();
+    line.trim_end().trim_end_matches('`')
+}
+
+/// `fuzz/run.sh` and `fuzz/README.md` give the same command to minimise a
+/// crash, which builds as the runs do; and the fuzz crate's lock file is
+/// tracked, pinning what the fuzzers are built with.
+#[test]
+fn the_fuzz_scripts_agree_and_pin_their_dependencies() {
+    let read = |name: &str| std::fs::read_to_string(dir(&[name])).unwrap();
+    let (script, readme) = (read("run.sh"), read("README.md"));
+    let tmin = "RUSTC_BOOTSTRAP=1 cargo fuzz tmin";
+    assert_eq!(command_from(&script, tmin), command_from(&readme, tmin));
+    let run = command_from(&script, "exec cargo fuzz run ");
+    let flags = &run["exec cargo fuzz run ".len()..run.find(" \"$target\"").unwrap()];
+    let expected = format!("{tmin} {flags} TARGET fuzz/artifacts/TARGET/crash-...");
+    assert_eq!(command_from(&script, tmin), expected);
+
+    let lock = std::fs::read_to_string(dir(&["Cargo.lock"])).expect("fuzz/Cargo.lock");
+    assert!(lock.contains("name = \"libfuzzer-sys\""));
+    let ignored = read(".gitignore");
+    assert!(!ignored.lines().any(|line| line.trim() == "Cargo.lock"));
+}
