@@ -22,6 +22,7 @@
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::io;
+use std::path::Path;
 
 use sha1::{Digest, Sha1};
 
@@ -132,6 +133,67 @@ pub fn inline(
     model: &mut ModelProto,
     mut load: impl FnMut(&str) -> io::Result<Vec<u8>>,
 ) -> Result<usize, InlineError> {
+    inline_with(model, |location| {
+        load(location).map_err(InlineProblem::Load)
+    })
+}
+
+/// [`inline`], reading each `location` below `dir` (the directory of the
+/// model's text): a location that resolves, through symbolic links, to a
+/// file outside `dir` is refused like one that goes up (`..`), so that a
+/// link committed beside a text cannot bring any file of the machine into
+/// the model.
+///
+/// ```
+/// use onnxtxt::external::{externalize, inline_from_dir, InlineProblem};
+///
+/// let text = r#"
+///     <ir_version: 10, opset_import: ["": 21]>
+///     g (float[N] x) => (float[N] y) <@<raw: true> float[300] w = {...}> { y = Add(x, w) }
+/// "#;
+/// let original = onnxtxt::parse_model(&text.replace("...", &["0.5"; 300].join(",")))?;
+/// let dir = std::env::temp_dir().join(format!("onnxtxt-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let mut model = original.clone();
+/// std::fs::write(dir.join("w.bin"), externalize(&mut model, "w.bin", 1024)).unwrap();
+/// assert_eq!(inline_from_dir(&mut model, &dir).unwrap(), 1);
+/// assert_eq!(model, original);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn inline_from_dir(model: &mut ModelProto, dir: &Path) -> Result<usize, InlineError> {
+    inline_with(model, |location| read_below(dir, location))
+}
+
+/// The file `location` names below `dir`, refused when it resolves to a
+/// file outside `dir`.
+fn read_below(dir: &Path, location: &str) -> Result<Vec<u8>, InlineProblem> {
+    let path = dir.join(location);
+    let root = dir.canonicalize().map_err(|e| load_problem(dir, e))?;
+    let resolved = path.canonicalize().map_err(|e| load_problem(&path, e))?;
+    if !resolved.starts_with(&root) {
+        return Err(InlineProblem::Entry(format!(
+            "location {location:?} resolves to {}, outside {}",
+            resolved.display(),
+            root.display()
+        )));
+    }
+    std::fs::read(&resolved).map_err(|e| load_problem(&path, e))
+}
+
+/// `error`, met reading `path`, as the problem it is, naming the path.
+fn load_problem(path: &Path, error: io::Error) -> InlineProblem {
+    InlineProblem::Load(io::Error::new(
+        error.kind(),
+        format!("{}: {error}", path.display()),
+    ))
+}
+
+/// [`inline`] with a loader that says what went wrong itself.
+fn inline_with(
+    model: &mut ModelProto,
+    mut load: impl FnMut(&str) -> Result<Vec<u8>, InlineProblem>,
+) -> Result<usize, InlineError> {
     let mut files: HashMap<String, Vec<u8>> = HashMap::new();
     let mut restored = 0;
     for_each_tensor(model, &mut |tensor, path| {
@@ -151,7 +213,7 @@ pub fn inline(
             )));
         }
         if !files.contains_key(entry.location) {
-            let file = load(entry.location).map_err(|e| problem_at(InlineProblem::Load(e)))?;
+            let file = load(entry.location).map_err(problem_at)?;
             files.insert(entry.location.to_owned(), file);
         }
         let file = &files[entry.location];
@@ -200,7 +262,9 @@ pub struct InlineError {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum InlineProblem {
-    /// An `external_data` entry is missing, unknown, malformed or unsafe.
+    /// An `external_data` entry is missing, unknown, malformed or unsafe
+    /// (for [`inline_from_dir`], a location that resolves outside its
+    /// directory).
     Entry(String),
     /// The file could not be read.
     Load(io::Error),

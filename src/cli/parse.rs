@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use onnxtxt::external::{inline, InlineProblem};
+use onnxtxt::external::{inline_from_dir, InlineProblem};
 use prost::Message;
 
 use super::io::{directory_of, invalid_text, read_input, write_output, Failure};
@@ -42,12 +42,7 @@ impl ParseArgs {
                 (None, Some(input)) => directory_of(input),
                 (None, None) => Path::new("."),
             };
-            inline(&mut model, |location| {
-                let path = dir.join(location);
-                std::fs::read(&path)
-                    .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-            })
-            .map_err(|e| match e.problem {
+            inline_from_dir(&mut model, dir).map_err(|e| match e.problem {
                 InlineProblem::Load(_) => Failure::Io(format!("{name}: {e}")),
                 _ => Failure::Corrupt(format!("{name}: {e}")),
             })?;

@@ -1,7 +1,7 @@
 //! Tests of external tensor data: `onnxtxt::external` and the commands
 //! `print --external-data` and `parse --inline-external` (byte-identical
 //! round trips, the threshold, what stays inline, where the location points,
-//! and the errors for changed or missing data files).
+//! and the errors for changed, missing or out-of-place data files).
 
 use std::path::Path;
 
@@ -501,6 +501,64 @@ fn a_data_file_outside_the_text_directory_is_refused() {
         "m.txt",
     ];
     assert_eq!(run_in(dir.path(), &same).code, 2);
+}
+
+/// A symbolic link beside the text is followed only to a file in the
+/// text's directory: `weights.bin -> ~/.ssh/id_rsa`, committed beside a
+/// text, must not bring that file into the model.
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_file_outside_the_text_directory_is_refused() {
+    let (dir, binary) = workspace();
+    for sub in ["text", "text/data", "elsewhere"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    let args = [
+        "print",
+        "model.onnx",
+        "--external-data",
+        "text/w.bin",
+        "-o",
+        "text/m.onnxtxt",
+    ];
+    assert_eq!(run_in(dir.path(), &args).code, 0);
+    let parse = [
+        "parse",
+        "text/m.onnxtxt",
+        "--inline-external",
+        "-o",
+        "b.onnx",
+    ];
+
+    std::fs::rename(
+        dir.path().join("text/w.bin"),
+        dir.path().join("elsewhere/w.bin"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../elsewhere/w.bin", dir.path().join("text/w.bin")).unwrap();
+    let refused = run_in(dir.path(), &parse);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(r#"external data "w.bin": location "w.bin" resolves to "#)
+            && refused.stderr.contains("elsewhere/w.bin, outside "),
+        "{}",
+        refused.stderr
+    );
+    assert!(!dir.path().join("b.onnx").exists());
+
+    // A link that stays inside the directory is followed.
+    std::fs::remove_file(dir.path().join("text/w.bin")).unwrap();
+    std::fs::rename(
+        dir.path().join("elsewhere/w.bin"),
+        dir.path().join("text/data/w.bin"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("data/w.bin", dir.path().join("text/w.bin")).unwrap();
+    let followed = run_in(dir.path(), &parse);
+    assert_eq!(followed.code, 0, "{}", followed.stderr);
+    assert!(std::fs::read(dir.path().join("b.onnx")).unwrap() == binary);
 }
 
 #[test]
