@@ -43,7 +43,7 @@ pub(crate) enum Written<'s> {
 /// followed by its input list or by `=>`.
 pub(crate) fn graph_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     graph: Parsed<'t, I, E, GraphProto>,
-) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, GraphProto> {
     let name = select! { Token::Ident(_) => (), Token::Str(_) => (), Token::Bytes(_) => () };
     let follows = choice((just(Token::LParen), just(Token::Arrow)));
     let annotated = just(Token::AnnotationOpen).ignored();
@@ -51,6 +51,7 @@ pub(crate) fn graph_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .or(name.then(follows).ignored())
         .rewind()
         .ignore_then(graph)
+        .boxed()
 }
 
 /// A single attribute value.
@@ -59,7 +60,7 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     graph: Parsed<'t, I, E, GraphProto>,
     sparse: Parsed<'t, I, E, SparseTensorProto>,
     annotation: Parsed<'t, I, E, Vec<Entry>>,
-) -> impl Parser<'t, I, Single<'s>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Single<'s>> {
     let tensor_or_type = annotation
         .or_not()
         .then(ty.map_with(|t, e| (t, e.span())))
@@ -97,13 +98,13 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ))
     .labelled("an attribute value")
     .or(mistaken_value())
+    .boxed()
 }
 
 /// Values people write that are not values in this syntax, reported with
 /// the fix: Python's booleans, and tensor values without their type. Tried
 /// only when no value matches.
-fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Single<'s>, Extra<E>> + Clone {
+fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, Single<'s>> {
     let boolean = select! { Token::Ident(word) if ["True", "False", "true", "false"].contains(&word) => word }
         .validate(|word, e, emitter| {
             let digit = if word.eq_ignore_ascii_case("true") { "1" } else { "0" };
@@ -137,13 +138,16 @@ fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         ));
         Single::Tensor(Box::default())
     });
-    boolean.or(untyped_tensor).labelled("an attribute value")
+    boolean
+        .or(untyped_tensor)
+        .labelled("an attribute value")
+        .boxed()
 }
 
 /// A value or a list of values.
 pub(crate) fn written_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     single: impl Parser<'t, I, Single<'s>, Extra<E>> + Clone + 't,
-) -> impl Parser<'t, I, Written<'s>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Written<'s>> {
     let spanned = single.map_with(|v, e| (v, e.span()));
     let list = spanned
         .clone()
@@ -151,29 +155,33 @@ pub(crate) fn written_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .collect()
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
         .map(Written::List);
-    list.or(spanned.map(|(v, s)| Written::One(v, s)))
+    list.or(spanned.map(|(v, s)| Written::One(v, s))).boxed()
 }
 
 /// An attribute name: an identifier or [ext] a quoted string.
 pub(crate) fn attribute_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, String, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, String> {
     ident()
         .map(str::to_owned)
         .or(text_literal())
         .labelled("an attribute name")
+        .boxed()
 }
 
 /// `: type`, as an attribute type.
 pub(crate) fn type_annotation<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, AttributeType, Extra<E>> + Clone {
-    just(Token::Colon).ignore_then(
-        select! { Token::Ident(name) => name }
-            .labelled("an attribute type")
-            .try_map(|name, span| {
-                attribute_type_by_name(name)
-                    .ok_or_else(|| E::custom(span, format!("`{name}` is not an attribute type")))
-            }),
-    )
+) -> Parsed<'t, I, E, AttributeType> {
+    just(Token::Colon)
+        .ignore_then(
+            select! { Token::Ident(name) => name }
+                .labelled("an attribute type")
+                .try_map(|name, span| {
+                    attribute_type_by_name(name).ok_or_else(|| {
+                        E::custom(span, format!("`{name}` is not an attribute type"))
+                    })
+                }),
+        )
+        .boxed()
 }
 
 /// A whole attribute: `annotation? name (: type)? = value`.
@@ -198,7 +206,7 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             annotate(&mut attribute, entries, emitter);
             attribute
         });
-    landmark(Kind::Attribute, attribute).boxed()
+    landmark(Kind::Attribute, attribute)
 }
 
 /// Applies the annotation written before an attribute, if any.

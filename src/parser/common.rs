@@ -4,13 +4,14 @@
 use chumsky::prelude::*;
 
 use super::landmarks::{landmark, Kind};
-use super::{CustomError, Extra, Fail, Tokens};
+use super::{CustomError, Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 
 /// A bare identifier.
-pub(crate) fn ident<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, &'s str, Extra<E>> + Clone {
-    select! { Token::Ident(name) => name }.labelled("an identifier")
+pub(crate) fn ident<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, &'s str> {
+    select! { Token::Ident(name) => name }
+        .labelled("an identifier")
+        .boxed()
 }
 
 /// The keyword `word` (keywords are ordinary identifiers in this syntax).
@@ -22,46 +23,53 @@ pub(crate) fn keyword<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 /// A string literal, `"..."` or [ext] `b"..."`, as bytes.
 pub(crate) fn string_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Vec<u8>, Extra<E>> + Clone {
-    quoted().map(|contents| contents.map_or_else(|bytes| bytes, String::into_bytes))
+) -> Parsed<'t, I, E, Vec<u8>> {
+    quoted()
+        .map(|contents| contents.map_or_else(|bytes| bytes, String::into_bytes))
+        .boxed()
 }
 
 /// A string literal that must be UTF-8 (names, keys). A `"..."` literal is
 /// UTF-8 as written (the text is a `str`); only a `b"..."` one is checked.
 pub(crate) fn text_literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, String, Extra<E>> + Clone {
-    quoted().validate(|contents, e, emitter| {
-        contents.unwrap_or_else(|bytes| utf8(bytes, e.span(), emitter))
-    })
+) -> Parsed<'t, I, E, String> {
+    quoted()
+        .validate(|contents, e, emitter| {
+            contents.unwrap_or_else(|bytes| utf8(bytes, e.span(), emitter))
+        })
+        .boxed()
 }
 
 /// A string literal unescaped: a `"..."` one as text, a [ext] `b"..."` one
 /// as bytes.
 fn quoted<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Result<String, Vec<u8>>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Result<String, Vec<u8>>> {
     select! {
         Token::Str(raw) => Ok(unquote(raw)),
         Token::Bytes(raw) => Err(unescape_bytes(&raw[2..raw.len() - 1])),
     }
     .labelled("a string")
+    .boxed()
 }
 
 /// An identifier or a quoted string, as a name.
 pub(crate) fn quotable_id<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, String, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, String> {
     ident()
         .map(str::to_owned)
         .or(text_literal())
         .labelled("a name")
+        .boxed()
 }
 
 /// A quotable identifier that is not the start of a type, so that a value
 /// info `float x` is never misread as an untyped `float`.
 pub(crate) fn quotable_non_type_id<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, String, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, String> {
     select! { Token::Ident(name) if !crate::vocabulary::starts_type(name) => name.to_owned() }
         .or(text_literal())
         .labelled("a name")
+        .boxed()
 }
 
 /// Converts bytes to a `String`, reporting invalid UTF-8 at `span`.
@@ -77,8 +85,7 @@ pub(crate) fn utf8<E: CustomError>(
 }
 
 /// An integer literal converted to `T`, reporting overflow at its span.
-pub(crate) fn integer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
-) -> impl Parser<'t, I, T, Extra<E>> + Clone
+pub(crate) fn integer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>() -> Parsed<'t, I, E, T>
 where
     T: std::str::FromStr + Default + IntegerName,
 {
@@ -90,6 +97,7 @@ where
                 T::default()
             })
         })
+        .boxed()
 }
 
 /// Names an integer type in error messages.
@@ -118,13 +126,14 @@ pub(crate) fn out_of_range<T: IntegerName>(text: &str) -> String {
 /// A list of node inputs or outputs, following the reference's rules for
 /// empty names: `Op(,x)` has two inputs, the first empty; `Op(x,)` has one.
 pub(crate) fn id_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Vec<String>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Vec<String>> {
     let empty_before_comma = just(Token::Comma).rewind().to(String::new());
     let item = quotable_id().or(empty_before_comma);
     landmark(Kind::Name, item)
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect()
+        .boxed()
 }
 
 /// The text of a `"..."` literal (`raw`, quotes included), unescaped.

@@ -8,7 +8,7 @@ use super::attribute::{attribute_name, fill, type_annotation, Written};
 use super::common::{quotable_id, quotable_non_type_id};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, landmark_with, Kind};
-use super::recovery::{function_item, list_item};
+use super::recovery::{function_item, item_list, ANGLES, PARENS};
 use super::tensor::{build_tensor, data, Data};
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
 use crate::error::{Diagnostic, Span};
@@ -27,13 +27,13 @@ type BareValueInfo = (Option<(TypeProto, SimpleSpan)>, String);
 /// the reference.
 fn bare_value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ty: Parsed<'t, I, E, TypeProto>,
-) -> impl Parser<'t, I, BareValueInfo, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, BareValueInfo> {
     let typed = ty
         .map_with(|t, e| (t, e.span()))
         .then(quotable_id())
         .map(|(t, name)| (Some(t), name));
     let untyped = quotable_non_type_id().map(|name| (None, name));
-    typed.or(untyped)
+    typed.or(untyped).boxed()
 }
 
 /// Builds a value info and applies its annotation.
@@ -59,11 +59,12 @@ fn make_value_info<E: CustomError>(
 pub(crate) fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ty: Parsed<'t, I, E, TypeProto>,
     annotation: Parsed<'t, I, E, Vec<Entry>>,
-) -> impl Parser<'t, I, ValueInfoProto, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, ValueInfoProto> {
     annotation
         .or_not()
         .then(bare_value_info(ty))
         .validate(|(entries, bare), _, emitter| make_value_info(bare, entries, emitter))
+        .boxed()
 }
 
 /// `= annotation? values?` after a value info: the value is initialized.
@@ -80,7 +81,7 @@ type ListItem<'s> = (
 fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ty: Parsed<'t, I, E, TypeProto>,
     annotation: Parsed<'t, I, E, Vec<Entry>>,
-) -> impl Parser<'t, I, ListItem<'s>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, ListItem<'s>> {
     let tail = just(Token::Eq)
         .ignore_then(annotation.clone().or_not())
         .then(data().or_not())
@@ -91,7 +92,7 @@ fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .then(bare_value_info(ty.clone()))
         .then(tail.or_not())
         .map(|((a, v), t)| (a, v, t));
-    item.or(values_before_name(ty, annotation))
+    item.or(values_before_name(ty, annotation)).boxed()
 }
 
 /// `float[2] {1, 2} b`: a tensor's values written before its name,
@@ -99,7 +100,7 @@ fn value_info_or_initializer<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ty: Parsed<'t, I, E, TypeProto>,
     annotation: Parsed<'t, I, E, Vec<Entry>>,
-) -> impl Parser<'t, I, ListItem<'s>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, ListItem<'s>> {
     let spanned_name = quotable_id().map_with(|name, e| (name, e.span()));
     annotation
         .or_not()
@@ -123,6 +124,7 @@ fn values_before_name<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 (entries, (Some(ty), name), Some((None, data, data_span)))
             },
         )
+        .boxed()
 }
 
 /// The initializer tensor of `value-info = values`, named after the value.
@@ -163,16 +165,10 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             move |(_, _, tail): &ListItem<'s>| kind(tail.is_some()),
             item.clone(),
         );
-        list_item(item, close, (None, (None, String::new()), None))
-            .separated_by(just(Token::Comma))
-            .collect::<Vec<_>>()
-            .delimited_by(just(open), just(close))
+        item_list(item, (open, close), 0, (None, (None, String::new()), None))
     };
     let output = landmark(Kind::Output, value_info(ty, annotation.clone()));
-    let outputs = list_item(output, Token::RParen, ValueInfoProto::default())
-        .separated_by(just(Token::Comma))
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen));
+    let outputs = item_list(output, PARENS, 0, ValueInfoProto::default());
     let graph = annotation
         .or_not()
         .then(landmark(Kind::Name, quotable_id()))
@@ -223,7 +219,7 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             },
         )
         .labelled("a graph");
-    landmark(Kind::Graph, graph).boxed()
+    landmark(Kind::Graph, graph)
 }
 
 /// `=>` between the input and output lists. A `->` in its place, or
@@ -288,31 +284,18 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         },
         parameter,
     );
-    let parameters = list_item(
-        parameter,
-        Token::RAngle,
-        FunctionAttribute::Name(String::new()),
-    )
-    .separated_by(just(Token::Comma))
-    .at_least(1)
-    .collect::<Vec<_>>()
-    .delimited_by(just(Token::LAngle), just(Token::RAngle));
+    let parameters = item_list(parameter, ANGLES, 1, FunctionAttribute::Name(String::new()));
     let io = annotation
         .clone()
         .or_not()
         .then(bare_value_info(ty.clone()));
-    let io = list_item(io, Token::RParen, (None, (None, String::new())))
-        .separated_by(just(Token::Comma))
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen));
-    let infos = list_item(
+    let io = item_list(io, PARENS, 0, (None, (None, String::new())));
+    let infos = item_list(
         value_info(ty, annotation),
-        Token::RAngle,
+        ANGLES,
+        0,
         ValueInfoProto::default(),
-    )
-    .separated_by(just(Token::Comma))
-    .collect::<Vec<_>>()
-    .delimited_by(just(Token::LAngle), just(Token::RAngle));
+    );
     let function = header
         .or_not()
         .then(landmark(Kind::Name, quotable_id()))
@@ -359,24 +342,25 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             },
         )
         .labelled("a function");
-    landmark(Kind::Function, function).boxed()
+    landmark(Kind::Function, function)
 }
 
 /// What a function starts with: its header, or a name followed by its
 /// attribute or input list.
-fn function_start<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, (), Extra<E>> + Clone {
-    just(Token::LAngle).ignored().or(quotable_id()
-        .then(one_of([Token::LAngle, Token::LParen]))
-        .ignored())
+fn function_start<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, ()> {
+    just(Token::LAngle)
+        .ignored()
+        .or(quotable_id()
+            .then(one_of([Token::LAngle, Token::LParen]))
+            .ignored())
+        .boxed()
 }
 
 /// Text after a model's last function that cannot start another one:
 /// consumed and reported as one error at its first token (a broken
 /// function is left to the function parser, which reports what is wrong
 /// inside it).
-fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, (), Extra<E>> + Clone {
+fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, ()> {
     function_start()
         .not()
         .ignore_then(any().map_with(|token: Token<'s>, e| (token, e.span())))
@@ -387,6 +371,7 @@ fn trailing_text<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 format!("unexpected {token} after the end of the model"),
             ));
         })
+        .boxed()
 }
 
 /// A model: `<header>? graph function*`.

@@ -10,7 +10,7 @@ use chumsky::input::{Checkpoint, Cursor, Input};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 
-use super::{Extra, Fail, Tokens};
+use super::{Extra, Fail, Parsed, Tokens};
 use crate::error::Span;
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
@@ -99,18 +99,21 @@ impl<'s, I: Input<'s>> Inspector<'s, I> for Landmarks {
 }
 
 /// Records `parser`'s span as a landmark of `kind`.
-pub(crate) fn landmark<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
+pub(crate) fn landmark<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: 't>(
     kind: Kind,
-    parser: impl Parser<'t, I, O, Extra<E>> + Clone,
-) -> impl Parser<'t, I, O, Extra<E>> + Clone {
+    parser: impl Parser<'t, I, O, Extra<E>> + Clone + 't,
+) -> Parsed<'t, I, E, O> {
     landmark_with(move |_| kind, parser)
 }
 
 /// Records `parser`'s span as a landmark whose kind depends on its output.
-pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
-    kind: impl Fn(&O) -> Kind + Clone,
-    parser: impl Parser<'t, I, O, Extra<E>> + Clone,
-) -> impl Parser<'t, I, O, Extra<E>> + Clone {
+/// (Boxed, as most productions are: the type of a construct's parser would
+/// otherwise spell out every parser inside it, and debug builds keep every
+/// such name.)
+pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: 't>(
+    kind: impl Fn(&O) -> Kind + Clone + 't,
+    parser: impl Parser<'t, I, O, Extra<E>> + Clone + 't,
+) -> Parsed<'t, I, E, O> {
     empty()
         .map_with(
             |(), e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<E>>| {
@@ -129,6 +132,7 @@ pub(crate) fn landmark_with<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O>(
             }
             output
         })
+        .boxed()
 }
 
 /// Spans of IR items, by IR path (`graph.node[3]`, `functions[0]`,

@@ -7,8 +7,8 @@ use super::annotation::{self, Entry};
 use super::common::{id_list, ident, quotable_id, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
-use super::recovery::{list_item, no_match, statement};
-use super::{emit_diagnostic, Extra, Fail, Parsed, Tokens};
+use super::recovery::{item_list, no_match, statement, ANGLES};
+use super::{emit_diagnostic, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{AttributeProto, NodeProto};
 
@@ -24,8 +24,7 @@ struct Operator {
 /// quoted string (`"".Op` is an explicitly empty domain); the op type and
 /// overload may be [ext] quoted. Like the reference, an empty op type is
 /// accepted and a leading `.` gives an empty domain.
-fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Operator, Extra<E>> + Clone {
+fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, Operator> {
     let part = ident().map(str::to_owned).or(text_literal());
     let first = part.clone().or_not();
     let rest = just(Token::Dot)
@@ -56,25 +55,23 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 overload,
             }
         })
+        .boxed()
 }
 
 /// `<attr, ...>`, at least one attribute.
 fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     attribute: Parsed<'t, I, E, AttributeProto>,
-) -> impl Parser<'t, I, Vec<AttributeProto>, Extra<E>> + Clone {
-    list_item(attribute, Token::RAngle, AttributeProto::default())
-        .separated_by(just(Token::Comma))
-        .at_least(1)
-        .collect()
-        .delimited_by(just(Token::LAngle), just(Token::RAngle))
+) -> Parsed<'t, I, E, Vec<AttributeProto>> {
+    item_list(attribute, ANGLES, 1, AttributeProto::default())
         .labelled("an attribute list")
+        .boxed()
 }
 
 /// `(x, axis = 1)`: attributes written among the inputs, reported with
 /// the fix. Tried only when a node's inputs do not parse.
 fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     attribute: Parsed<'t, I, E, AttributeProto>,
-) -> impl Parser<'t, I, (Vec<AttributeProto>, Vec<String>), Extra<E>> + Clone {
+) -> Parsed<'t, I, E, (Vec<AttributeProto>, Vec<String>)> {
     let input = quotable_id().map_with(|name, e| (name, e.span()));
     let attributes = attribute
         .separated_by(just(Token::Comma))
@@ -108,6 +105,7 @@ fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 inputs.into_iter().map(|(name, _)| name).collect(),
             )
         })
+        .boxed()
 }
 
 /// Whether `(` starts names separated by commas and then `name =` or
@@ -115,7 +113,7 @@ fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 /// answer is no, fails where it started: its error never joins (and
 /// muddles) the one that the real inputs report further on.
 fn looks_like_attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, (), Extra<E>> + Clone {
+) -> Parsed<'t, I, E, ()> {
     custom(|inp| {
         let before = inp.cursor();
         let start = inp.save();
@@ -139,6 +137,7 @@ fn looks_like_attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t,
         }
         Err(no_match(inp, &before))
     })
+    .boxed()
 }
 
 /// A node. Its attributes may come before or after its inputs.
@@ -158,7 +157,8 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             .then(attributes.or_not().map(Option::unwrap_or_default))
             .map(|(i, a)| (a, i)),
         attributes_among_inputs(attribute),
-    ));
+    ))
+    .boxed();
     let node = annotation
         .or_not()
         .then(label.or_not())
@@ -187,18 +187,19 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             },
         )
         .labelled("a node");
-    landmark(Kind::Node, node).boxed()
+    landmark(Kind::Node, node)
 }
 
 /// `{ node* }`, each node reported and skipped when it does not parse.
 /// (Text that parses is read by `plain::node_list` first.)
 pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     node: Parsed<'t, I, E, NodeProto>,
-) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Vec<NodeProto>> {
     statement(node, NodeProto::default())
         .repeated()
         .collect()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .boxed()
 }
 
 #[cfg(test)]

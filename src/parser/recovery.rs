@@ -19,7 +19,7 @@ use chumsky::input::{Cursor, InputRef};
 use chumsky::prelude::*;
 
 use super::hints::{closer_of, is_closer};
-use super::{Extra, Fail, Tokens};
+use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 
 /// Skips one token tree: a bracketed group with everything in it, or one
@@ -101,6 +101,28 @@ pub(crate) fn list_item<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone>
     let next_item = |_, inp: &mut InputRef<'t, '_, I, Extra<E>>| inp.peek() == Some(Token::Comma);
     item.then_ignore(one_of([Token::Comma, close]).rewind())
         .recover_with(via_parser(skip_to(next_item, dummy)))
+}
+
+/// The brackets of an input or output list.
+pub(crate) const PARENS: (Token<'static>, Token<'static>) = (Token::LParen, Token::RParen);
+
+/// The brackets of an attribute list or a `<...>` list.
+pub(crate) const ANGLES: (Token<'static>, Token<'static>) = (Token::LAngle, Token::RAngle);
+
+/// `open item, item, ... close`, at least `min` items, each a
+/// [`list_item`] (`dummy` standing for one that does not parse).
+pub(crate) fn item_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone + 't>(
+    item: impl Parser<'t, I, O, Extra<E>> + Clone + 't,
+    (open, close): (Token<'s>, Token<'s>),
+    min: usize,
+    dummy: O,
+) -> Parsed<'t, I, E, Vec<O>> {
+    list_item(item, close, dummy)
+        .separated_by(just(Token::Comma))
+        .at_least(min)
+        .collect()
+        .delimited_by(just(open), just(close))
+        .boxed()
 }
 
 /// A node of a node list; a node that does not parse is reported and

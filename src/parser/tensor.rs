@@ -12,7 +12,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{self, Entry};
 use super::common::{integer, quotable_id, string_literal, text_literal, IntegerName};
-use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
+use super::{emit_diagnostic, CustomError, Fail, Parsed, Problem, Tokens};
 use crate::lexer::{list_items, number_in_item, BadItem, Token};
 use crate::numbers::FromPlain;
 use crate::proto::tensor_proto::{DataLocation, DataType};
@@ -97,8 +97,7 @@ fn storage(data_type: i32) -> Option<Storage> {
 }
 
 /// A literal inside `{...}` when the list is not all numbers.
-fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Literal<'s>, Extra<E>> + Clone {
+fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, Literal<'s>> {
     select! {
         Token::Int(text) => Literal::Int(text),
         Token::Float(text) => Literal::Float(text),
@@ -106,6 +105,7 @@ fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     }
     .or(string_literal().map(Literal::Bytes))
     .labelled("a value")
+    .boxed()
 }
 
 /// `inf`, `infinity` or `nan`, in any case.
@@ -117,7 +117,7 @@ pub(crate) fn is_special_float(word: &str) -> bool {
 
 /// `["key": "value", ...]`, at least one pair.
 pub(crate) fn string_pairs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Vec<StringStringEntryProto>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Vec<StringStringEntryProto>> {
     text_literal()
         .then_ignore(just(Token::Colon))
         .then(text_literal())
@@ -129,11 +129,11 @@ pub(crate) fn string_pairs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .at_least(1)
         .collect()
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
+        .boxed()
 }
 
 /// The values of a tensor constant: `{...}` or `[...]` (external data).
-pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Data<'s>, Extra<E>> + Clone {
+pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, Data<'s>> {
     let numbers = select! { Token::Numbers(text) = e => {
         let span: SimpleSpan = e.span();
         Data::Numbers(text, SimpleSpan::from(span.start + 1..span.end - 1))
@@ -144,14 +144,16 @@ pub(crate) fn data<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .collect()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map(Data::Literals);
-    choice((numbers, literals, string_pairs().map(Data::External))).labelled("tensor values")
+    choice((numbers, literals, string_pairs().map(Data::External)))
+        .labelled("tensor values")
+        .boxed()
 }
 
 /// What may follow the type of a tensor constant in an attribute value:
 /// a name, `=`, values, or several of these, in that order. Needs at least
 /// one of them (a type alone is a `type_proto` value).
 pub(crate) fn tensor_tail<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, (Option<String>, Data<'s>), Extra<E>> + Clone {
+) -> Parsed<'t, I, E, (Option<String>, Data<'s>)> {
     let eq = just(Token::Eq).or_not().ignored();
     choice((
         quotable_id()
@@ -164,6 +166,7 @@ pub(crate) fn tensor_tail<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         data().map(|d| (None, Some(d))),
     ))
     .map(|(name, data)| (name, data.unwrap_or(Data::Absent)))
+    .boxed()
 }
 
 /// A tensor constant on its own: `annotation? type name? '='? values?`.

@@ -4,7 +4,7 @@
 use chumsky::prelude::*;
 
 use super::common::{ident, integer, keyword, quotable_id, text_literal};
-use super::{Extra, Fail, Parsed, Tokens};
+use super::{Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{self, Value};
@@ -12,8 +12,8 @@ use crate::proto::{TensorShapeProto, TypeProto};
 use crate::vocabulary::{MAP, OPAQUE, OPTIONAL, SEQ, SPARSE_TENSOR};
 
 /// An element type name such as `float`, as its `TensorProto.DataType` code.
-pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, i32, Extra<E>> + Clone {
+pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, i32>
+{
     select! { Token::Ident(name) => name }
         .labelled("an element type")
         .try_map(|name, span| {
@@ -21,11 +21,11 @@ pub(crate) fn element_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 .map(|t| t as i32)
                 .ok_or_else(|| E::custom(span, format!("`{name}` is not an element type")))
         })
+        .boxed()
 }
 
 /// One dimension: `?`, a symbol (bare or quoted) or an integer.
-fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Dimension, Extra<E>> + Clone {
+fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, Dimension> {
     let value = |value| Dimension {
         value,
         denotation: None,
@@ -36,12 +36,13 @@ fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         quotable_id().map(move |name| value(Some(dimension::Value::DimParam(name)))),
     ))
     .labelled("a dimension")
+    .boxed()
 }
 
 /// What follows an element type: nothing (a scalar: a shape with no
 /// dimensions), `[]` (rank unknown: no shape) or `[d, ...]`.
 pub(crate) fn shape_suffix<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
-) -> impl Parser<'t, I, Option<TensorShapeProto>, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Option<TensorShapeProto>> {
     let dims = dimension()
         .separated_by(just(Token::Comma))
         .at_least(1)
@@ -49,11 +50,14 @@ pub(crate) fn shape_suffix<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let bracketed = dims
         .or_not()
         .delimited_by(just(Token::LBracket), just(Token::RBracket));
-    bracketed.or_not().map(|suffix| match suffix {
-        None => Some(TensorShapeProto { dim: Vec::new() }),
-        Some(None) => None,
-        Some(Some(dim)) => Some(TensorShapeProto { dim }),
-    })
+    bracketed
+        .or_not()
+        .map(|suffix| match suffix {
+            None => Some(TensorShapeProto { dim: Vec::new() }),
+            Some(None) => None,
+            Some(Some(dim)) => Some(TensorShapeProto { dim }),
+        })
+        .boxed()
 }
 
 /// A type.

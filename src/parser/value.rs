@@ -5,7 +5,7 @@ use chumsky::prelude::*;
 
 use super::annotation::{Entry, Value};
 use super::common::string_literal;
-use super::recovery::list_item;
+use super::recovery::item_list;
 use super::tensor::tensor_tail;
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
@@ -14,7 +14,7 @@ use crate::proto::{GraphProto, SparseTensorProto, TypeProto};
 /// `key: value`.
 pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     value: impl Parser<'t, I, Value, Extra<E>> + Clone + 't,
-) -> impl Parser<'t, I, Entry, Extra<E>> + Clone {
+) -> Parsed<'t, I, E, Entry> {
     select! { Token::Ident(key) = e => (key.to_owned(), e.span()) }
         .labelled("a key")
         .then_ignore(just(Token::Colon))
@@ -26,6 +26,7 @@ pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 value,
             },
         )
+        .boxed()
 }
 
 /// `<entry, ...>` (a header) when `open` is `<`, or `@<entry, ...>` (an
@@ -33,13 +34,10 @@ pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 pub(crate) fn entries<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     open: Token<'s>,
     value: impl Parser<'t, I, Value, Extra<E>> + Clone + 't,
-) -> impl Parser<'t, I, Vec<Entry>, Extra<E>> + Clone {
-    list_item(entry(value).map(Some), Token::RAngle, None)
-        .separated_by(just(Token::Comma))
-        .at_least(1)
-        .collect::<Vec<_>>()
-        .delimited_by(just(open), just(Token::RAngle))
+) -> Parsed<'t, I, E, Vec<Entry>> {
+    item_list(entry(value).map(Some), (open, Token::RAngle), 1, None)
         .map(|entries| entries.into_iter().flatten().collect())
+        .boxed()
 }
 
 /// Any value an entry may hold.
