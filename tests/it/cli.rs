@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::support::{arg, run, run_in, run_stdin, run_with, write, Invocation};
+use crate::support::{arg, run, run_in, run_stdin, run_with, trim_lines, write, Invocation};
 use prost::Message as _;
 
 const MLP: &str = include_str!("../../examples/mlp.onnxtxt");
@@ -29,14 +29,6 @@ fn listing(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// Rendered diagnostics without the trailing spaces ariadne leaves.
-fn trim_lines(text: &str) -> String {
-    text.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn snapshot(name: &str, text: &str) {

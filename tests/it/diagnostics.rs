@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::trim_lines;
+
 const SUITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/diagnostics");
 
 fn suite_files() -> Vec<PathBuf> {
@@ -18,14 +20,6 @@ fn suite_files() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-/// Rendered diagnostics without the trailing spaces ariadne leaves.
-fn trim_lines(text: &str) -> String {
-    text.lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Runs `onnxtxt check FILE` in the suite directory, so the rendered

@@ -112,3 +112,11 @@ pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 pub fn arg(path: &Path) -> &str {
     path.to_str().unwrap()
 }
+
+/// Rendered diagnostics without the trailing spaces ariadne leaves.
+pub fn trim_lines(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
