@@ -40,6 +40,8 @@
 //!   defined, duplicate names, domains not imported, ...).
 //! * [`format()`]: the canonical style with the comments kept (`onnxtxt fmt`).
 //! * [`external`]: tensor data moved to a file and back.
+//! * [`ops`]: the operator registry, every schema of onnx 1.23.2 (inputs,
+//!   outputs, attributes, type constraints, function bodies) by opset.
 //! * `diff` (feature `diff`): model diffs with named hunks and tensor
 //!   summaries.
 //! * `smith` and `roundtrip` (feature `smith`): random well-formed models,

@@ -5,7 +5,7 @@
 //! first), and only when that fails the grammar again with errors that say
 //! why.
 
-use chumsky::prelude::*;
+use chumsky::error::Rich;
 
 use super::errors::to_error;
 use super::fast::pieces;
