@@ -142,9 +142,16 @@ pub fn check_text(text: &str) -> Result<(ModelProto, Vec<Finding>), Error> {
 pub fn locate(map: &SourceMap, findings: &mut [Finding]) {
     // Header fields have no text of their own when they are missing: the
     // header stands for them, or, without one, the graph's name.
-    // A graph or function is shown by its name.
+    // A graph or function is shown by its name; anything else whole.
     let find = |path: &str| {
-        map.span(&format!("{path}.name"))
+        let body = path == "graph"
+            || path.ends_with(".g")
+            || path.ends_with(']')
+                && path.rsplit('.').next().is_some_and(|last| {
+                    last.starts_with("graphs[") || last.starts_with("functions[")
+                });
+        body.then(|| map.span(&format!("{path}.name")))
+            .flatten()
             .or_else(|| map.find(path))
             .or_else(|| map.span("header"))
             .or_else(|| map.span("graph.name"))

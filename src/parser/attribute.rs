@@ -86,8 +86,9 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         Token::Ident(text) if is_special_float(text) => Single::Float(text),
     };
     let reference = just(Token::At)
-        .ignore_then(quotable_id())
+        .ignore_then(landmark(Kind::Name, quotable_id()))
         .map(Single::Reference);
+    let reference = landmark(Kind::Reference, reference);
     choice((
         literal,
         sparse.map(|s| Single::Sparse(Box::new(s))),
@@ -191,7 +192,7 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> Parsed<'t, I, E, AttributeProto> {
     let attribute = annotation
         .or_not()
-        .then(attribute_name())
+        .then(landmark(Kind::Name, attribute_name()))
         .then(type_annotation().or_not())
         .then_ignore(just(Token::Eq))
         .then(value)
@@ -206,7 +207,7 @@ pub(crate) fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             annotate(&mut attribute, entries, emitter);
             attribute
         });
-    landmark(Kind::Attribute, attribute)
+    attribute.boxed()
 }
 
 /// Applies the annotation written before an attribute, if any.

@@ -39,7 +39,7 @@ fn describe(pattern: &chumsky::error::RichPattern<'_, Token<'_>>) -> String {
 }
 
 /// Turns a chumsky error into a diagnostic.
-fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
+pub(super) fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
     use chumsky::error::RichReason;
     let span = error.span().into_range();
     match error.reason() {

@@ -8,7 +8,7 @@ use super::attribute::{attribute_name, fill, type_annotation, Written};
 use super::common::{quotable_id, quotable_non_type_id};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, landmark_with, Kind};
-use super::recovery::{function_item, item_list, ANGLES, PARENS};
+use super::recovery::{function_item, landmarked_list, ANGLES, PARENS};
 use super::tensor::{build_tensor, data, Data};
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
 use crate::error::{Diagnostic, Span};
@@ -30,9 +30,9 @@ fn bare_value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> Parsed<'t, I, E, BareValueInfo> {
     let typed = ty
         .map_with(|t, e| (t, e.span()))
-        .then(quotable_id())
+        .then(landmark(Kind::Name, quotable_id()))
         .map(|(t, name)| (Some(t), name));
-    let untyped = quotable_non_type_id().map(|name| (None, name));
+    let untyped = landmark(Kind::Name, quotable_non_type_id()).map(|name| (None, name));
     typed.or(untyped).boxed()
 }
 
@@ -159,16 +159,22 @@ pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> Parsed<'t, I, E, GraphProto> {
     let item = value_info_or_initializer(ty.clone(), annotation.clone());
     // The input list and the `<...>` list hold the same items; landmarks
-    // record which list and whether the item is initialized.
+    // record which list and whether the item is initialized. An item that
+    // does not parse is recorded too, so that landmarks and items pair up.
     let list = |open, close, kind: fn(bool) -> Kind| {
-        let item = landmark_with(
-            move |(_, _, tail): &ListItem<'s>| kind(tail.is_some()),
+        let dummy = (None, (None, String::new()), None);
+        landmarked_list(
             item.clone(),
-        );
-        item_list(item, (open, close), 0, (None, (None, String::new()), None))
+            (open, close),
+            0,
+            dummy,
+            move |(_, _, tail): &ListItem<'s>| kind(tail.is_some()),
+        )
     };
-    let output = landmark(Kind::Output, value_info(ty, annotation.clone()));
-    let outputs = item_list(output, PARENS, 0, ValueInfoProto::default());
+    let output = value_info(ty, annotation.clone());
+    let outputs = landmarked_list(output, PARENS, 0, ValueInfoProto::default(), |_| {
+        Kind::Output
+    });
     let graph = annotation
         .or_not()
         .then(landmark(Kind::Name, quotable_id()))
@@ -255,7 +261,7 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let parameter = annotation
         .clone()
         .or_not()
-        .then(attribute_name())
+        .then(landmark(Kind::Name, attribute_name()))
         .then(type_annotation().or_not())
         .then(default.or_not())
         .validate(|(((entries, name), declared), value), e, emitter| {
@@ -277,32 +283,38 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 }
             }
         });
-    let parameter = landmark_with(
+    let parameters = landmarked_list(
+        parameter,
+        ANGLES,
+        1,
+        FunctionAttribute::Name(String::new()),
         |p: &FunctionAttribute| match p {
             FunctionAttribute::Proto(_) => Kind::Attribute,
-            FunctionAttribute::Name(_) => Kind::Other,
+            FunctionAttribute::Name(_) => Kind::AttributeName,
         },
-        parameter,
     );
-    let parameters = item_list(parameter, ANGLES, 1, FunctionAttribute::Name(String::new()));
     let io = annotation
         .clone()
         .or_not()
         .then(bare_value_info(ty.clone()));
-    let io = item_list(io, PARENS, 0, (None, (None, String::new())));
-    let infos = item_list(
+    let io = |kind: Kind| {
+        let dummy = (None, (None, String::new()));
+        landmarked_list(io.clone(), PARENS, 0, dummy, move |_| kind)
+    };
+    let infos = landmarked_list(
         value_info(ty, annotation),
         ANGLES,
         0,
         ValueInfoProto::default(),
+        |_| Kind::ListEntry(false),
     );
     let function = header
         .or_not()
         .then(landmark(Kind::Name, quotable_id()))
         .then(parameters.or_not())
-        .then(io.clone())
+        .then(io(Kind::Input(false)))
         .then_ignore(arrow())
-        .then(io)
+        .then(io(Kind::Output))
         .then(infos.or_not())
         .then(nodes)
         .validate(
@@ -342,7 +354,7 @@ pub(crate) fn function<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             },
         )
         .labelled("a function");
-    landmark(Kind::Function, function)
+    function.boxed()
 }
 
 /// What a function starts with: its header, or a name followed by its
@@ -384,9 +396,12 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .or_not()
         .then(graph)
         .then(
-            function_item(function, FunctionProto::default())
-                .repeated()
-                .collect::<Vec<_>>(),
+            landmark(
+                Kind::Function,
+                function_item(function, FunctionProto::default()),
+            )
+            .repeated()
+            .collect::<Vec<_>>(),
         )
         .then_ignore(trailing_text().or_not())
         .validate(|((header, graph), functions), _, emitter| {

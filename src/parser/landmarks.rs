@@ -33,14 +33,18 @@ pub(crate) enum Kind {
     /// An `@<...>` annotation: what it contains is not part of the
     /// construct's own structure.
     Annotation,
-    /// A name in a node's output or input list, or a graph's or a
-    /// function's name.
+    /// A name in a node's output or input list, a graph's or a function's
+    /// name, the name of a value info, of an attribute, or of what an
+    /// attribute reference refers to.
     Name,
+    /// A node's operator: `domain.Op:overload`.
+    Operator,
+    /// An attribute reference, `@name`.
+    Reference,
+    /// A function's attribute declared by its name alone.
+    AttributeName,
     /// A model's header.
     Header,
-    /// Anything else worth fencing off (e.g. a function's bare attribute
-    /// names).
-    Other,
 }
 
 /// A completed construct: its kind, its span, and how many landmarks
@@ -235,17 +239,29 @@ impl Walk<'_> {
             .insert(path, self.landmarks[landmark].span.into_range());
     }
 
+    /// Records the first child of `parent` of `kind`, if any, at `path`.
+    fn record_child(&mut self, path: String, parent: usize, kind: Kind) {
+        if let Some(&child) = self.children(parent, |k| k == kind).first() {
+            self.record(path, child);
+        }
+    }
+
+    /// Records a value info, or an entry of a list of them, at `path`,
+    /// and its name at `path.name`.
+    fn record_value_info(&mut self, path: String, landmark: usize) {
+        self.record_child(format!("{path}.name"), landmark, Kind::Name);
+        self.record(path, landmark);
+    }
+
     fn graph(&mut self, graph: &GraphProto, landmark: usize, path: String) {
         self.record(path.clone(), landmark);
-        if let Some(&name) = self.children(landmark, |k| k == Kind::Name).first() {
-            self.record(format!("{path}.name"), name);
-        }
+        self.record_child(format!("{path}.name"), landmark, Kind::Name);
         let (mut input, mut output, mut initializer, mut value_info) = (0, 0, 0, 0);
         for child in self.children(landmark, |_| true) {
             let item = match self.landmarks[child].kind {
                 Kind::Input(initialized) => {
                     if initialized {
-                        self.record(format!("{path}.initializer[{initializer}]"), child);
+                        self.record_value_info(format!("{path}.initializer[{initializer}]"), child);
                         initializer += 1;
                     }
                     input += 1;
@@ -265,7 +281,7 @@ impl Walk<'_> {
                 }
                 _ => continue,
             };
-            self.record(item, child);
+            self.record_value_info(item, child);
         }
         let nodes = self.children(landmark, |k| k == Kind::Node);
         self.nodes(&graph.node, &nodes, &path);
@@ -275,6 +291,7 @@ impl Walk<'_> {
         for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
             let node_path = format!("{path}.node[{index}]");
             self.record(node_path.clone(), landmark);
+            self.record_child(format!("{node_path}.op_type"), landmark, Kind::Operator);
             let names = self.children(landmark, |k| k == Kind::Name);
             let (outputs, inputs) = names.split_at(node.output.len().min(names.len()));
             for (field, landmarks) in [("output", outputs), ("input", inputs)] {
@@ -302,9 +319,16 @@ impl Walk<'_> {
                 Some(name) => format!("{path}.{field}[{name:?}]"),
                 None => by_index.clone(),
             };
-            self.record(by_index, landmark);
-            if !self.map.spans.contains_key(&attribute_path) {
-                self.record(attribute_path.clone(), landmark);
+            for item in [&by_index, &attribute_path] {
+                if !self.map.spans.contains_key(item) {
+                    self.record(item.clone(), landmark);
+                    self.record_child(format!("{item}.name"), landmark, Kind::Name);
+                    if let Some(&reference) =
+                        self.children(landmark, |k| k == Kind::Reference).first()
+                    {
+                        self.record_child(format!("{item}.ref_attr_name"), reference, Kind::Name);
+                    }
+                }
             }
             let graphs = self.children(landmark, |k| k == Kind::Graph);
             if attribute.r#type == Some(AttributeType::Graphs as i32) {
@@ -319,8 +343,29 @@ impl Walk<'_> {
 
     fn function(&mut self, function: &FunctionProto, landmark: usize, path: String) {
         self.record(path.clone(), landmark);
-        if let Some(&name) = self.children(landmark, |k| k == Kind::Name).first() {
-            self.record(format!("{path}.name"), name);
+        self.record_child(format!("{path}.name"), landmark, Kind::Name);
+        // Inputs and outputs are names; the value infos written in `<...>`
+        // come after those of the typed inputs and outputs.
+        let infos = self.children(landmark, |k| k == Kind::ListEntry(false));
+        let first_info = function.value_info.len().saturating_sub(infos.len());
+        for (field, kind) in [
+            ("input", Kind::Input(false)),
+            ("output", Kind::Output),
+            ("attribute", Kind::AttributeName),
+        ] {
+            for (i, child) in self
+                .children(landmark, |k| k == kind)
+                .into_iter()
+                .enumerate()
+            {
+                match kind {
+                    Kind::AttributeName => self.record(format!("{path}.{field}[{i}]"), child),
+                    _ => self.record_child(format!("{path}.{field}[{i}]"), child, Kind::Name),
+                }
+            }
+        }
+        for (i, child) in infos.into_iter().enumerate() {
+            self.record_value_info(format!("{path}.value_info[{}]", first_info + i), child);
         }
         let attributes = self.children(landmark, |k| k == Kind::Attribute);
         self.attributes(
@@ -383,5 +428,38 @@ f <alpha: float = 1.0, beta> (a) => (b) {
         );
         assert_eq!(at("functions[0].node[0]"), "b = Mul (a, a)");
         assert_eq!(map.span("functions[0].attribute_proto[\"beta\"]"), None);
+        // Names, operators and references have spans of their own.
+        assert_eq!(at("graph.node[0].op_type"), "Add");
+        assert_eq!(at("graph.input[1].name"), "w");
+        assert_eq!(at("graph.initializer[1].name"), "b");
+        assert_eq!(at("graph.node[1].attribute[\"k\"].name"), "k");
+        assert_eq!(at("functions[0].attribute[0]"), "beta");
+        assert_eq!(at("functions[0].attribute_proto[0].name"), "alpha");
+        assert_eq!(at("functions[0].input[0]"), "a");
+        assert_eq!(at("functions[0].output[0]"), "b");
+    }
+
+    #[test]
+    fn attribute_references_and_function_value_infos() {
+        let text = r#"g (float x) => (float y) { y = local.f <k = 2> (x) }
+<domain: "local", opset_import: ["": 21]>
+f <k> (float a) => (b) <float t> {
+  t = Constant <value_int: int = @k> ()
+  b = Add (a, t)
+}"#;
+        let (_, map) = parse_model_with_source_map(text).unwrap();
+        let at = |path: &str| {
+            &text[map
+                .span(path)
+                .unwrap_or_else(|| panic!("no span for {path}"))]
+        };
+        assert_eq!(at("functions[0].node[0].attribute[0].ref_attr_name"), "k");
+        assert_eq!(
+            at("functions[0].node[0].attribute[\"value_int\"].name"),
+            "value_int"
+        );
+        // The typed input has the first value info, the `<...>` list the next.
+        assert_eq!(at("functions[0].value_info[1].name"), "t");
+        assert_eq!(at("functions[0].input[0]"), "a");
     }
 }

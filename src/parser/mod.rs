@@ -33,7 +33,8 @@
 //!
 //! `recovery.rs` keeps parsing after a syntax error so that one run reports
 //! every independent mistake; `landmarks.rs` records where each construct
-//! is, for the [`SourceMap`].
+//! is, for the [`SourceMap`]; `partial.rs` reads what it can of text that
+//! does not parse, for editors.
 
 // Diagnostics are built only when parsing fails, so returning them by value
 // (instead of boxed) costs nothing on the hot path.
@@ -50,12 +51,14 @@ mod graph;
 mod hints;
 mod landmarks;
 mod node;
+mod partial;
 mod recovery;
 mod tensor;
 mod tokens;
 mod types;
 mod value;
 
+pub(crate) use common::unquote;
 pub(crate) use entry::parse_model_with_comments;
 pub use entry::{
     parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
@@ -63,6 +66,7 @@ pub use entry::{
 };
 pub(crate) use grammar::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 pub use landmarks::SourceMap;
+pub(crate) use partial::{parse_model_partial, Partial};
 
 /// The deepest bracket nesting accepted. Protobuf decoders (prost, and the
 /// C++ library by default) refuse messages nested more than 100 deep; a

@@ -7,7 +7,7 @@ use super::annotation::{self, Entry};
 use super::common::{id_list, ident, quotable_id, text_literal};
 use super::hints::{quote, with_help};
 use super::landmarks::{landmark, Kind};
-use super::recovery::{item_list, no_match, statement, ANGLES};
+use super::recovery::{landmarked_list, no_match, statement, ANGLES};
 use super::{emit_diagnostic, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{AttributeProto, NodeProto};
@@ -62,7 +62,8 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E,
 fn attribute_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     attribute: Parsed<'t, I, E, AttributeProto>,
 ) -> Parsed<'t, I, E, Vec<AttributeProto>> {
-    item_list(attribute, ANGLES, 1, AttributeProto::default())
+    let default = AttributeProto::default();
+    landmarked_list(attribute, ANGLES, 1, default, |_| Kind::Attribute)
         .labelled("an attribute list")
         .boxed()
 }
@@ -73,7 +74,7 @@ fn attributes_among_inputs<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     attribute: Parsed<'t, I, E, AttributeProto>,
 ) -> Parsed<'t, I, E, (Vec<AttributeProto>, Vec<String>)> {
     let input = quotable_id().map_with(|name, e| (name, e.span()));
-    let attributes = attribute
+    let attributes = landmark(Kind::Attribute, attribute)
         .separated_by(just(Token::Comma))
         .at_least(1)
         .collect::<Vec<_>>()
@@ -164,7 +165,7 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         .then(label.or_not())
         .then(id_list())
         .then_ignore(just(Token::Eq))
-        .then(operator())
+        .then(landmark(Kind::Operator, operator()))
         .then(call)
         .validate(
             |((((entries, name), output), op), (attribute, input)), _, emitter| {
@@ -187,15 +188,16 @@ pub(crate) fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
             },
         )
         .labelled("a node");
-    landmark(Kind::Node, node)
+    node.boxed()
 }
 
-/// `{ node* }`, each node reported and skipped when it does not parse.
-/// (Text that parses is read by `plain::node_list` first.)
+/// `{ node* }`, each node reported and skipped when it does not parse
+/// (and recorded as a landmark either way, so that landmarks and nodes
+/// pair up). Text that parses is read by `plain::node_list` first.
 pub(crate) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     node: Parsed<'t, I, E, NodeProto>,
 ) -> Parsed<'t, I, E, Vec<NodeProto>> {
-    statement(node, NodeProto::default())
+    landmark(Kind::Node, statement(node, NodeProto::default()))
         .repeated()
         .collect()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))

@@ -19,6 +19,7 @@ use chumsky::input::{Cursor, InputRef};
 use chumsky::prelude::*;
 
 use super::hints::{closer_of, is_closer};
+use super::landmarks::{landmark_with, Kind};
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 
@@ -117,8 +118,30 @@ pub(crate) fn item_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone 
     min: usize,
     dummy: O,
 ) -> Parsed<'t, I, E, Vec<O>> {
-    list_item(item, close, dummy)
-        .separated_by(just(Token::Comma))
+    delimited(list_item(item, close, dummy), (open, close), min)
+}
+
+/// An [`item_list`] whose items are recorded as landmarks of the kind
+/// `kind` gives each, one that does not parse (its `dummy`) included, so
+/// that the landmarks and the items of the list pair up.
+pub(crate) fn landmarked_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone + 't>(
+    item: impl Parser<'t, I, O, Extra<E>> + Clone + 't,
+    (open, close): (Token<'s>, Token<'s>),
+    min: usize,
+    dummy: O,
+    kind: impl Fn(&O) -> Kind + Clone + 't,
+) -> Parsed<'t, I, E, Vec<O>> {
+    let item = landmark_with(kind, list_item(item, close, dummy));
+    delimited(item, (open, close), min)
+}
+
+/// `open item, item, ... close`, at least `min` items.
+fn delimited<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: 't>(
+    item: impl Parser<'t, I, O, Extra<E>> + Clone + 't,
+    (open, close): (Token<'s>, Token<'s>),
+    min: usize,
+) -> Parsed<'t, I, E, Vec<O>> {
+    item.separated_by(just(Token::Comma))
         .at_least(min)
         .collect()
         .delimited_by(just(open), just(close))

@@ -29,7 +29,10 @@ pub(super) fn check_tokens<'s>(
 }
 
 /// Reports what is wrong with tokens that are not [`well_formed`].
-fn explain_malformed(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Result<(), Error> {
+pub(super) fn explain_malformed(
+    tokens: &[(Token<'_>, SimpleSpan)],
+    source: &str,
+) -> Result<(), Error> {
     let mut diagnostics = lexer_diagnostics(tokens, source);
     // An unclosed string runs to the end of the text, taking the closing
     // brackets with it: reporting those would only repeat the one mistake.
@@ -51,7 +54,7 @@ fn explain_malformed(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Result
 /// token, brackets pair up, and none nest deeper than [`MAX_NESTING`]. One
 /// quick pass for the common case; [`explain_malformed`] says what is
 /// wrong with tokens that fail it.
-fn well_formed(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+pub(super) fn well_formed(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
     let mut brackets = Brackets::default();
     brackets.walk(tokens) == Some(tokens.len()) && brackets.open() == 0
 }
