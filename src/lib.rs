@@ -65,6 +65,7 @@
 //! [ONNX textual syntax]: https://github.com/onnx/onnx/blob/main/docs/Syntax.md
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod check;
 mod decode;
 #[cfg(feature = "diff")]

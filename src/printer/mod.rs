@@ -39,6 +39,7 @@ use crate::proto::{
 };
 
 pub(crate) use comments::Comments;
+pub(crate) use writer::name_needs_quotes;
 #[doc(hidden)]
 pub use writer::Sink;
 
