@@ -39,6 +39,10 @@
 //! * [`check`]: what the grammar cannot catch (values used before they are
 //!   defined, duplicate names, domains not imported, ...).
 //! * [`format()`]: the canonical style with the comments kept (`onnxtxt fmt`).
+//! * [`analysis`]: what an editor asks of a text (diagnostics, definitions
+//!   and references, hover, completion, rename, outline, semantic tokens),
+//!   answered in byte offsets; `lsp` (feature `lsp`) serves it as a
+//!   language server, `onnxtxt lsp`.
 //! * [`external`]: tensor data moved to a file and back.
 //! * [`ops`]: the operator registry, every schema of onnx 1.23.2 (inputs,
 //!   outputs, attributes, type constraints, function bodies) by opset.
@@ -49,9 +53,12 @@
 //!
 //! # Features
 //!
-//! * `cli` (default): the `onnxtxt` command; turns on `diff` and `smith`.
+//! * `cli` (default): the `onnxtxt` command; turns on `diff`, `lsp` and
+//!   `smith`.
 //!   A library user can leave it out with `default-features = false`.
 //! * `diff`: the `diff` module (adds `similar`).
+//! * `lsp`: the `lsp` module, the language server (adds `lsp-server`,
+//!   `lsp-types`, `serde` and `serde_json`).
 //! * `smith`: the `smith` and `roundtrip` modules (adds `arbitrary`).
 //!
 //! # Threads
@@ -74,6 +81,8 @@ mod error;
 pub mod external;
 mod format;
 mod lexer;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 mod numbers;
 pub mod ops;
 mod parallel;

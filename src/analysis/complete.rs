@@ -18,9 +18,11 @@ use super::index::Index;
 use super::lexemes::{Bracket, Lex, Lexemes};
 use super::{Analysis, SymbolKind};
 use crate::error::Span;
-use crate::names::{ATTRIBUTE_TYPES, ELEMENT_TYPES, TYPE_KEYWORDS};
 use crate::ops;
-use crate::parser::{unquote, FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS};
+use crate::parser::unquote;
+use crate::vocabulary::{
+    ATTRIBUTE_TYPES, ELEMENT_TYPES, FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS, TYPE_KEYWORDS,
+};
 
 /// What a [`Completion`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -156,9 +158,9 @@ pub(super) fn completions(analysis: &Analysis, offset: usize) -> Vec<Completion>
             .collect(),
         Place::HeaderKey { model, opener } => {
             let keys: &[&str] = if model {
-                MODEL_HEADER_KEYS
+                &MODEL_HEADER_KEYS
             } else {
-                FUNCTION_HEADER_KEYS
+                &FUNCTION_HEADER_KEYS
             };
             let written = keys_written(analysis, opener);
             keys.iter()
@@ -447,7 +449,10 @@ fn attributes(
         label: name.to_owned(),
         kind: CompletionKind::Attribute,
         detail,
-        insert: format!("{name} = ${{1:{}}}", value.unwrap_or_default()),
+        insert: format!(
+            "{name} = ${{1:{}}}",
+            escape_snippet(&value.unwrap_or_default())
+        ),
         snippet: true,
         replace: replace.clone(),
         deprecated: false,
@@ -485,6 +490,13 @@ fn attributes(
             completion(a.name(), Some(declared), value)
         })
         .collect()
+}
+
+/// `text` inside a snippet's placeholder: `\\`, `$` and `}` escaped.
+fn escape_snippet(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('$', "\\$")
+        .replace('}', "\\}")
 }
 
 /// The value in `name: type = value`, if there is one.

@@ -119,9 +119,12 @@ impl Lexemes {
     /// The name token (identifier or string) that `offset` is in or just
     /// after (a cursor at the end of a word is on it), by index.
     pub fn name_at(&self, offset: usize) -> Option<usize> {
-        let index = self.first_ending_from(offset);
-        let token = self.tokens.get(index)?;
-        (token.is_name() && token.span.start <= offset).then_some(index)
+        let first = self.first_ending_from(offset);
+        (first..first + 2).find(|&i| {
+            self.tokens
+                .get(i)
+                .is_some_and(|t| t.is_name() && t.span.start <= offset && offset <= t.span.end)
+        })
     }
 
     /// The index of the last token that ends at or before `offset`.
@@ -225,6 +228,7 @@ mod tests {
         assert_eq!(at(0), Some("y"));
         assert_eq!(at(1), Some("y"));
         assert_eq!(at(2), None);
+        assert_eq!(at(9), Some("xy"));
         assert_eq!(at(11), Some("xy"));
         assert_eq!(at(12), None);
     }

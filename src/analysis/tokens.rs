@@ -9,7 +9,7 @@ use super::index::{EntryKind, Index};
 use super::lexemes::{Bracket, Lex, Lexemes};
 use super::{Analysis, Role, SymbolKind, ValueOrigin};
 use crate::error::Span;
-use crate::names::{attribute_type_by_name, starts_type};
+use crate::vocabulary::{attribute_type_by_name, starts_type};
 use crate::SourceMap;
 
 /// What a token is, for colouring.

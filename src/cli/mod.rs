@@ -5,6 +5,7 @@ mod check;
 mod diff;
 mod fmt;
 mod io;
+mod lsp;
 mod ops;
 mod parse;
 mod print;
@@ -51,6 +52,13 @@ pub(crate) enum Command {
     Diff(diff::DiffArgs),
     /// Show an operator's signature at an opset, or list the operators.
     Ops(ops::OpsArgs),
+    /// Run the language server on standard input and output (for editors).
+    ///
+    /// It speaks the Language Server Protocol: diagnostics as you type,
+    /// hover, go to definition, references, rename, completion,
+    /// formatting, outline, folding and semantic tokens for `.onnxtxt`
+    /// documents.
+    Lsp(lsp::LspArgs),
 }
 
 impl Command {
@@ -64,6 +72,7 @@ impl Command {
             Command::Fmt(args) => args.run(format),
             Command::Diff(args) => args.run(format),
             Command::Ops(args) => args.run(),
+            Command::Lsp(args) => args.run(),
         }
     }
 }

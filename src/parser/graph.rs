@@ -7,7 +7,7 @@ use super::annotation::{self, Entry, Value};
 use super::attribute::{attribute_name, fill, type_annotation, Written};
 use super::common::{quotable_id, quotable_non_type_id};
 use super::hints::{quote, with_help};
-use super::landmarks::{landmark, landmark_with, Kind};
+use super::landmarks::{landmark, Kind};
 use super::recovery::{function_item, landmarked_list, ANGLES, PARENS};
 use super::tensor::{build_tensor, data, Data};
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Tokens};
