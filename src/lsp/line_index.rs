@@ -1,33 +1,46 @@
 //! The one place where byte offsets (what the library speaks) and protocol
 //! positions (line and UTF-16 code unit, what LSP speaks) meet.
 //!
-//! Lines end at `\n`; a `\r` before it belongs to no column a position
-//! can name inside the line (a position past the end of a line is its
-//! end, as the protocol asks). Every conversion is total: a position past
-//! the end of the text is its end, an offset inside a character is the
-//! start of that character.
+//! Lines end as the protocol says: at `\n`, `\r\n` or a `\r` alone; no
+//! column names the line break itself (a position past the end of a line
+//! is its end). Every conversion is total: a position past the end of the
+//! text is its end, an offset inside a character or a line break is the
+//! start of it.
 
 use lsp_types::{Position, Range};
 
-/// Where each line of a text starts.
+/// Where each line of a text starts and where its text ends (before its
+/// line break).
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    ends: Vec<usize>,
 }
 
 impl LineIndex {
     /// The index of `text`.
     pub fn new(text: &str) -> Self {
-        let starts = std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|n| n + 1))
-            .collect();
-        LineIndex { starts }
+        let bytes = text.as_bytes();
+        let (mut starts, mut ends) = (vec![0], Vec::new());
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            match bytes[i] {
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => continue,
+                b'\n' if i > 0 && bytes[i - 1] == b'\r' => ends.push(i - 1),
+                _ => ends.push(i),
+            }
+            starts.push(i + 1);
+        }
+        ends.push(text.len());
+        LineIndex { starts, ends }
     }
 
     /// The position of byte `offset` of `text` (the text indexed).
     pub fn position(&self, text: &str, offset: usize) -> Position {
-        let offset = floor_char_boundary(text, offset);
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let line = self
+            .starts
+            .partition_point(|&s| s <= offset.min(text.len()))
+            - 1;
+        let offset = floor_char_boundary(text, offset.min(self.ends[line]));
         let column = utf16_len(&text[self.starts[line]..offset]);
         Position::new(to_u32(line), to_u32(column))
     }
@@ -42,26 +55,21 @@ impl LineIndex {
 
     /// The byte offset of `position` in `text` (the text indexed).
     pub fn offset(&self, text: &str, position: Position) -> usize {
-        let Some(&start) = self.starts.get(position.line as usize) else {
+        let line = position.line as usize;
+        let Some(&start) = self.starts.get(line) else {
             return text.len();
         };
-        let end = self
-            .starts
-            .get(position.line as usize + 1)
-            .map_or(text.len(), |&next| next - 1);
-        let line = text[start..end]
-            .strip_suffix('\r')
-            .unwrap_or(&text[start..end]);
+        let end = self.ends[line];
         // A position inside a character (between the two units of a
         // surrogate pair) is taken as its start.
         let mut units = 0;
-        for (i, c) in line.char_indices() {
+        for (i, c) in text[start..end].char_indices() {
             units += c.len_utf16();
             if units > position.character as usize {
                 return start + i;
             }
         }
-        start + line.len()
+        end
     }
 
     /// The byte span of `range` in `text`, start and end in order.
@@ -114,5 +122,19 @@ mod tests {
         assert_eq!(index.offset(text, Position::new(5, 0)), text.len());
         assert_eq!(index.position(text, text.len()), Position::new(1, 1));
         assert_eq!(index.position(text, 99), Position::new(1, 1));
+        // Inside `\r\n`: the end of the line.
+        assert_eq!(index.position(text, after + 2), Position::new(0, 9));
+    }
+
+    #[test]
+    fn a_carriage_return_alone_ends_a_line() {
+        let text = "a\rb\r\nc\r";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 2), Position::new(1, 0));
+        assert_eq!(index.position(text, 5), Position::new(2, 0));
+        assert_eq!(index.position(text, text.len()), Position::new(3, 0));
+        assert_eq!(index.offset(text, Position::new(1, 5)), 3);
+        assert_eq!(index.offset(text, Position::new(3, 0)), text.len());
+        assert_eq!(index.line(4), 1);
     }
 }

@@ -9,6 +9,7 @@
 //! | `line_index.rs` | byte offsets to protocol positions (UTF-16) and back: the one place they meet |
 //! | `convert.rs` | the analysis' answers as protocol types |
 //! | `capabilities.rs` | what the server offers |
+//! | `fuzz.rs` | the invariant the `lsp_edits` fuzz target checks |
 //!
 //! [`run`] is the main loop: it takes every message waiting, handles each
 //! in turn (a request is answered on the text as it is after the changes
@@ -21,6 +22,7 @@
 mod capabilities;
 mod convert;
 mod documents;
+pub mod fuzz;
 mod handlers;
 mod line_index;
 mod server;

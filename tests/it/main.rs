@@ -27,6 +27,12 @@ mod fuzz_regressions;
 #[cfg(feature = "cli")]
 mod git_textconv;
 #[cfg(feature = "cli")]
+mod lsp;
+#[cfg(feature = "lsp")]
+mod lsp_edits;
+#[cfg(feature = "cli")]
+mod lsp_neovim;
+#[cfg(feature = "cli")]
 mod ops_cli;
 mod ops_reference;
 mod printer;
