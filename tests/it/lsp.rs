@@ -454,3 +454,33 @@ fn outline_folding_and_semantic_tokens() {
     assert!(response["error"].is_object(), "{response}");
     shut_down(client);
 }
+
+#[test]
+fn model_views_of_the_vscode_extension_are_documents_too() {
+    // The VS Code extension shows a binary model as text under its own
+    // scheme, with the model's URI in the query.
+    let mut client = Client::start();
+    client.ask(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let uri = "onnxtxt-model:/models/m.onnx.onnxtxt?file%3A%2F%2F%2Fmodels%2Fm.onnx";
+    let text = "<ir_version: 10, opset_import: [\"\": 21]>\ng (float x) => (float y) {\n  y = Relu (z)\n}\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "onnxtxt", "version": 1, "text": text}}),
+    );
+    let (diagnostics, _) = client.diagnostics(uri, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["range"], range((2, 12), (2, 13)));
+    let hover = client.ask(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position(2, 7)}),
+    );
+    assert!(hover["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("Relu (ai.onnx)"));
+    shut_down(client);
+}
