@@ -359,24 +359,33 @@ impl Builder<'_> {
         }
         let symbol = match self.index.scopes[body].get(name) {
             Some(&symbol) => symbol,
-            None => {
-                let symbol = self.new_symbol(Symbol {
-                    name: name.to_owned(),
-                    kind: SymbolKind::Value(origin),
-                    body,
-                    definition: span.clone(),
-                    ty: None,
-                    declaration: None,
-                    domain: String::new(),
-                    overload: String::new(),
-                });
-                self.index.scopes[body].insert(name.to_owned(), symbol);
-                symbol
-            }
+            None => self.new_value(body, name, origin, span.clone()),
         };
         self.declare_type(symbol, ty);
         self.entry(span, EntryKind::Symbol(symbol, Role::Definition));
         Some(symbol)
+    }
+
+    /// A new value `name` of `body`, defined at `definition`.
+    fn new_value(
+        &mut self,
+        body: usize,
+        name: &str,
+        origin: ValueOrigin,
+        definition: Option<Range<usize>>,
+    ) -> usize {
+        let symbol = self.new_symbol(Symbol {
+            name: name.to_owned(),
+            kind: SymbolKind::Value(origin),
+            body,
+            definition,
+            ty: None,
+            declaration: None,
+            domain: String::new(),
+            overload: String::new(),
+        });
+        self.index.scopes[body].insert(name.to_owned(), symbol);
+        symbol
     }
 
     fn declare_type(&mut self, symbol: usize, ty: Option<&TypeProto>) {
@@ -401,20 +410,7 @@ impl Builder<'_> {
         }
         let symbol = match self.index.resolve(body, name) {
             Some(symbol) => symbol,
-            None => {
-                let symbol = self.new_symbol(Symbol {
-                    name: name.to_owned(),
-                    kind: SymbolKind::Value(ValueOrigin::Undefined),
-                    body,
-                    definition: None,
-                    ty: None,
-                    declaration: None,
-                    domain: String::new(),
-                    overload: String::new(),
-                });
-                self.index.scopes[body].insert(name.to_owned(), symbol);
-                symbol
-            }
+            None => self.new_value(body, name, ValueOrigin::Undefined, None),
         };
         self.declare_type(symbol, ty);
         self.entry(span, EntryKind::Symbol(symbol, role));

@@ -381,7 +381,22 @@ impl Walk<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse_model_with_source_map;
+    use crate::{parse_model_with_source_map, SourceMap};
+
+    /// The source map of `text`, and a function giving the text at a path.
+    fn spans_of<'t>(text: &'t str) -> (SourceMap, impl Fn(&str) -> &'t str + 't) {
+        let (_, map) = parse_model_with_source_map(text).unwrap();
+        let at = {
+            let map = map.clone();
+            move |path: &str| -> &'t str {
+                let span = map
+                    .span(path)
+                    .unwrap_or_else(|| panic!("no span for {path}"));
+                &text[span]
+            }
+        };
+        (map, at)
+    }
 
     #[test]
     fn paths_lead_to_their_text() {
@@ -394,12 +409,7 @@ main (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float[1] b = {3}, float[
 f <alpha: float = 1.0, beta> (a) => (b) {
   b = Mul (a, a)
 }"#;
-        let (_, map) = parse_model_with_source_map(text).unwrap();
-        let at = |path: &str| {
-            &text[map
-                .span(path)
-                .unwrap_or_else(|| panic!("no span for {path}"))]
-        };
+        let (map, at) = spans_of(text);
         assert_eq!(at("graph.node[0]"), "t = Add (x, w)");
         assert_eq!(at("graph.node[0].output[0]"), "t");
         assert_eq!(at("graph.node[0].input[1]"), "w");
@@ -447,12 +457,7 @@ f <k> (float a) => (b) <float t> {
   t = Constant <value_int: int = @k> ()
   b = Add (a, t)
 }"#;
-        let (_, map) = parse_model_with_source_map(text).unwrap();
-        let at = |path: &str| {
-            &text[map
-                .span(path)
-                .unwrap_or_else(|| panic!("no span for {path}"))]
-        };
+        let (_, at) = spans_of(text);
         assert_eq!(at("functions[0].node[0].attribute[0].ref_attr_name"), "k");
         assert_eq!(
             at("functions[0].node[0].attribute[\"value_int\"].name"),

@@ -145,6 +145,12 @@ main (float[N] \"𝔵\") => (float[N] y) {
 }
 ";
 
+/// The labels of completion items.
+fn labels(items: &Value) -> Vec<&str> {
+    let items = items.as_array().unwrap().iter();
+    items.map(|i| i["label"].as_str().unwrap()).collect()
+}
+
 fn position(line: u32, character: u32) -> Value {
     json!({"line": line, "character": character})
 }
@@ -367,27 +373,16 @@ fn rename_completion_and_formatting() {
     assert_eq!(items, json!([]), "no other attribute than alpha");
     // Values in scope in Add's inputs: the input and the values before it.
     let items = client.ask("textDocument/completion", at(5, 11));
-    let labels: Vec<&str> = items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap())
-        .collect();
-    assert_eq!(labels, ["𝔵", "é", "t"]);
+    assert_eq!(labels(&items), ["𝔵", "é", "t"]);
     let quoted = &items[1]["textEdit"];
     assert_eq!(quoted["newText"], "\"é\"");
     assert_eq!(quoted["range"], range((5, 11), (5, 12)));
     // Operators after `=`.
     let items = client.ask("textDocument/completion", at(5, 6));
-    let labels: Vec<&str> = items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap())
-        .collect();
+    let names = labels(&items);
     assert!(
-        labels.contains(&"Gelu") && labels.contains(&"Add"),
-        "{labels:?}"
+        names.contains(&"Gelu") && names.contains(&"Add"),
+        "{names:?}"
     );
 
     // Formatting: edits that give onnxtxt's canonical text.
