@@ -131,7 +131,11 @@ pub fn folding_range(document: &Document, fold: Fold) -> Option<FoldingRange> {
     let lines = document.lines();
     let text = document.text();
     let start = lines.line(fold.span.start);
-    let last = fold.span.end.saturating_sub(1).max(fold.span.start);
+    // Where its last character starts.
+    let last = text[fold.span.clone()]
+        .char_indices()
+        .next_back()
+        .map_or(fold.span.start, |(i, _)| fold.span.start + i);
     let mut end = lines.line(last);
     let line_start = text[..last].rfind('\n').map_or(0, |n| n + 1);
     if fold.kind == FoldKind::Region && text[line_start..last].trim().is_empty() {
