@@ -117,6 +117,7 @@ impl Index {
             index: Index::default(),
             map,
             lexemes,
+            functions: HashMap::new(),
         };
         builder.functions(&model.functions);
         if let Some(graph) = &model.graph {
@@ -273,6 +274,9 @@ struct Builder<'a> {
     index: Index,
     map: &'a SourceMap,
     lexemes: &'a Lexemes,
+    /// The model-local functions' symbols, by domain, name and overload
+    /// (the first, when two are the same).
+    functions: HashMap<(String, String, String), usize>,
 }
 
 /// What holds a subgraph: the body and node, and the attributes of the
@@ -330,18 +334,21 @@ impl Builder<'_> {
                 overload: function.overload.clone().unwrap_or_default(),
             });
             self.entry(definition, EntryKind::Symbol(symbol, Role::Definition));
+            let key = |field: &Option<String>| field.clone().unwrap_or_default();
+            let called = (
+                key(&function.domain),
+                key(&function.name),
+                key(&function.overload),
+            );
+            self.functions.entry(called).or_insert(symbol);
         }
     }
 
     /// The function symbol a node calls, if it calls a model-local one.
     fn called_function(&self, node: &NodeProto) -> Option<usize> {
-        let domain = node.domain.as_deref().unwrap_or("");
-        self.index.symbols.iter().position(|s| {
-            s.kind == SymbolKind::Function
-                && s.name == node.op_type.as_deref().unwrap_or("")
-                && s.domain == domain
-                && s.overload == node.overload.as_deref().unwrap_or("")
-        })
+        let key = |field: &Option<String>| field.clone().unwrap_or_default();
+        let called = (key(&node.domain), key(&node.op_type), key(&node.overload));
+        self.functions.get(&called).copied()
     }
 
     /// Defines value `name` in `body` at `span`, or, when the body has it
