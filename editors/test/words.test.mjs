@@ -5,24 +5,36 @@ import { test } from 'node:test';
 import { ATTRIBUTE_TYPES, ELEMENT_TYPES, TYPE_KEYWORDS, VALUE_KEYWORDS } from '../grammar/words.mjs';
 import { repositoryFile } from './support/inputs.mjs';
 
-const NAMES = repositoryFile('src/names.rs');
+const WORDS_FILE = 'src/vocabulary/words.rs';
+const WORDS = repositoryFile(WORDS_FILE);
 
-/** The quoted words of the Rust constant `name` in src/names.rs. */
-function rustTable(name) {
-  const body = NAMES.match(new RegExp(`pub const ${name}: [^=]+= &\\[([\\s\\S]*?)\\];`));
-  assert.ok(body, `no ${name} in src/names.rs`);
-  return [...body[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+/** The string constant `name` of the Rust source. */
+function rustString(name) {
+  const value = WORDS.match(new RegExp(`const ${name}: &str = "([^"]+)";`));
+  assert.ok(value, `no string constant ${name} in ${WORDS_FILE}`);
+  return value[1];
 }
 
-test('element types are those of src/names.rs', () => {
+/**
+ * The words of the Rust table `name`, in order: each entry's quoted word, or the
+ * value of the string constant it names (`SEQ` for "seq").
+ */
+function rustTable(name) {
+  const body = WORDS.match(new RegExp(`const ${name}: [^=]+= &\\[([\\s\\S]*?)\\];`));
+  assert.ok(body, `no ${name} in ${WORDS_FILE}`);
+  return [...body[1].matchAll(/"([^"]+)"|\b([A-Z][A-Z_]*)\b(?!::)/g)]
+    .map((m) => m[1] ?? rustString(m[2]));
+}
+
+test('element types are those of src/vocabulary/words.rs', () => {
   assert.deepEqual(ELEMENT_TYPES, rustTable('ELEMENT_TYPES'));
 });
 
-test('attribute types are those of src/names.rs', () => {
+test('attribute types are those of src/vocabulary/words.rs', () => {
   assert.deepEqual(ATTRIBUTE_TYPES, rustTable('ATTRIBUTE_TYPES'));
 });
 
-test('type keywords are those of src/names.rs', () => {
+test('type keywords are those of src/vocabulary/words.rs', () => {
   assert.deepEqual(TYPE_KEYWORDS, rustTable('TYPE_KEYWORDS'));
 });
 
