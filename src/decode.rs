@@ -20,10 +20,13 @@ use prost_types::field_descriptor_proto::{Label as FieldLabel, Type};
 use prost_types::{DescriptorProto, FileDescriptorSet};
 
 use crate::error::{Diagnostic, Error};
-use crate::proto::ModelProto;
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
+    TensorProto, TypeProto, ValueInfoProto,
+};
 
-/// How deeply messages may nest, counting the model itself as depth 0 and
-/// its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
+/// How deeply messages may nest, counting the decoded message (the model)
+/// as depth 0 and its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
 /// library's default is the same), beyond which it refuses to decode.
 pub const MAX_MESSAGE_DEPTH: usize = 100;
 
@@ -74,21 +77,76 @@ static SCHEMA_FDS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/onnx.fds"))
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
 pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, Error> {
+    decode(bytes)
+}
+
+/// Decodes any IR kind the printer prints from its protobuf wire format, as
+/// [`decode_model`] decodes a model: unknown fields refused, every problem
+/// located by byte range and IR path (relative to the decoded message).
+///
+/// ```
+/// use onnxtxt::prost::Message;
+/// use onnxtxt::proto::{GraphProto, NodeProto};
+///
+/// let node = onnxtxt::parse_node("y = Relu (x)")?;
+/// assert_eq!(onnxtxt::decode::<NodeProto>(&node.encode_to_vec())?, node);
+///
+/// // Field 99 of a graph: prost would drop it, and printing would lose it.
+/// let error = onnxtxt::decode::<GraphProto>(&[0x98, 0x06, 0x01]).unwrap_err();
+/// assert_eq!(error.primary().code, "onnxtxt::decode::unknown_field");
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, Error> {
     let schema = schema();
-    let walker = Walker { bytes, schema };
-    if let Err(failure) = walker.message(schema.model, 0, bytes.len(), 0) {
+    let top = schema
+        .index(T::MESSAGE)
+        .expect("every Decode kind is a message of the schema");
+    let walker = Walker { bytes, schema, top };
+    if let Err(failure) = walker.message(top, 0, bytes.len(), 0) {
         return Err(Error::from_diagnostics(vec![failure.into_diagnostic()]));
     }
     // The walk checks everything prost checks, so this is not expected to
     // fail; if it does, still report it rather than panic.
-    ModelProto::decode(bytes).map_err(|e| {
+    T::decode(bytes).map_err(|e| {
         Error::from_diagnostics(vec![Diagnostic::new(
             "onnxtxt::decode::invalid",
-            format!("not a valid binary ONNX model: {e}"),
+            format!("not a valid binary ONNX {}: {e}", T::MESSAGE),
             0..bytes.len(),
         )])
     })
 }
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An IR kind [`decode`] reads: every kind the printer prints.
+pub trait Decode: sealed::Sealed + prost::Message + Default {
+    /// Its message's name in the ONNX schema.
+    #[doc(hidden)]
+    const MESSAGE: &'static str;
+}
+
+macro_rules! decodable {
+    ($($ty:ident),* $(,)?) => {$(
+        impl sealed::Sealed for $ty {}
+        impl Decode for $ty {
+            const MESSAGE: &'static str = stringify!($ty);
+        }
+    )*};
+}
+
+decodable!(
+    ModelProto,
+    GraphProto,
+    FunctionProto,
+    NodeProto,
+    TypeProto,
+    TensorProto,
+    SparseTensorProto,
+    AttributeProto,
+    ValueInfoProto,
+);
 
 // ---------------------------------------------------------------------------
 // The schema, from the embedded FileDescriptorSet.
@@ -96,8 +154,14 @@ pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, Error> {
 /// The messages of the ONNX schema, reduced to what the walk needs.
 struct Schema {
     messages: Vec<MessageInfo>,
-    /// The index of `ModelProto` in `messages`.
-    model: usize,
+}
+
+impl Schema {
+    /// The index in `messages` of the message named `name` (relative to
+    /// the package, like `ModelProto`).
+    fn index(&self, name: &str) -> Option<usize> {
+        self.messages.iter().position(|m| m.name == name)
+    }
 }
 
 struct MessageInfo {
@@ -286,10 +350,7 @@ impl Schema {
                 }
             })
             .collect();
-        Schema {
-            messages,
-            model: index_of(".onnx.ModelProto").expect("the schema defines onnx.ModelProto"),
-        }
+        Schema { messages }
     }
 }
 
@@ -354,11 +415,14 @@ const TRUNCATED_HELP: &str =
 struct Walker<'a> {
     bytes: &'a [u8],
     schema: &'static Schema,
+    /// The index of the message being decoded, the one whose end is the
+    /// end of the input.
+    top: usize,
 }
 
 impl Walker<'_> {
     /// A "runs past the end" failure for `what` starting at `at`, in a
-    /// message (`message`) ending at `end`. Only the model itself ends at
+    /// message (`message`) ending at `end`. Only the top message ends at
     /// the end of the input: lengths are checked before what they enclose,
     /// so input cut short shows at the top level first.
     fn overrun(
@@ -369,7 +433,7 @@ impl Walker<'_> {
         end: usize,
         message: &MessageInfo,
     ) -> Box<Failure> {
-        if std::ptr::eq(message, &self.schema.messages[self.schema.model]) {
+        if std::ptr::eq(message, &self.schema.messages[self.top]) {
             let message = format!(
                 "{what} runs past the end of the input ({} left)",
                 bytes(left)
@@ -419,7 +483,7 @@ impl Walker<'_> {
     }
 
     /// Walks the fields of a message of type `index` in `start..end`, at
-    /// nesting `depth` (the model is 0).
+    /// nesting `depth` (the top message is 0).
     fn message(&self, index: usize, start: usize, end: usize, depth: usize) -> Walk<()> {
         let info = &self.schema.messages[index];
         let mut pos = start;
@@ -788,10 +852,7 @@ fn check_32_bits(value: u64, field: &FieldInfo, span: Range<usize>) -> Walk<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::{
-        tensor_shape_proto, type_proto, AttributeProto, GraphProto, NodeProto, TensorProto,
-        TypeProto, ValueInfoProto,
-    };
+    use crate::proto::{tensor_shape_proto, type_proto};
 
     fn mlp() -> Vec<u8> {
         crate::parse_model(include_str!("../examples/mlp.onnxtxt"))
@@ -871,7 +932,7 @@ mod tests {
     #[test]
     fn schema_comes_from_the_descriptors() {
         let schema = schema();
-        let model = &schema.messages[schema.model];
+        let model = &schema.messages[schema.index("ModelProto").unwrap()];
         assert_eq!(model.name, "ModelProto");
         let graph = model.field(7).unwrap();
         assert_eq!(
@@ -1240,5 +1301,53 @@ mod tests {
         };
         let bytes = model.encode_to_vec();
         assert_eq!(decode_model(&bytes).unwrap().encode_to_vec(), bytes);
+    }
+
+    /// `decode::<T>` of `item`'s encoding gives `item` back, and the same
+    /// bytes with an unknown field added are refused at the top level.
+    fn every_kind_round_trips<T: Decode + std::fmt::Debug + PartialEq>(item: T) {
+        let bytes = item.encode_to_vec();
+        assert_eq!(decode::<T>(&bytes).unwrap(), item);
+        let mut extra = bytes.clone();
+        extra.extend(varint_field(999, 1));
+        let error = decode::<T>(&extra).unwrap_err();
+        let d = error.primary();
+        assert_eq!(d.code, "onnxtxt::decode::unknown_field", "{d:?}");
+        assert_eq!(d.path, None);
+        assert_eq!(d.span.start, bytes.len());
+    }
+
+    #[test]
+    fn every_printed_kind_decodes_with_the_same_checks() {
+        let model = decode_model(&mlp()).unwrap();
+        let graph = model.graph.clone().unwrap();
+        every_kind_round_trips(graph.node[0].clone());
+        every_kind_round_trips(graph.input[0].clone());
+        every_kind_round_trips(graph.input[0].r#type.clone().unwrap());
+        every_kind_round_trips(graph.initializer[0].clone());
+        every_kind_round_trips(graph);
+        every_kind_round_trips(model);
+        every_kind_round_trips(crate::parse_attribute("axes: ints = [0, 1]").unwrap());
+        every_kind_round_trips(
+            crate::parse_function(
+                "<domain: \"d\", opset_import: [\"\": 21]> f (x) => (y) { y = Relu(x) }",
+            )
+            .unwrap(),
+        );
+        every_kind_round_trips(SparseTensorProto {
+            dims: vec![4],
+            ..Default::default()
+        });
+    }
+
+    #[test]
+    fn a_message_cut_short_is_truncated_input_whatever_its_kind() {
+        let node = crate::parse_node("y = Relu (x)").unwrap().encode_to_vec();
+        let error = decode::<NodeProto>(&node[..node.len() - 1]).unwrap_err();
+        assert_eq!(error.primary().code, "onnxtxt::decode::truncated");
+        assert!(
+            decode::<GraphProto>(&node).is_err(),
+            "a node is not a graph"
+        );
     }
 }

@@ -30,8 +30,9 @@
 //!   [`Parser`] holds the options.
 //! * IR to text: [`to_text`], or a [`Printer`] for the options (compat
 //!   mode, line width, elision) and for writing to any `io::Write`.
-//! * Binary models: [`decode_model`] decodes with located errors; encode
-//!   with [`prost::Message`] (re-exported, so no `prost` of your own is
+//! * Binary models: [`decode_model`] decodes with located errors
+//!   ([`decode`] any other IR kind the printer prints); encode with
+//!   [`prost::Message`] (re-exported, so no `prost` of your own is
 //!   needed). [`looks_like_text`] tells the two forms apart.
 //! * Errors: every fallible function returns an [`Error`], one or more
 //!   [`Diagnostic`]s with byte spans, codes and help; it implements
@@ -97,7 +98,7 @@ mod tensor_data;
 mod vocabulary;
 
 pub use check::{check_model, Finding, Severity};
-pub use decode::{decode_model, MAX_MESSAGE_DEPTH};
+pub use decode::{decode, decode_model, Decode, MAX_MESSAGE_DEPTH};
 pub use error::{line_column, Diagnostic, Error, Label, Span};
 pub use format::format;
 pub use lexer::looks_like_text;
