@@ -3,7 +3,8 @@
 //! A [`Diagnostic`] is plain data (code, message, byte spans, help) that any
 //! renderer can draw; [`Error`] carries the diagnostics of one failed call and
 //! implements [`miette::Diagnostic`] so library users get rich reports for
-//! free. The CLI renders the same data with `ariadne`.
+//! free. `report` (feature `report`) draws the same data over the source
+//! lines, as the CLI and the Python module show it.
 
 use std::fmt;
 use std::ops::Range;

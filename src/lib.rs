@@ -49,17 +49,20 @@
 //!   outputs, attributes, type constraints, function bodies) by opset.
 //! * `diff` (feature `diff`): model diffs with named hunks and tensor
 //!   summaries.
+//! * `report` (feature `report`): diagnostics drawn over their source
+//!   lines, as the `onnxtxt` command draws them, into a string.
 //! * `smith` and `roundtrip` (feature `smith`): random well-formed models,
 //!   and the round-trip invariants the tests and fuzzers check.
 //!
 //! # Features
 //!
-//! * `cli` (default): the `onnxtxt` command; turns on `diff`, `lsp` and
-//!   `smith`.
+//! * `cli` (default): the `onnxtxt` command; turns on `diff`, `lsp`,
+//!   `report` and `smith`.
 //!   A library user can leave it out with `default-features = false`.
 //! * `diff`: the `diff` module (adds `similar`).
 //! * `lsp`: the `lsp` module, the language server (adds `lsp-server`,
 //!   `lsp-types`, `serde` and `serde_json`).
+//! * `report`: the `report` module (adds `ariadne`).
 //! * `smith`: the `smith` and `roundtrip` modules (adds `arbitrary`).
 //!
 //! # Threads
@@ -90,6 +93,8 @@ mod parallel;
 mod parser;
 mod printer;
 pub mod proto;
+#[cfg(feature = "report")]
+pub mod report;
 #[cfg(feature = "smith")]
 pub mod roundtrip;
 #[cfg(feature = "smith")]

@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use onnxtxt::check::Finding;
+use onnxtxt::Severity;
 
 use super::io::{load_model, read_input, Failure};
-use super::report::{show, show_message, ErrorFormat, Level, Shown};
+use super::report::{show, show_message, ErrorFormat, Shown};
 
 /// What `onnxtxt check --help` says: every check, by the last part of its
 /// code (`onnxtxt::check::CODE`), so that the list and the checks can be
@@ -83,7 +84,7 @@ impl CheckArgs {
             Err(Failure::Corrupt(summary))
         } else {
             if warnings > 0 {
-                show_message(format, Level::Warning, &summary);
+                show_message(format, Severity::Warning, &summary);
             }
             Ok(())
         }
@@ -91,15 +92,10 @@ impl CheckArgs {
 }
 
 fn shown<'a>(file: &'a str, text: Option<&'a str>, finding: &'a Finding) -> Shown<'a> {
-    let level = if finding.is_error() {
-        Level::Error
-    } else {
-        Level::Warning
-    };
     Shown {
         file,
         text,
-        level,
+        level: finding.severity,
         diagnostic: &finding.diagnostic,
         label: &finding.summary,
     }

@@ -16,9 +16,10 @@ mod smith;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use onnxtxt::Severity;
 
 pub(crate) use io::Failure;
-use report::{show, show_message, ErrorFormat, Level, Shown};
+use report::{show, show_message, ErrorFormat, Shown};
 
 /// Parse and print the ONNX textual syntax.
 #[derive(Debug, Parser)]
@@ -98,7 +99,7 @@ impl Failure {
                     &Shown {
                         file,
                         text,
-                        level: Level::Error,
+                        level: Severity::Error,
                         diagnostic,
                         label,
                     },
@@ -109,7 +110,7 @@ impl Failure {
             Failure::Invalid { name, text, error } => diagnostics(&name, Some(&text), &error),
             Failure::Binary { name, error } => diagnostics(&name, None, &error),
             Failure::Corrupt(message) | Failure::Io(message) => {
-                show_message(format, Level::Error, &message);
+                show_message(format, Severity::Error, &message);
             }
             Failure::Exit(_) => {}
         }
