@@ -34,6 +34,32 @@ def unframe(data: bytes) -> list[bytes]:
     return out
 
 
+def options(args: list[str], defaults: dict) -> tuple[list[str], dict]:
+    """The positional arguments and the `--name value` options of `args`,
+    each option of the type of its default."""
+    opts, pos = dict(defaults), []
+    args = list(args)
+    while args:
+        a = args.pop(0)
+        if a in opts:
+            opts[a] = type(opts[a])(args.pop(0))
+        else:
+            pos.append(a)
+    return pos, opts
+
+
+def load_case(d: Path, name: str, kind: str) -> tuple[list[str], list[bytes]]:
+    """The texts and binaries of one case of the inputs (a batch of them or
+    one of each)."""
+    if kind == "batch":
+        texts = unframe((d / f"{name}.txt.batch").read_bytes())
+        bins = unframe((d / f"{name}.onnx.batch").read_bytes())
+    else:
+        texts = [(d / f"{name}.txt").read_bytes()]
+        bins = [(d / f"{name}.onnx").read_bytes()]
+    return [t.decode("utf-8") for t in texts], bins
+
+
 def measure(fn, max_reps: int, budget: float):
     wall, cpu = [], []
     start = time.perf_counter()
@@ -52,13 +78,13 @@ def measure(fn, max_reps: int, budget: float):
     return n, wall[0], wall[n // 2], cpu[0], cpu[n // 2]
 
 
-def timed_loop(call, items):
+def timed_loop(call, items, cpu_clock=time.thread_time):
     def run():
         out = []
-        t, c = time.perf_counter(), time.thread_time()
+        t, c = time.perf_counter(), cpu_clock()
         for x in items:
             out.append(call(x))
-        e = time.perf_counter() - t, time.thread_time() - c
+        e = time.perf_counter() - t, cpu_clock() - c
         del out  # freeing the results is not timed
         return e
 
@@ -66,15 +92,7 @@ def timed_loop(call, items):
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    opts = {"--reps": 10, "--secs": 1.0, "--only": ""}
-    pos = []
-    while args:
-        a = args.pop(0)
-        if a in opts:
-            opts[a] = type(opts[a])(args.pop(0))
-        else:
-            pos.append(a)
+    pos, opts = options(sys.argv[1:], {"--reps": 10, "--secs": 1.0, "--only": ""})
     d = Path(pos[0])
     out = open(pos[1], "w") if len(pos) > 1 else sys.stdout
     max_reps, budget = opts["--reps"], opts["--secs"]
@@ -83,13 +101,7 @@ def main() -> None:
         name, _shape, _size, kind = line.split("\t")[:4]
         if opts["--only"] and name != opts["--only"]:
             continue
-        if kind == "batch":
-            texts_b = unframe((d / f"{name}.txt.batch").read_bytes())
-            bins = unframe((d / f"{name}.onnx.batch").read_bytes())
-        else:
-            texts_b = [(d / f"{name}.txt").read_bytes()]
-            bins = [(d / f"{name}.onnx").read_bytes()]
-        texts = [t.decode("utf-8") for t in texts_b]
+        texts, bins = load_case(d, name, kind)
         models = [onnx.ModelProto.FromString(b) for b in bins]
         nbin = sum(map(len, bins))
         rows = []

@@ -1,0 +1,269 @@
+//! `onnxtxt._onnxtxt`, the extension module of the Python package
+//! (`onnxtxt/__init__.py` wraps it): the library's entry points over
+//! serialized protos. Nothing is parsed, printed or checked here; each
+//! function hands its input to `onnxtxt` with the GIL released, and turns
+//! an `onnxtxt::Error` into a `ParseError` that carries every diagnostic.
+
+use onnxtxt::check::{check_model, check_text, Finding};
+use onnxtxt::prost::Message;
+use onnxtxt::proto::{
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
+    ValueInfoProto,
+};
+use onnxtxt::report::Renderer;
+use onnxtxt::{decode, decode_model, line_column, Decode, Error, Parse, Parser, Print, Printer};
+use onnxtxt::{Severity, Span};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::types::PyBytes;
+
+/// Every Rust allocation of the module (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+create_exception!(
+    onnxtxt,
+    ParseError,
+    PyValueError,
+    "The input is not valid: `diagnostics` holds every problem found \
+     (a list of `Diagnostic`), `str()` draws them over the source lines; \
+     `line`, `column` and `code` are the first one's."
+);
+
+/// What a text is called in a drawn diagnostic, as Python names source
+/// given as a string.
+const TEXT_NAME: &str = "<string>";
+/// What a binary model is called in a drawn diagnostic.
+const BINARY_NAME: &str = "<bytes>";
+
+/// One problem found in the input: a syntax error, a decoding error or a
+/// `check` finding.
+#[pyclass(module = "onnxtxt", frozen, get_all)]
+struct Diagnostic {
+    /// `"error"` or `"warning"`.
+    level: &'static str,
+    /// A stable identifier, like `onnxtxt::parse::syntax`.
+    code: &'static str,
+    /// What is wrong.
+    message: String,
+    /// Where it starts in the text, counted from 1 (the column in
+    /// characters); `None` for a binary model.
+    line: Option<usize>,
+    column: Option<usize>,
+    /// Where it ends in the text; `None` for a binary model.
+    end_line: Option<usize>,
+    end_column: Option<usize>,
+    /// The byte range of the text or binary model it is about.
+    start: usize,
+    end: usize,
+    /// Where it is in the IR (`graph.node[3].input[0]`), when known.
+    path: Option<String>,
+    /// How to fix it, when that is clear.
+    help: Option<String>,
+    /// Other places worth knowing about, as `LINE:COLUMN: what` (`byte N:
+    /// what` for a binary model).
+    notes: Vec<String>,
+}
+
+#[pymethods]
+impl Diagnostic {
+    fn __repr__(&self) -> String {
+        let at = match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{line}:{column}"),
+            _ => format!("byte {}", self.start),
+        };
+        format!(
+            "<Diagnostic {} {} at {at}: {:?}>",
+            self.level, self.code, self.message
+        )
+    }
+}
+
+impl Diagnostic {
+    /// `diagnostic` at `level`, located in `text` (`None`: a binary model).
+    fn new(level: Severity, diagnostic: &onnxtxt::Diagnostic, text: Option<&str>) -> Self {
+        let position = |at: usize| text.map(|text| line_column(text, at));
+        let start = position(diagnostic.span.start);
+        let end = position(diagnostic.span.end);
+        let place = |span: &Span| match position(span.start) {
+            Some((line, column)) => format!("{line}:{column}"),
+            None => format!("byte {}", span.start),
+        };
+        Diagnostic {
+            level: onnxtxt::report::severity_name(level),
+            code: diagnostic.code,
+            message: diagnostic.message.clone(),
+            line: start.map(|(line, _)| line),
+            column: start.map(|(_, column)| column),
+            end_line: end.map(|(line, _)| line),
+            end_column: end.map(|(_, column)| column),
+            start: diagnostic.span.start,
+            end: diagnostic.span.end,
+            path: diagnostic.path.clone(),
+            help: diagnostic.help.clone(),
+            notes: (diagnostic.labels.iter())
+                .map(|label| format!("{}: {}", place(&label.span), label.message))
+                .collect(),
+        }
+    }
+
+    fn finding(finding: &Finding, text: Option<&str>) -> Self {
+        Diagnostic::new(finding.severity, &finding.diagnostic, text)
+    }
+}
+
+/// `error` as a `ParseError`: its message every diagnostic drawn as the
+/// command draws them (no colour), over the lines of `text` if given.
+fn parse_error(py: Python<'_>, error: &Error, text: Option<&str>) -> PyErr {
+    let renderer = match text {
+        Some(text) => Renderer::text(TEXT_NAME, text),
+        None => Renderer::binary(BINARY_NAME),
+    };
+    let drawn = renderer.error(error);
+    let exception = ParseError::new_err(drawn.trim_end().to_owned());
+    let diagnostics: Vec<Diagnostic> = (error.diagnostics().iter())
+        .map(|d| Diagnostic::new(Severity::Error, d, text))
+        .collect();
+    let primary = &diagnostics[0];
+    let (line, column, code) = (primary.line, primary.column, primary.code);
+    let value = exception.value(py);
+    let attributes = value
+        .setattr("line", line)
+        .and_then(|()| value.setattr("column", column))
+        .and_then(|()| value.setattr("code", code))
+        .and_then(|()| value.setattr("diagnostics", diagnostics));
+    match attributes {
+        Ok(()) => exception,
+        Err(failure) => failure,
+    }
+}
+
+/// What the module does with one IR kind, from and to serialized protos.
+struct Kind {
+    /// The message's name in the ONNX schema, as `DESCRIPTOR.name` gives it.
+    name: &'static str,
+    parse: fn(&Parser, &str) -> Result<Vec<u8>, Error>,
+    print: fn(&Printer, &[u8]) -> Result<String, Error>,
+}
+
+/// The kinds the library both parses and prints.
+const KINDS: [Kind; 8] = [
+    kind::<ModelProto>("ModelProto"),
+    kind::<GraphProto>("GraphProto"),
+    kind::<FunctionProto>("FunctionProto"),
+    kind::<NodeProto>("NodeProto"),
+    kind::<TypeProto>("TypeProto"),
+    kind::<TensorProto>("TensorProto"),
+    kind::<AttributeProto>("AttributeProto"),
+    kind::<ValueInfoProto>("ValueInfoProto"),
+];
+
+const fn kind<T: Parse + Decode + Print>(name: &'static str) -> Kind {
+    Kind {
+        name,
+        parse: |parser, text| Ok(parser.parse::<T>(text)?.encode_to_vec()),
+        print: |printer, bytes| Ok(printer.print(&decode::<T>(bytes)?).text),
+    }
+}
+
+fn find_kind(name: &str) -> PyResult<&'static Kind> {
+    KINDS.iter().find(|kind| kind.name == name).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "onnxtxt reads and writes {}, not {name}",
+            KINDS.map(|kind| kind.name).join(", ")
+        ))
+    })
+}
+
+/// Parses `text` as a `kind` (`"ModelProto"`, ...) and returns it
+/// serialized.
+#[pyfunction]
+fn parse<'py>(py: Python<'py>, kind: &str, text: PyBackedStr) -> PyResult<Bound<'py, PyBytes>> {
+    let kind = find_kind(kind)?;
+    let text: &str = &text;
+    let parsed = py.detach(|| (kind.parse)(&Parser::new(), text));
+    match parsed {
+        Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+        Err(error) => Err(parse_error(py, &error, Some(text))),
+    }
+}
+
+/// Parses `text` as a list of nodes and returns each serialized.
+#[pyfunction]
+fn parse_nodes<'py>(py: Python<'py>, text: PyBackedStr) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let text: &str = &text;
+    let parsed = py.detach(|| Parser::new().parse::<Vec<NodeProto>>(text));
+    match parsed {
+        Ok(nodes) => Ok(nodes
+            .iter()
+            .map(|node| PyBytes::new(py, &node.encode_to_vec()))
+            .collect()),
+        Err(error) => Err(parse_error(py, &error, Some(text))),
+    }
+}
+
+/// Prints the serialized `kind` in `data` as text.
+#[pyfunction]
+fn to_text(
+    py: Python<'_>,
+    kind: &str,
+    data: PyBackedBytes,
+    compat: bool,
+    width: usize,
+) -> PyResult<String> {
+    let kind = find_kind(kind)?;
+    let data: &[u8] = &data;
+    let printer = Printer::new().compat(compat).width(width);
+    py.detach(|| (kind.print)(&printer, data))
+        .map_err(|error| parse_error(py, &error, None))
+}
+
+/// Checks the model in `text` and returns its findings.
+#[pyfunction(name = "check_text")]
+fn check_model_text(py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<Diagnostic>> {
+    let text: &str = &text;
+    match py.detach(|| check_text(text)) {
+        Ok((_, findings)) => Ok(findings
+            .iter()
+            .map(|f| Diagnostic::finding(f, Some(text)))
+            .collect()),
+        Err(error) => Err(parse_error(py, &error, Some(text))),
+    }
+}
+
+/// Checks the serialized model in `data` and returns its findings.
+#[pyfunction(name = "check_model")]
+fn check_model_bytes(py: Python<'_>, data: PyBackedBytes) -> PyResult<Vec<Diagnostic>> {
+    let data: &[u8] = &data;
+    match py.detach(|| decode_model(data).map(|model| check_model(&model))) {
+        Ok(findings) => Ok(findings
+            .iter()
+            .map(|f| Diagnostic::finding(f, None))
+            .collect()),
+        Err(error) => Err(parse_error(py, &error, None)),
+    }
+}
+
+/// `text` in the canonical style, its comments kept.
+#[pyfunction]
+fn format(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
+    let text: &str = &text;
+    py.detach(|| onnxtxt::format(text))
+        .map_err(|error| parse_error(py, &error, Some(text)))
+}
+
+#[pymodule]
+fn _onnxtxt(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    module.add("ParseError", py.get_type::<ParseError>())?;
+    module.add_class::<Diagnostic>()?;
+    module.add_function(wrap_pyfunction!(parse, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_nodes, module)?)?;
+    module.add_function(wrap_pyfunction!(to_text, module)?)?;
+    module.add_function(wrap_pyfunction!(check_model_text, module)?)?;
+    module.add_function(wrap_pyfunction!(check_model_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(format, module)?)?;
+    Ok(())
+}

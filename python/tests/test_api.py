@@ -1,0 +1,261 @@
+"""The package's API beyond the corpus: errors and their locations, check,
+format, the bytes variants, onnx's "onnxtxt" format after install(), and
+onnxtxt without onnx."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import onnx
+import onnx.helper
+import onnx.parser
+import onnx.serialization
+import pytest
+
+import onnxtxt
+from corpus import without_defaults
+
+MODEL = """\
+<ir_version: 10, opset_import: ["": 21]>
+g (float[N] x) => (float[N] y) {
+  # a comment
+  t = Relu(x)
+  y = Neg(t)
+}
+"""
+
+
+def test_every_parse_function_returns_the_onnx_proto_of_its_kind():
+    cases = {
+        onnxtxt.parse_model: (MODEL, onnx.ModelProto),
+        onnxtxt.parse_graph: ("g (float x) => (float y) { y = Relu(x) }", onnx.GraphProto),
+        onnxtxt.parse_function: (
+            '<domain: "d", opset_import: ["": 21]> f (x) => (y) { y = Relu(x) }',
+            onnx.FunctionProto,
+        ),
+        onnxtxt.parse_node: ("y = Relu(x)", onnx.NodeProto),
+        onnxtxt.parse_type: ("float[N, 3]", onnx.TypeProto),
+        onnxtxt.parse_tensor: ("int64[2] {1, 2}", onnx.TensorProto),
+        onnxtxt.parse_attribute: ("axes: ints = [0, 1]", onnx.AttributeProto),
+        onnxtxt.parse_value_info: ("float[N] x", onnx.ValueInfoProto),
+    }
+    for parse, (text, message) in cases.items():
+        parsed = parse(text)
+        assert type(parsed) is message, parse.__name__
+        bytes_variant = getattr(onnxtxt, parse.__name__ + "_bytes")
+        assert bytes_variant(text) == parsed.SerializeToString()
+        assert onnxtxt.to_text(parsed), parse.__name__
+
+
+def test_the_reference_functions_read_the_same():
+    texts = {"parse_model": MODEL, "parse_graph": MODEL.split("\n", 1)[1], "parse_node": "y = Relu(x)"}
+    for name, text in texts.items():
+        ours = without_defaults(getattr(onnxtxt, name)(text))
+        assert ours == without_defaults(getattr(onnx.parser, name)(text)), name
+
+
+def test_parse_nodes_gives_a_list():
+    nodes = onnxtxt.parse_nodes("{ t = Relu(x) y = Neg(t) }")
+    assert [node.op_type for node in nodes] == ["Relu", "Neg"]
+    assert onnxtxt.parse_nodes_bytes("{}") == []
+
+
+def test_to_text_takes_serialized_models_and_honours_compat_and_width():
+    model = onnxtxt.parse_model(MODEL)
+    model.graph.doc_string = "kept unless compat"
+    assert onnxtxt.to_text(model.SerializeToString()) == onnxtxt.to_text(model)
+    assert "kept unless compat" in onnxtxt.to_text(model)
+    assert "kept unless compat" not in onnxtxt.to_text(model, compat=True)
+    tensor = onnxtxt.parse_tensor("float[30] {" + ", ".join(str(i) for i in range(30)) + "}")
+    assert onnxtxt.to_text(tensor).count("\n") < onnxtxt.to_text(tensor, width=40).count("\n")
+    with pytest.raises(TypeError):
+        onnxtxt.to_text("not a proto")
+
+
+def test_errors_carry_every_diagnostic_with_its_line():
+    text = "g (float x) => (float y) {\n  t = Relu(x$)\n  y = Relu(t%)\n}"
+    with pytest.raises(onnxtxt.ParseError) as caught:
+        onnxtxt.parse_graph(text)
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert [(d.line, d.column) for d in error.diagnostics] == [(2, 13), (3, 13)]
+    assert (error.line, error.column, error.code) == (2, 13, "onnxtxt::parse::character")
+    first = error.diagnostics[0]
+    assert first.level == "error" and first.message == "unexpected character `$`"
+    assert first.help == 'a name that is not a plain identifier must be quoted: "x$"'
+    drawn = str(error)
+    assert "<string>:2:13" in drawn and "<string>:3:13" in drawn
+    assert " 2 │   t = Relu(x$)" in drawn
+    assert "\x1b" not in drawn
+
+
+def test_an_unclosed_parenthesis_is_shown_where_it_opens_and_where_it_should_close():
+    text = MODEL.replace("y = Neg(t)", "y = Neg(t")
+    with pytest.raises(onnxtxt.ParseError) as caught:
+        onnxtxt.parse_model(text)
+    error = caught.value
+    assert (error.code, error.line, error.column) == ("onnxtxt::parse::unclosed_delimiter", 5, 10)
+    assert error.diagnostics[0].notes == ["6:1: expected `)` before this"]
+    # The reference stops at the second place only.
+    with pytest.raises(onnx.parser.ParseError, match="line: 6 column: 1"):
+        onnx.parser.parse_model(text)
+
+
+def test_a_broken_binary_model_is_located_by_byte():
+    data = onnxtxt.parse_model_bytes(MODEL)
+    with pytest.raises(onnxtxt.ParseError) as caught:
+        onnxtxt.to_text(data[:-3])
+    error = caught.value
+    assert error.code == "onnxtxt::decode::truncated"
+    assert error.line is None and error.diagnostics[0].start > 0
+    assert str(error).startswith("error[onnxtxt::decode::truncated]: <bytes>: byte ")
+
+
+def test_check_reports_findings_with_line_and_ir_path():
+    text = MODEL.replace("Neg(t)", "Neg(z)")
+    error, warning = onnxtxt.check(text)
+    assert (error.level, error.code) == ("error", "onnxtxt::check::undefined_value")
+    assert (error.line, error.column) == (5, 11)
+    assert error.path == "graph.node[1].input[0]"
+    assert (warning.level, warning.code, warning.line) == ("warning", "onnxtxt::check::unused_value", 4)
+    from_proto = onnxtxt.check(onnx.parser.parse_model(text))
+    assert [(f.code, f.path, f.line) for f in from_proto] == [
+        (error.code, error.path, None),
+        (warning.code, warning.path, None),
+    ]
+    assert onnxtxt.check(MODEL) == []
+    with pytest.raises(onnxtxt.ParseError):
+        onnxtxt.check("g (")
+
+
+def test_format_keeps_comments():
+    messy = MODEL.replace("  t = Relu(x)", "t=Relu( x )")
+    formatted = onnxtxt.format(messy)
+    assert "# a comment" in formatted
+    assert "  t = Relu (x)" in formatted
+    assert onnxtxt.format(formatted) == formatted
+
+
+def lossy_model() -> onnx.ModelProto:
+    """A model with what onnx's own textual format loses: a node doc string
+    and a sparse initializer."""
+    model = onnxtxt.parse_model(MODEL)
+    model.graph.node[0].doc_string = "the rectifier"
+    values = onnx.helper.make_tensor("s_values", onnx.TensorProto.FLOAT, [2], [1.5, -2.0])
+    indices = onnx.helper.make_tensor("s_indices", onnx.TensorProto.INT64, [2], [0, 3])
+    model.graph.sparse_initializer.append(onnx.helper.make_sparse_tensor(values, indices, [4]))
+    return model
+
+
+@pytest.fixture
+def onnx_registry():
+    """onnx's serializer of the "onnxtxt" format, put back afterwards."""
+    registry = onnx.serialization.registry
+    own = registry.get("onnxtxt")
+    yield registry
+    registry.register(own)
+
+
+def test_install_makes_onnx_load_and_save_lossless(onnx_registry, tmp_path):
+    model = lossy_model()
+    path = tmp_path / "m.onnxtxt"
+    # onnx's own format loses both...
+    onnx.save(model, path)
+    with pytest.warns(UserWarning):
+        assert onnx.load(path) != model
+    # ...onnxtxt's keeps them.
+    onnxtxt.install()
+    assert onnx_registry.get("onnxtxt").__module__ == "onnxtxt"
+    onnx.save(model, path)
+    assert "the rectifier" in path.read_text()
+    assert onnx.load(path).SerializeToString() == model.SerializeToString()
+    graph = onnx_registry.get("onnxtxt").deserialize_proto(onnxtxt.to_text(model.graph), onnx.GraphProto())
+    assert graph == model.graph
+
+
+def run_python(code: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_without_onnx_the_bytes_variants_work_and_the_others_say_why_not():
+    result = run_python(
+        """
+        import sys
+        sys.modules["onnx"] = None  # as if it were not installed
+        import onnxtxt
+        assert onnxtxt.parse_node_bytes("y = Relu(x)")
+        try:
+            onnxtxt.parse_node("y = Relu(x)")
+        except ImportError as error:
+            print(error)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert "needs the onnx package" in result.stdout
+
+
+MALFORMED_TEXTS = [
+    "",
+    "<",
+    "g (float x) => (float y) { y = Relu(x",
+    "(" * 10_000,
+    "{" * 10_000,
+    "g (float[" + "1," * 20_000 + "] x) => () {}",
+    "<ir_version: 99999999999999999999999999>",
+    "g () => () { y = C <value = float[2] {1e999999, nan}> () }",
+    "g () => () { y = C <t = int4[3] {1, 2}> () }",
+    '"\\u{110000}"',
+    "g (float x) => (float y) { y = Relu(x) } \x00 \udcff",
+]
+
+
+def test_malformed_input_raises_and_never_crashes_the_interpreter():
+    # In a child, so that a crash fails this test instead of ending pytest.
+    result = run_python(
+        """
+        import ast, sys, threading
+        import onnxtxt
+        texts = ast.literal_eval(sys.stdin.read())
+        model = onnxtxt.parse_model_bytes("g (float x) => (float y) { y = Relu(x) }")
+        blobs = [model[:n] for n in range(len(model))] + [b"\\xff" * 9, b"\\x0a\\xff\\xff\\xff\\xff\\x0f"]
+        def run_all():
+            for text in texts:
+                for call in (onnxtxt.parse_model_bytes, onnxtxt.parse_graph_bytes, onnxtxt.format, onnxtxt.check):
+                    try:
+                        call(text)
+                    except (onnxtxt.ParseError, UnicodeEncodeError):
+                        pass
+            for blob in blobs:
+                for call in (onnxtxt.to_text, onnxtxt.check):
+                    try:
+                        call(blob)
+                    except onnxtxt.ParseError:
+                        pass
+
+        run_all()
+        # Again on a thread of Python's, whose stack is its own.
+        failures = []
+        def guarded():
+            try:
+                run_all()
+            except BaseException as failure:
+                failures.append(failure)
+        thread = threading.Thread(target=guarded)
+        thread.start()
+        thread.join()
+        if failures:
+            raise failures[0]
+        print("survived")
+        """,
+        stdin=repr(MALFORMED_TEXTS),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "survived"
