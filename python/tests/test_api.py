@@ -4,9 +4,12 @@ onnxtxt without onnx."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import onnx
 import onnx.helper
@@ -173,6 +176,53 @@ def test_install_makes_onnx_load_and_save_lossless(onnx_registry, tmp_path):
     assert onnx.load(path).SerializeToString() == model.SerializeToString()
     graph = onnx_registry.get("onnxtxt").deserialize_proto(onnxtxt.to_text(model.graph), onnx.GraphProto())
     assert graph == model.graph
+
+
+def released_the_gil(call, seconds: float) -> bool:
+    """Whether this thread gets the GIL while another runs ``call`` over and
+    over for up to ``seconds``. With a switch interval longer than that, the
+    other thread gives the GIL up only inside a call that releases it."""
+    finished = []
+    started, stop = threading.Event(), threading.Event()
+
+    def work():
+        started.set()
+        deadline = time.monotonic() + seconds
+        while not stop.is_set() and time.monotonic() < deadline:
+            call()
+        finished.append(True)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    try:
+        worker = threading.Thread(target=work)
+        worker.start()
+        started.wait()
+        released = not finished
+        stop.set()
+        worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return released
+
+
+def test_the_gil_is_released_while_parsing_printing_and_checking():
+    body = " ".join(f"y{i} = Relu(x{i})" for i in range(2000))
+    graph = f"g (float x0) => (float y0) {{ {body} }}"
+    model = f'<ir_version: 10, opset_import: ["": 21]> {graph}'
+    data = onnxtxt.parse_model_bytes(model)
+    calls = {
+        "parse": lambda: onnxtxt.parse_graph_bytes(graph),
+        "to_text": lambda: onnxtxt.to_text(data),
+        "check": lambda: onnxtxt.check(model),
+        "format": lambda: onnxtxt.format(graph),
+    }
+    for name, call in calls.items():
+        assert released_the_gil(call, seconds=60), name
+    # The probe tells a call that keeps the GIL (a regular expression's
+    # backtracking) from one that does not.
+    backtracking = re.compile(r"(a+)+b")
+    assert not released_the_gil(lambda: backtracking.search("a" * 16), seconds=1)
 
 
 def run_python(code: str, stdin: str = "") -> subprocess.CompletedProcess:
