@@ -22,6 +22,11 @@ Shapes, at 1N, 2N, 4N, 8N and 16N (quick mode: 1N, 2N and 4N, smaller):
                     reference prints and parses back; .onnx.batch and
                     .txt.batch are records framed by a little-endian u32
                     length. Skipped with --no-corpus.
+  real-<model>      the model graphs that ship in the onnx wheel
+                    (onnx/backend/test/data/light/*.onnx: densenet121,
+                    inception, resnet50, ...), their bytes as shipped; listed
+                    in OUT_DIR/real.tsv (same columns), which only the
+                    end-to-end bench (bench/e2e.py) reads.
 
 Inputs are reused when OUT_DIR/stamp matches this file's hash and the mode.
 """
@@ -146,6 +151,20 @@ def corpus(out: Path) -> tuple[int, int]:
     return len(bins), dropped
 
 
+def real_models(out: Path) -> list[tuple]:
+    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    cases = []
+    for path in sorted(light.glob("*.onnx")):
+        name = "real-" + path.stem.removeprefix("light_")
+        model = onnx.load_model(path)
+        text = onnx.printer.to_text(model)
+        onnx.parser.parse_model(text)
+        (out / f"{name}.onnx").write_bytes(path.read_bytes())
+        (out / f"{name}.txt").write_text(text, encoding="utf-8")
+        cases.append((name, "real", 1, "model", 1, f"{path.name} from the onnx wheel, {len(model.graph.node)} nodes"))
+    return cases
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     quick = "--quick" in sys.argv
@@ -179,9 +198,10 @@ def main() -> None:
         (out / "corpus.dropped").write_text(f"{dropped}\n")
         print(f"bench/gen.py: corpus of {kept} models written ({dropped} the reference "
               f"cannot round-trip left out) in {time.time() - t0:.1f}s", file=sys.stderr)
-    with open(out / "cases.tsv", "w") as f:
-        for c in cases:
-            f.write("\t".join(map(str, c)) + "\n")
+    for listing, rows in (("cases.tsv", cases), ("real.tsv", real_models(out))):
+        with open(out / listing, "w") as f:
+            for c in rows:
+                f.write("\t".join(map(str, c)) + "\n")
     (out / "stamp").write_text(stamp)
 
 

@@ -2,16 +2,21 @@
 
 Usage: python bench/report.py INPUT_DIR RESULTS_DIR OUT.md [--clock cpu|wall]
 
+Two parts, each left out when its results are missing:
+
+- End to end (RESULTS_DIR/e2e.tsv, written by bench/e2e.py): the `onnxtxt`
+  command as a fresh process, file to file, against the reference called
+  in-process from Python, with the peak memory of each.
+- In-process (RESULTS_DIR/{onnxtxt,reference}.tsv, written by
+  benches/throughput.rs and bench/reference.py): the library's calls alone,
+  warm, against the reference's.
+
 The tables use the best wall-clock time (--clock wall, the default: onnxtxt
 reads and prints long lists on two threads, which CPU time would not show) or
-the best CPU time (--clock cpu: onnxtxt's whole process, the reference's
-calling thread; far less disturbed by other work on a busy machine); an
-appendix gives both.
-
-Reads INPUT_DIR/cases.tsv, RESULTS_DIR/{onnxtxt,reference}.tsv (written by
-benches/throughput.rs and bench/reference.py), RESULTS_DIR/memory.tsv and
-RESULTS_DIR/machine.txt (written by bench/run.sh); prints the report and
-writes it to OUT.md.
+the best CPU time (--clock cpu: far less disturbed by other work on a busy
+machine); appendices give both. Also reads INPUT_DIR/cases.tsv and
+INPUT_DIR/real.tsv (bench/gen.py) and RESULTS_DIR/machine.txt (bench/run.sh);
+prints the report and writes it to OUT.md.
 """
 
 import csv
@@ -21,11 +26,22 @@ from pathlib import Path
 
 MB = 1e6
 
+# The targets of the end-to-end run, for inputs of at least TARGET_MIN_BYTES:
+# speed ratio at least, and peak RSS / (text + binary) at most, by shape.
+TARGET_MIN_BYTES = 1_000_000
+TARGETS = {"weights": (6.0, 1.2), "nodes": (4.0, 3.0), "real": (4.0, 3.0)}
 
-def read_tsv(path: Path) -> dict:
+
+def read_tsv(path: Path, key=("case", "op")) -> dict:
+    if not path.exists():
+        return {}
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    return {(r["case"], r["op"]): r for r in rows}
+    return {tuple(r[k] for k in key): r for r in rows}
+
+
+def read_cases(path: Path) -> list[list[str]]:
+    return [l.split("\t") for l in path.read_text().splitlines()] if path.exists() else []
 
 
 CLOCK = "best_s"
@@ -50,29 +66,115 @@ def fmt_ratio(a: float, b: float) -> str:
     return "n/a" if a != a or b != b or b == 0 else f"{a / b:.2f}"
 
 
-def main() -> None:
-    global CLOCK
-    args = sys.argv[1:]
-    clock = "wall"
-    if "--clock" in args:
-        i = args.index("--clock")
-        clock = args[i + 1]
-        del args[i : i + 2]
-    CLOCK = {"cpu": "best_cpu_s", "wall": "best_s"}[clock]
-    inputs, results, out_md = Path(args[0]), Path(args[1]), Path(args[2])
-    cases = [l.split("\t") for l in (inputs / "cases.tsv").read_text().splitlines()]
-    ox = read_tsv(results / "onnxtxt.tsv")
-    ref = read_tsv(results / "reference.tsv")
-    machine = (results / "machine.txt").read_text().strip()
-    L = []
-    w = L.append
+def label(m: int) -> str:
+    return "N" if m == 1 else f"{m}N"
 
-    w("# onnxtxt throughput")
+
+def scaling(w, cases, tables, ops) -> None:
+    """Rows of t(2N)/t(N)... for each shape with every size, tool and op."""
+    sizes = sorted({int(c[2]) for c in cases if c[1] in ("weights", "nodes")})
+    steps = list(zip(sizes, sizes[1:]))
+    w("| shape | operation | " + " | ".join(f"t({label(b)})/t({label(a)})" for a, b in steps) + " |")
+    w("|---|---|" + "---:|" * len(steps))
+    for shape in ("weights", "nodes"):
+        by = {int(c[2]): c[0] for c in cases if c[1] == shape}
+        if not set(sizes) <= by.keys() or len(sizes) < 2:
+            continue
+        for tool, get in tables:
+            for op in ops:
+                t = {m: secs(get(by[m], op)) for m in sizes}
+                cells = [fmt_ratio(t[b], t[a]) for a, b in steps]
+                w(f"| {shape} | {tool} {op} | " + " | ".join(cells) + " |")
     w("")
-    w("Made by `bash bench/run.sh`. onnxtxt is timed in-process (`benches/throughput.rs`,")
-    w("release build), the reference (onnx 1.23.2) from Python as users call it")
-    w("(`bench/reference.py`); both on the same inputs in the same run, one call at a")
-    w("time, best of several repetitions, file I/O not timed. MB = 10^6 bytes.")
+
+
+def end_to_end(w, cases, e2e, clock: str) -> None:
+    def get(case, op, tool):
+        return e2e.get((case, op, tool))
+
+    w("## End to end: the command, file to file (what users run)")
+    w("")
+    w("`onnxtxt print CASE.onnx -o OUT` and `onnxtxt parse CASE.txt -o OUT` (release build),")
+    w("a fresh process each run, timed from start to exit: start-up, reading the file,")
+    w("the work, writing the output atomically (temporary file, `fsync`, rename), exit.")
+    w("The reference is called in-process from Python, as a Python user calls it")
+    w("(`bench/e2e_reference.py`: `onnx.load_model` + `onnx.printer.to_text` + write;")
+    w("read + `onnx.parser.parse_model` + `SerializeToString` + write), in a fresh Python")
+    w("process each run, timing the calls only: the interpreter's start-up and")
+    w("`import onnx` are not counted against it (the column \"reference with start-up\"")
+    w("is its whole process, best wall-clock time, and the ratio to onnxtxt's: what a")
+    w("user running a Python script waits). Runs alternate between the two")
+    w("(`bench/e2e.py`); " + ("best CPU time (user + system; onnxtxt's whole process, the"
+                              " reference's process during its calls)."
+                              if clock == "cpu" else "best wall-clock time of at least five runs each."))
+    w("Peak RSS is the process's maximum resident set size over the runs (what")
+    w("`/usr/bin/time -v` reports); the reference's includes the interpreter and the")
+    w("onnx module (its RSS before the calls is in the appendix). RSS ratio = onnxtxt's")
+    w("peak RSS / (text size + binary size), text being each printer's own output.")
+    w(f"Targets, for inputs of at least {TARGET_MIN_BYTES / MB:g} MB: "
+      + "; ".join(f"{shape} speed ≥ {s:g}×, RSS ratio ≤ {r:g}" for shape, (s, r) in TARGETS.items())
+      + ".")
+    w("")
+    listed = [c for c in cases if c[3] == "model" and any(k[0] == c[0] for k in e2e)]
+    for op, what in (("print", "binary in, text out"), ("parse", "text in, binary out")):
+        w(f"### {op} ({what})")
+        w("")
+        w("| case | in MB | out MB | onnxtxt | reference | speed ratio | reference with start-up "
+          "| onnxtxt peak RSS MB | RSS ratio | reference peak RSS MB | targets |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for c in listed:
+            o, r = get(c[0], op, "onnxtxt"), get(c[0], op, "reference")
+            if not o or not r:
+                continue
+            bin_in, bout = int(o["bytes_in"]), int(o["bytes_out"])
+            to, tr = secs(o), secs(r)
+            rss = int(o["peak_rss_kb"]) * 1024
+            rss_ratio = rss / (bin_in + bout)
+            target = ""
+            if bin_in >= TARGET_MIN_BYTES and c[1] in TARGETS and to == to and tr == tr:
+                speed_min, rss_max = TARGETS[c[1]]
+                met = tr / to >= speed_min and rss_ratio <= rss_max
+                target = f"{'met' if met else 'MISSED'} (≥ {speed_min:g}, ≤ {rss_max:g})"
+            tr_process = secs(r, "best_process_s")
+            w(f"| {c[0]} | {bin_in / MB:.2f} | {bout / MB:.2f} | {fmt_s(to)} | {fmt_s(tr)} "
+              f"| {fmt_ratio(tr, to)} | {fmt_s(tr_process)} ({fmt_ratio(tr_process, to)}×) "
+              f"| {rss / MB:.1f} | {rss_ratio:.2f} "
+              f"| {int(r['peak_rss_kb']) * 1024 / MB:.1f} | {target} |")
+        w("")
+    w("### End-to-end scaling")
+    w("")
+    w("Ratio of best times when the input doubles: 2.00 is linear (onnxtxt's times")
+    w("include its start-up, about a millisecond).")
+    w("")
+    scaling(w, cases, [(tool, lambda case, op, t=tool: get(case, op, t)) for tool in ("onnxtxt", "reference")],
+            ("parse", "print"))
+    w("### Appendix: end-to-end wall-clock and CPU times")
+    w("")
+    w("Best and median of the runs; the reference's RSS before its calls is the")
+    w("interpreter with the onnx module loaded.")
+    w("")
+    w("| case | operation | runs | onnxtxt wall best / median | onnxtxt CPU best / median "
+      "| reference wall best / median | reference CPU best / median | reference RSS before calls MB |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|")
+    for c in listed:
+        for op in ("print", "parse"):
+            o, r = get(c[0], op, "onnxtxt"), get(c[0], op, "reference")
+            if not o or not r:
+                continue
+            cells = [f"{fmt_s(secs(t, f'best{col}'))} / {fmt_s(secs(t, f'median{col}'))}"
+                     for t in (o, r) for col in ("_s", "_cpu_s")]
+            w(f"| {c[0]} | {op} | {o['runs']} | " + " | ".join(cells)
+              + f" | {int(r['baseline_rss_kb']) * 1024 / MB:.1f} |")
+    w("")
+
+
+def in_process(w, cases, ox, ref, clock: str) -> None:
+    w("## In-process: the library's calls (warm)")
+    w("")
+    w("onnxtxt is timed in-process (`benches/throughput.rs`, release build), the")
+    w("reference (onnx 1.23.2) from Python as users call it (`bench/reference.py`); both")
+    w("on the same inputs in the same run, one call at a time, best of several")
+    w("repetitions in one process (its memory recycled), file I/O not timed.")
     if clock == "cpu":
         w("Times are the CPU time (user + system) of the best repetition: onnxtxt's whole")
         w("process (it reads and prints long lists on two threads), the reference's calling")
@@ -85,29 +187,8 @@ def main() -> None:
     w("The reference calls include what Python users pay: `parse_model` returns a Python")
     w("`ModelProto` decoded from the C++ parser's bytes, `to_text` serializes the Python")
     w("`ModelProto` for the C++ printer.")
-    w("Speed ratio = reference time / onnxtxt time (above 1: onnxtxt is faster).")
     w("")
-    w("## Machine")
-    w("")
-    for line in machine.splitlines():
-        w(f"- {line}")
-    w("")
-    w("## Inputs")
-    w("")
-    w("Generated by `bench/gen.py` with fixed seeds. The text is the reference printer's")
-    w("(`onnx.printer.to_text`) for both parsers.")
-    w("")
-    w("| case | contents | text MB | binary MB |")
-    w("|---|---|---:|---:|")
-    for c in cases:
-        name, desc = c[0], c[5]
-        p = ref.get((name, "parse"))
-        d = ox.get((name, "decode"))
-        text_mb = int(p["bytes_in"]) / MB if p else float("nan")
-        w(f"| {name} | {desc} | {text_mb:.2f} | {int(d['bytes_in']) / MB:.2f} |")
-    w("")
-
-    w("## Parse (text → IR)")
+    w("### Parse (text → IR)")
     w("")
     w("MB/s of input text.")
     w("")
@@ -121,7 +202,7 @@ def main() -> None:
           f"| {fmt_s(tr)} | {fmt_rate(int(r['bytes_in']), tr)} | {fmt_ratio(tr, to)} |")
     w("")
 
-    w("## Print (IR → text)")
+    w("### Print (IR → text)")
     w("")
     w("MB/s of each printer's own output text (onnxtxt's canonical style differs from the")
     w("reference's layout: two-space indent, one attribute a line when long, `@<raw: true>`).")
@@ -136,7 +217,7 @@ def main() -> None:
           f"| {int(r['bytes_out']) / MB:.2f} | {fmt_s(tr)} | {fmt_rate(int(r['bytes_out']), tr)} | {fmt_ratio(tr, to)} |")
     w("")
 
-    w("## Binary decode / encode, for context")
+    w("### Binary decode / encode, for context")
     w("")
     w("MB/s of the binary. onnxtxt's IR is prost; the reference column is Python protobuf")
     w("(`ModelProto.FromString` / `SerializeToString`).")
@@ -150,52 +231,17 @@ def main() -> None:
         w(f"| {name} | {nb / MB:.2f} | " + " | ".join(cells) + " |")
     w("")
 
-    w("## Scaling")
+    w("### Scaling")
     w("")
     w("Ratio of best times when the input doubles: 2.00 is linear. In a full run, 4N is")
     w("the size the issue names (~10M parameters, ~50k nodes); below it, part of the")
     w("working set of node-heavy text still fits in the cache the VM gets")
     w("(bench/README.md, \"cold caches\").")
     w("")
-    sizes = sorted({int(c[2]) for c in cases if c[1] != "corpus"})
-    steps = list(zip(sizes, sizes[1:]))
+    scaling(w, cases, [("onnxtxt", lambda case, op: ox.get((case, op))),
+                       ("reference", lambda case, op: ref.get((case, op)))], ("parse", "print"))
 
-    def label(m: int) -> str:
-        return "N" if m == 1 else f"{m}N"
-
-    w("| shape | operation | " + " | ".join(f"t({label(b)})/t({label(a)})" for a, b in steps) + " |")
-    w("|---|---|" + "---:|" * len(steps))
-    shapes = list(dict.fromkeys(c[1] for c in cases))
-    for shape in shapes:
-        by = {int(c[2]): c[0] for c in cases if c[1] == shape}
-        if not set(sizes) <= by.keys() or len(sizes) < 2:
-            continue
-        for tool, tab in (("onnxtxt", ox), ("reference", ref)):
-            for op in ("parse", "print"):
-                t = {m: secs(tab.get((by[m], op))) for m in sizes}
-                cells = [fmt_ratio(t[b], t[a]) for a, b in steps]
-                w(f"| {shape} | {tool} {op} | " + " | ".join(cells) + " |")
-    w("")
-
-    mem = results / "memory.tsv"
-    if mem.exists():
-        w("## Peak memory")
-        w("")
-        w("Whole-process maximum resident set size (`/usr/bin/time -v`) of one command on the")
-        w("largest weight-heavy input, relative to text size + binary size. The reference")
-        w("rows are for context: a Python process that reads the file, calls the reference")
-        w("and writes the result; its baseline (`import onnx` alone) is given separately.")
-        w("")
-        w("| command | text MB | binary MB | max RSS MB | RSS / (text + binary) |")
-        w("|---|---:|---:|---:|---:|")
-        for line in mem.read_text().splitlines():
-            label, text_b, bin_b, rss_kb = line.split("\t")
-            text_b, bin_b, rss = int(text_b), int(bin_b), int(rss_kb) * 1024
-            ratio = f"{rss / (text_b + bin_b):.2f}" if text_b + bin_b else ""
-            w(f"| {label} | {text_b / MB:.1f} | {bin_b / MB:.1f} | {rss / MB:.1f} | {ratio} |")
-        w("")
-
-    w("## Appendix: wall-clock and CPU times")
+    w("### Appendix: in-process wall-clock and CPU times")
     w("")
     w("Best repetition; wall / CPU well above 1 means the machine was busy.")
     w("")
@@ -208,17 +254,73 @@ def main() -> None:
             w(f"| {c[0]} | {op} | " + " | ".join(cells) + " |")
     w("")
 
-    fails = [(k, r) for k, r in ox.items() if int(r["failures"])]
-    rfails = [(k, r) for k, r in ref.items() if int(r["failures"])]
+
+def failures(w, ox, ref, e2e) -> None:
+    rows = [(f"onnxtxt {op}", case, r) for (case, op), r in ox.items()]
+    rows += [(f"reference {op}", case, r) for (case, op), r in ref.items()]
+    rows += [(f"{tool} {op} (end to end)", case, r) for (case, op, tool), r in e2e.items()]
+    failed = [(what, case, r) for what, case, r in rows if int(r["failures"])]
     w("## Failures")
     w("")
-    if not fails and not rfails:
+    if not failed:
         w("None: onnxtxt parsed every reference text, and the reference every one of its own.")
-    for (case, op), r in fails:
-        w(f"- onnxtxt {op} {case}: {r['failures']} failed, first: `{r['first_error'][:300]}`")
-    for (case, op), r in rfails:
-        w(f"- reference {op} {case}: {r['failures']} failed, first: `{r['first_error'][:300]}`")
+    for what, case, r in failed:
+        w(f"- {what} {case}: {r['failures']} failed, first: `{r['first_error'][:300]}`")
     w("")
+
+
+def main() -> None:
+    global CLOCK
+    args = sys.argv[1:]
+    clock = "wall"
+    if "--clock" in args:
+        i = args.index("--clock")
+        clock = args[i + 1]
+        del args[i : i + 2]
+    CLOCK = {"cpu": "best_cpu_s", "wall": "best_s"}[clock]
+    inputs, results, out_md = Path(args[0]), Path(args[1]), Path(args[2])
+    cases = read_cases(inputs / "cases.tsv")
+    real = read_cases(inputs / "real.tsv")
+    ox = read_tsv(results / "onnxtxt.tsv")
+    ref = read_tsv(results / "reference.tsv")
+    e2e = read_tsv(results / "e2e.tsv", ("case", "op", "tool"))
+    machine = (results / "machine.txt").read_text().strip()
+    L = []
+    w = L.append
+
+    w("# onnxtxt throughput")
+    w("")
+    w("Made by `bash bench/run.sh`, in two parts measured in the same run on the same")
+    w("inputs: **end to end**, the `onnxtxt` command as users run it (a fresh process,")
+    w("file to file) against the reference called in-process from Python; and")
+    w("**in-process**, the library's calls alone, warm, against the reference's.")
+    w("Speed ratio = reference time / onnxtxt time (above 1: onnxtxt is faster).")
+    w("MB = 10^6 bytes.")
+    w("")
+    w("## Machine")
+    w("")
+    for line in machine.splitlines():
+        w(f"- {line}")
+    w("")
+    w("## Inputs")
+    w("")
+    w("Generated by `bench/gen.py` with fixed seeds. The text is the reference printer's")
+    w("(`onnx.printer.to_text`) for both parsers. The real models are end to end only.")
+    w("")
+    w("| case | contents | text MB | binary MB |")
+    w("|---|---|---:|---:|")
+    for c in cases + real:
+        text, binary = (inputs / f"{c[0]}.txt"), (inputs / f"{c[0]}.onnx")
+        if c[3] == "batch":
+            text, binary = (inputs / f"{c[0]}.txt.batch"), (inputs / f"{c[0]}.onnx.batch")
+        size = lambda p: f"{p.stat().st_size / MB:.2f}" if p.exists() else "n/a"  # noqa: E731
+        w(f"| {c[0]} | {c[5]} | {size(text)} | {size(binary)} |")
+    w("")
+    if e2e:
+        end_to_end(w, cases + real, e2e, clock)
+    if ox and ref:
+        in_process(w, cases, ox, ref, clock)
+    failures(w, ox, ref, e2e)
 
     report = "\n".join(L)
     out_md.write_text(report)
