@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use onnxtxt::check::Finding;
 use onnxtxt::Severity;
 
-use super::io::{load_model, read_input, Failure};
+use super::input::read_input;
+use super::io::{load_model, Failure};
 use super::report::{show, show_message, ErrorFormat, Shown};
 
 /// What `onnxtxt check --help` says: every check, by the last part of its

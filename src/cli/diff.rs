@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 use onnxtxt::diff::{diff_models, DiffOptions, Hunk, LineKind, DEFAULT_CONTEXT};
 
-use super::io::{load_model, read_input, write_output, Failure};
+use super::input::read_input;
+use super::io::{load_model, write_output, Failure};
 use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt diff`.

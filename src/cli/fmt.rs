@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use onnxtxt::diff::{diff_texts, DEFAULT_CONTEXT};
 
 use super::diff::{write_diff, ColorArg};
-use super::io::{invalid_text, read_input, write_output, Failure};
+use super::input::read_input;
+use super::io::{invalid_text, write_output, Failure};
 use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt fmt`.

@@ -1,10 +1,13 @@
-//! Input, output and error rendering shared by the subcommands.
+//! What the subcommands share besides reading input (`input.rs`): why a
+//! command failed, writing output atomically, loading a model.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use onnxtxt::proto::ModelProto;
 use onnxtxt::SourceMap;
+
+use super::input::{Input, STDIN_NAME};
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -25,57 +28,6 @@ pub(crate) enum Failure {
     Exit(u8),
 }
 
-/// How messages name standard input.
-const STDIN_NAME: &str = "<stdin>";
-
-/// An input file, or standard input for `-` or no path.
-pub(crate) struct Input {
-    /// How to name the input in messages.
-    pub(crate) name: String,
-    /// Its bytes.
-    pub(crate) bytes: Vec<u8>,
-}
-
-/// Reads `path` (standard input for `None` or `-`).
-pub(crate) fn read_input(path: Option<&Path>) -> Result<Input, Failure> {
-    match path.filter(|p| p.as_os_str() != "-") {
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
-            Ok(Input {
-                name: path.display().to_string(),
-                bytes,
-            })
-        }
-        None => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
-            Ok(Input {
-                name: STDIN_NAME.into(),
-                bytes,
-            })
-        }
-    }
-}
-
-impl Input {
-    /// The input as text; for bytes that are not UTF-8, an error that says
-    /// what they are when they are a binary model, else which byte is not.
-    pub(crate) fn into_text(self) -> Result<(String, String), Failure> {
-        match String::from_utf8(self.bytes) {
-            Ok(text) => Ok((self.name, text)),
-            Err(e) if onnxtxt::decode_model(e.as_bytes()).is_ok() => Err(binary_given(&self.name)),
-            Err(e) => Err(Failure::Corrupt(format!(
-                "{}: the text is not valid UTF-8 (byte {})",
-                self.name,
-                e.utf8_error().valid_up_to()
-            ))),
-        }
-    }
-}
-
 /// The failure of text that does not parse (with `error`); but when its
 /// bytes are a binary model (which can be valid UTF-8), that is what it
 /// says.
@@ -89,7 +41,7 @@ pub(crate) fn invalid_text(name: String, text: String, error: onnxtxt::Error) ->
 
 /// A binary model given to a command that reads text: what it is, and
 /// the command that reads it.
-fn binary_given(name: &str) -> Failure {
+pub(crate) fn binary_given(name: &str) -> Failure {
     let file = if name == STDIN_NAME { "-" } else { name };
     Failure::Corrupt(format!(
         "{name} is a binary ONNX model, not text: `onnxtxt print {file}` writes it as text"
@@ -178,6 +130,13 @@ fn new_file_permissions(dir: &Path) -> std::io::Result<std::fs::Permissions> {
     let permissions = std::fs::File::create(&probe)?.metadata()?.permissions();
     std::fs::remove_file(&probe)?;
     Ok(permissions)
+}
+
+/// Leaves `model` for the process's exit to free: the command is about to
+/// end, and freeing a model's IR piece by piece (every name, list and
+/// tensor) takes time the system's release of the whole process does not.
+pub(crate) fn left_to_exit(model: ModelProto) {
+    std::mem::forget(model);
 }
 
 /// A model read from text or binary input.

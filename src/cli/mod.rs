@@ -3,7 +3,9 @@
 
 mod check;
 mod diff;
+mod encode;
 mod fmt;
+mod input;
 mod io;
 mod lsp;
 mod ops;

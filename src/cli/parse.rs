@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{inline_from_dir, InlineProblem};
-use prost::Message;
 
-use super::io::{directory_of, invalid_text, read_input, write_output, Failure};
+use super::encode::write_encoded;
+use super::input::read_input;
+use super::io::{directory_of, invalid_text, left_to_exit, write_output_with, Failure};
 use super::progress::Progress;
 
 /// Arguments of `onnxtxt parse`.
@@ -31,10 +32,11 @@ impl ParseArgs {
     pub(crate) fn run(self) -> Result<(), Failure> {
         let input = read_input(self.input.as_deref())?;
         let progress = Progress::new(input.bytes.len());
-        let (name, text) = input.into_text()?;
+        let text = input.text()?;
+        let name = &input.name;
         progress.stage(format!("parsing {name}"));
-        let mut model =
-            onnxtxt::parse_model(&text).map_err(|error| invalid_text(name.clone(), text, error))?;
+        let mut model = onnxtxt::parse_model(text)
+            .map_err(|error| invalid_text(name.clone(), text.to_owned(), error))?;
         if self.inline_external {
             progress.stage("reading external data");
             let dir = match (&self.external_dir, &self.input) {
@@ -47,9 +49,12 @@ impl ParseArgs {
                 _ => Failure::Corrupt(format!("{name}: {e}")),
             })?;
         }
-        progress.stage("encoding");
-        let bytes = model.encode_to_vec();
+        progress.stage("writing");
+        write_output_with(self.output.as_ref(), true, |out| {
+            write_encoded(&model, &mut progress.counting(out))
+        })?;
         drop(progress);
-        write_output(self.output.as_ref(), &bytes, true)
+        left_to_exit(model);
+        Ok(())
     }
 }

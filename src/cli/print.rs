@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
-use super::io::{directory_of, load_model, read_input, write_output, write_output_with, Failure};
+use super::input::read_input;
+use super::io::{directory_of, left_to_exit, load_model, write_output, write_output_with, Failure};
 use super::progress::Progress;
 
 /// Arguments of `onnxtxt print`.
@@ -64,6 +65,7 @@ impl PrintArgs {
             Ok(())
         })?;
         drop(progress);
+        left_to_exit(model);
         for dropped in &dropped {
             eprintln!("warning: dropped {dropped}");
         }

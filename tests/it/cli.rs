@@ -591,3 +591,136 @@ fn models_nested_too_deep_are_refused() {
         "{out:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Big files: input read through a memory map, binary output encoded
+// straight into the file.
+
+/// A model whose text and binary are both several times the size from
+/// which the command maps its input (64 KiB) and several times the buffer
+/// the binary is encoded through (256 KiB): many nodes, and a tensor whose
+/// `raw_data` is longer than that buffer.
+fn big_model() -> onnxtxt::proto::ModelProto {
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 21]> g (float[N] x) => (float[N] y) {\n  y0 = Relu(x)\n",
+    );
+    for i in 1..20_000 {
+        text.push_str(&format!("  y{i} = Relu(y{})\n", i - 1));
+    }
+    text.push_str("  y = Identity(y19999)\n}\n");
+    let mut model = onnxtxt::parse_model(&text).unwrap();
+    let weights: Vec<u8> = (0..300_000u32)
+        .flat_map(|i| (i as f32).to_le_bytes())
+        .collect();
+    model
+        .graph
+        .as_mut()
+        .unwrap()
+        .initializer
+        .push(onnxtxt::proto::TensorProto {
+            dims: vec![300_000],
+            data_type: Some(1),
+            name: Some("w".into()),
+            raw_data: Some(weights),
+            ..Default::default()
+        });
+    model
+}
+
+/// What `onnxtxt ARGS -o FILE` writes to a new FILE in `dir`.
+fn output_of(args: &[&str], dir: &Path) -> Vec<u8> {
+    let file = dir.join("output");
+    let out = run(&[args, &["-o", arg(&file)]].concat());
+    assert_eq!(out.code, 0, "{args:?}: {out:?}");
+    let written = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    written
+}
+
+#[test]
+fn big_files_parse_and_print_to_the_same_bytes_as_the_library() {
+    let model = big_model();
+    let binary = model.encode_to_vec();
+    let text = onnxtxt::to_text(&model);
+    assert!(binary.len() > 1_000_000 && text.len() > 1_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let text_in = write(dir.path(), "big.onnxtxt", text.as_bytes());
+    let binary_in = write(dir.path(), "big.onnx", &binary);
+
+    assert!(output_of(&["parse", arg(&text_in)], dir.path()) == binary);
+    let out = run(&["parse", arg(&text_in)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout == binary, "standard output");
+    assert!(output_of(&["print", arg(&binary_in)], dir.path()) == text.as_bytes());
+    // The text given to `print` (a text model) and `check`, mapped too.
+    let out = run(&["print", arg(&text_in)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout == text.as_bytes());
+    let out = run(&["check", arg(&text_in)]);
+    assert_eq!(out.code, 0, "{out:?}");
+}
+
+#[test]
+fn a_big_file_can_be_replaced_by_its_own_output() {
+    // The input is mapped while the output is written: over the same file,
+    // the output must go to a new file renamed over it, never into the
+    // mapped one (truncating a mapped file ends the reader with SIGBUS).
+    let model = big_model();
+    let binary = model.encode_to_vec();
+    let text = onnxtxt::to_text(&model);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "model", text.as_bytes());
+    let out = run(&["parse", arg(&path), "-o", arg(&path)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(std::fs::read(&path).unwrap() == binary);
+    let out = run(&["print", arg(&path), "-o", arg(&path)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(std::fs::read_to_string(&path).unwrap() == text);
+    assert_eq!(listing(dir.path()), ["model"]);
+    // `fmt` rewrites a file in place the same way.
+    let messy = text.replace("\n  ", "\n      ");
+    std::fs::write(&path, &messy).unwrap();
+    let out = run(&["fmt", arg(&path)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(std::fs::read_to_string(&path).unwrap() == text);
+}
+
+#[test]
+fn big_inputs_that_are_not_text_say_what_they_are() {
+    let binary = big_model().encode_to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "big.onnxtxt", &binary);
+    let out = run(&["parse", arg(&path)]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("is a binary ONNX model, not text"),
+        "{out:?}"
+    );
+
+    let mut text = onnxtxt::to_text(&big_model()).into_bytes();
+    let at = text.len() - 100;
+    text[at] = 0xff;
+    let path = write(dir.path(), "bad.onnxtxt", &text);
+    let out = run(&["parse", arg(&path)]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains(&format!("the text is not valid UTF-8 (byte {at})")),
+        "{out:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn inputs_that_cannot_be_mapped_are_read() {
+    // A pipe named as a file (not a regular file: read, not mapped), and
+    // an empty file.
+    let binary = big_model().encode_to_vec();
+    let out = run_stdin(&["print", "/dev/stdin"], &binary);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout == onnxtxt::to_text(&big_model()).as_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.onnx", b"");
+    let out = run(&["print", arg(&empty)]);
+    assert_eq!(out.code, 0, "{out:?}");
+}

@@ -1,0 +1,244 @@
+//! Encoding a model straight into the output: through one fixed buffer,
+//! never into a vector the size of the whole binary.
+
+use std::io::{self, Write};
+
+use prost::bytes::buf::UninitSlice;
+use prost::bytes::{Buf, BufMut};
+use prost::Message;
+
+/// The buffer between the encoder and the output (256 KiB): big enough that
+/// a write call is rare next to the encoding, small enough to stay in the
+/// cache and cost nothing to allocate.
+const BUFFER_BYTES: usize = 256 * 1024;
+
+/// Encodes `message` into `out` as `prost` would into a `Vec`, the same
+/// bytes, holding at most [`BUFFER_BYTES`] of them at a time.
+pub(crate) fn write_encoded(message: &impl Message, out: &mut dyn Write) -> io::Result<()> {
+    write_encoded_with(message, out, BUFFER_BYTES)
+}
+
+/// [`write_encoded`] through a buffer of `capacity` bytes.
+fn write_encoded_with(
+    message: &impl Message,
+    out: &mut dyn Write,
+    capacity: usize,
+) -> io::Result<()> {
+    let mut writer = BufWriter {
+        out,
+        buffer: Vec::with_capacity(capacity.max(1)),
+        error: None,
+    };
+    // The writer has room for any length, so encoding itself cannot fail;
+    // still pass on the error rather than panic.
+    message.encode(&mut writer).map_err(io::Error::other)?;
+    writer.finish()
+}
+
+/// A `BufMut` over a writer: the encoder fills `buffer`, which goes to
+/// `out` whenever it is full; slices at least as long as the buffer go
+/// straight to `out`. `BufMut` cannot fail, so the first write error is
+/// kept in `error` and everything after it dropped.
+struct BufWriter<'w> {
+    out: &'w mut dyn Write,
+    buffer: Vec<u8>,
+    error: Option<io::Error>,
+}
+
+impl BufWriter<'_> {
+    /// Writes `bytes` to `out` unless a write has failed.
+    fn write_out(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// Writes out and empties the buffer.
+    fn drain(&mut self) {
+        let buffer = std::mem::take(&mut self.buffer);
+        self.write_out(&buffer);
+        self.buffer = buffer;
+        self.buffer.clear();
+    }
+
+    /// Makes room for `len` more bytes in the buffer if they fit in it.
+    fn make_room(&mut self, len: usize) {
+        if self.buffer.capacity() - self.buffer.len() < len {
+            self.drain();
+        }
+    }
+
+    /// Writes out what is buffered and flushes `out`: the first error of
+    /// all the writes, if any.
+    fn finish(mut self) -> io::Result<()> {
+        self.drain();
+        match self.error {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
+    }
+}
+
+// SAFETY: `chunk_mut` hands out only the buffer's spare capacity, and
+// `advance_mut` is called (by the `BufMut` contract) with at most that many
+// bytes, now initialized.
+unsafe impl BufMut for BufWriter<'_> {
+    fn remaining_mut(&self) -> usize {
+        usize::MAX - self.buffer.len()
+    }
+
+    unsafe fn advance_mut(&mut self, count: usize) {
+        let len = self.buffer.len() + count;
+        debug_assert!(len <= self.buffer.capacity());
+        // SAFETY: see the impl.
+        unsafe { self.buffer.set_len(len) };
+    }
+
+    fn chunk_mut(&mut self) -> &mut UninitSlice {
+        self.make_room(1);
+        UninitSlice::uninit(self.buffer.spare_capacity_mut())
+    }
+
+    fn put_slice(&mut self, bytes: &[u8]) {
+        self.make_room(bytes.len());
+        if bytes.len() <= self.buffer.capacity() - self.buffer.len() {
+            self.buffer.extend_from_slice(bytes);
+        } else {
+            self.write_out(bytes);
+        }
+    }
+
+    fn put<T: Buf>(&mut self, mut source: T)
+    where
+        Self: Sized,
+    {
+        while source.has_remaining() {
+            let chunk = source.chunk();
+            let len = chunk.len();
+            self.put_slice(chunk);
+            source.advance(len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that takes at most `step` bytes a call, as a pipe may.
+    struct Trickle {
+        written: Vec<u8>,
+        step: usize,
+        calls: usize,
+    }
+
+    impl Write for Trickle {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let n = bytes.len().min(self.step);
+            self.written.extend_from_slice(&bytes[..n]);
+            self.calls += 1;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A model with many small fields and one payload longer than the
+    /// buffers tried.
+    fn model() -> onnxtxt::proto::ModelProto {
+        let mut text = String::from(
+            "<ir_version: 10, opset_import: [\"\": 21]> g (float[N] x) => (float[N] y) {\n",
+        );
+        text.push_str("  big = Constant <value: tensor = float[300] {");
+        text.push_str(&vec!["0.25"; 300].join(", "));
+        text.push_str("}> ()\n  y0 = Relu(x)\n");
+        for i in 1..200 {
+            text.push_str(&format!("  y{i} = Relu(y{})\n", i - 1));
+        }
+        text.push_str("  y = Identity(y199)\n}\n");
+        let mut model = onnxtxt::parse_model(&text).unwrap();
+        // As raw_data: one field of 1,200 bytes.
+        let big = &mut model.graph.as_mut().unwrap().node[0].attribute[0];
+        let tensor = big.t.as_mut().unwrap();
+        tensor.raw_data = Some(
+            tensor
+                .float_data
+                .drain(..)
+                .flat_map(f32::to_le_bytes)
+                .collect(),
+        );
+        model
+    }
+
+    #[test]
+    fn the_same_bytes_as_encode_to_vec_through_any_buffer() {
+        let model = model();
+        let expected = model.encode_to_vec();
+        assert!(expected.len() > 5_000);
+        for capacity in [0, 1, 7, 64, 1_000, 1_199, 1_200, 1_201, 4_096, BUFFER_BYTES] {
+            for step in [1, 3, 4_096, usize::MAX] {
+                let mut out = Trickle {
+                    written: Vec::new(),
+                    step,
+                    calls: 0,
+                };
+                write_encoded_with(&model, &mut out, capacity).unwrap();
+                assert_eq!(out.written, expected, "buffer {capacity}, writes of {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_output_goes_out_in_pieces_as_it_is_encoded() {
+        let model = model();
+        let mut out = Trickle {
+            written: Vec::new(),
+            step: usize::MAX,
+            calls: 0,
+        };
+        write_encoded_with(&model, &mut out, 64).unwrap();
+        // Held whole and written once, it would be one call.
+        assert!(
+            out.calls > model.encoded_len() / 64 / 2,
+            "{} calls",
+            out.calls
+        );
+    }
+
+    /// A writer that fails after `left` bytes.
+    struct Failing {
+        left: usize,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("disk full"));
+            }
+            let n = bytes.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_is_the_error_not_a_panic() {
+        let model = model();
+        for (left, capacity) in [(0, 64), (100, 64), (3_000, 64), (0, BUFFER_BYTES)] {
+            let error = write_encoded_with(&model, &mut Failing { left }, capacity).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "disk full",
+                "after {left}, buffer {capacity}"
+            );
+        }
+    }
+}
