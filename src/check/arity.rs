@@ -1,0 +1,1 @@
+//! Inputs and outputs of a node against what it calls.

@@ -1,0 +1,220 @@
+//! What a check reports: [`Finding`]s (plain data: severity, code,
+//! message, IR path, span, related places, help), the [`Findings`] list the
+//! passes add to, and how findings are put in the order of the model.
+
+use crate::error::Diagnostic;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Severity {
+    /// The model is invalid (`onnxtxt check` exits with 1).
+    Error,
+    /// The model is valid but probably not what was meant.
+    Warning,
+}
+
+/// Another IR item worth showing with a finding, such as the first
+/// definition of a value assigned twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Related {
+    /// Its IR path.
+    pub path: String,
+    /// What it is.
+    pub message: String,
+}
+
+/// One problem found by [`check_model`](super::check_model).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The diagnostic: `message` is `SUBJECT: SUMMARY` (the subject being
+    /// the IR path of the construct and its name, like
+    /// `graph.node[12] "Conv_3"`), `path` the precise IR path. Its `span`
+    /// is empty until [`locate`](super::locate) (or
+    /// [`check_text`](super::check_text)) fills it; `labels` are filled
+    /// from the `related` places the same way.
+    pub diagnostic: Diagnostic,
+    /// The message without its subject (short enough for a label under
+    /// the offending text).
+    pub summary: String,
+    /// Other places worth showing.
+    pub related: Vec<Related>,
+}
+
+impl Finding {
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Sets the help line.
+    pub(crate) fn help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.diagnostic.help = Some(help.into());
+        self
+    }
+
+    /// Adds a related place.
+    pub(crate) fn related(
+        &mut self,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> &mut Self {
+        self.related.push(Related {
+            path: path.into(),
+            message: message.into(),
+        });
+        self
+    }
+}
+
+/// The findings of one check, which every pass adds to.
+#[derive(Default)]
+pub(crate) struct Findings {
+    list: Vec<Finding>,
+}
+
+impl Findings {
+    /// Adds a finding about `subject` (how the message names the
+    /// construct), at IR path `path`.
+    pub(crate) fn push(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        subject: &str,
+        path: impl Into<String>,
+        summary: impl Into<String>,
+    ) -> &mut Finding {
+        let summary = summary.into();
+        let mut diagnostic = Diagnostic::new(code, format!("{subject}: {summary}"), 0..0);
+        diagnostic.path = Some(path.into());
+        self.list.push(Finding {
+            severity,
+            diagnostic,
+            summary,
+            related: Vec::new(),
+        });
+        self.list.last_mut().expect("just pushed")
+    }
+
+    /// Adds an error.
+    pub(crate) fn error(
+        &mut self,
+        code: &'static str,
+        subject: &str,
+        path: impl Into<String>,
+        summary: impl Into<String>,
+    ) -> &mut Finding {
+        self.push(Severity::Error, code, subject, path, summary)
+    }
+
+    /// Adds a warning.
+    pub(crate) fn warning(
+        &mut self,
+        code: &'static str,
+        subject: &str,
+        path: impl Into<String>,
+        summary: impl Into<String>,
+    ) -> &mut Finding {
+        self.push(Severity::Warning, code, subject, path, summary)
+    }
+
+    /// The findings in the order of the model: the header's, then the
+    /// graph's, then each function's, and within those by node (a node's
+    /// subgraphs after it); the order the passes found them otherwise.
+    pub(crate) fn in_model_order(mut self) -> Vec<Finding> {
+        self.list
+            .sort_by_cached_key(|f| model_order(f.diagnostic.path.as_deref().unwrap_or("")));
+        self.list
+    }
+}
+
+/// Where IR path `path` is in the model, for sorting: 0 for the header, 1
+/// for the graph, 2 + i for `functions[i]`; then the node indices along
+/// the path (`graph.node[3].attribute["body"].g.node[1]` gives `[3, 1]`).
+fn model_order(path: &str) -> (usize, Vec<usize>) {
+    let top = if path == "graph" || path.starts_with("graph.") || path.starts_with("graph[") {
+        1
+    } else if let Some(rest) = path.strip_prefix("functions[") {
+        2 + leading_number(rest)
+    } else {
+        0
+    };
+    let nodes = path
+        .match_indices(".node[")
+        .map(|(at, found)| leading_number(&path[at + found.len()..]))
+        .collect();
+    (top, nodes)
+}
+
+/// The number `text` starts with (0 when none).
+fn leading_number(text: &str) -> usize {
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    text[..digits].parse().unwrap_or(0)
+}
+
+/// How a message names a node: its path and its name, or its operator when
+/// it has no name (`graph.node[3] "conv1"`, `graph.node[4] (Relu)`).
+pub(crate) fn node_subject(node: &crate::proto::NodeProto, path: &str) -> String {
+    match node.name.as_deref() {
+        Some(name) if !name.is_empty() => named_subject(path, name),
+        _ => format!("{path} ({})", node.op_type.as_deref().unwrap_or("")),
+    }
+}
+
+/// How a message names an item with a name: `graph.input[0] "x"`.
+pub(crate) fn named_subject(path: &str, name: &str) -> String {
+    format!("{path} {}", quoted(name))
+}
+
+/// How a message names a function: `functions[0] "local.Swish"`.
+pub(crate) fn function_subject(function: &crate::proto::FunctionProto, path: &str) -> String {
+    let name = function.name.as_deref().unwrap_or("");
+    match function.domain.as_deref() {
+        Some(domain) if !domain.is_empty() => named_subject(path, &format!("{domain}.{name}")),
+        _ => named_subject(path, name),
+    }
+}
+
+/// `name` in double quotes, escaped as Rust escapes strings.
+pub(crate) fn quoted(name: &str) -> String {
+    format!("{name:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model_order;
+
+    #[test]
+    fn paths_sort_in_the_order_of_the_model() {
+        let mut paths = vec![
+            "functions[1].node[0]",
+            "graph.node[10].input[0]",
+            "functions[0]",
+            "graph.node[2].attribute[\"body\"].g.node[1]",
+            "graph.node[2]",
+            "graph.output[0]",
+            "opset_import[1]",
+            "graph.node[2].attribute[\"body\"].g.node[0]",
+        ];
+        paths.sort_by_key(|p| model_order(p));
+        assert_eq!(
+            paths,
+            [
+                "opset_import[1]",
+                "graph.output[0]",
+                "graph.node[2]",
+                "graph.node[2].attribute[\"body\"].g.node[0]",
+                "graph.node[2].attribute[\"body\"].g.node[1]",
+                "graph.node[10].input[0]",
+                "functions[0]",
+                "functions[1].node[0]",
+            ]
+        );
+    }
+}

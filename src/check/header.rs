@@ -1,0 +1,269 @@
+//! The header and the operator sets: the model has an `ir_version`, imports
+//! operator sets (each domain once) and has a graph; every node's domain is
+//! imported where the node is (a function's nodes by the function's own
+//! `opset_import`, as onnx.checker reads it); a function that imports
+//! another version of a domain than the model does not use an operator
+//! that changed in between; model-local functions are not defined twice;
+//! and a second graph that reads as a function without a header is pointed
+//! out.
+
+use std::collections::HashMap;
+
+use super::findings::{function_subject, node_subject, quoted, Findings};
+use super::model::{function_key, is_headless, Body, Model};
+use crate::ops::{self, AI_ONNX};
+use crate::proto::{NodeProto, OperatorSetIdProto};
+
+/// The version of the default domain (`ai.onnx`) that help suggests
+/// importing: the one `ir_version` 10 goes with, which the examples and
+/// the help for a missing `ir_version` use.
+const SUGGESTED_DEFAULT_OPSET: i64 = 21;
+
+/// Checks the model header, the functions' headers and the domains of all
+/// nodes.
+pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
+    required_fields(model, findings);
+    duplicate_imports(&model.proto.opset_import, "opset_import", "model", findings);
+    duplicate_functions(model, findings);
+    for (index, function) in model.proto.functions.iter().enumerate() {
+        let path = format!("functions[{index}]");
+        let subject = function_subject(function, &path);
+        if is_headless(function) {
+            headless_function(function, &path, &subject, findings);
+        } else {
+            let imports = format!("{path}.opset_import");
+            duplicate_imports(&function.opset_import, &imports, &subject, findings);
+        }
+    }
+    model.for_each_body(&mut |body| {
+        for (index, node) in body.nodes.iter().enumerate() {
+            node_domain(body, node, index, findings);
+        }
+    });
+    for body in model.bodies() {
+        if body.function.is_some() {
+            for (index, node) in body.nodes.iter().enumerate() {
+                opset_mismatch(model, &body, node, index, findings);
+            }
+        }
+    }
+}
+
+/// `ir_version`, `opset_import` and the graph.
+fn required_fields(model: &Model<'_>, findings: &mut Findings) {
+    let proto = model.proto;
+    if proto.ir_version.is_none() {
+        findings
+            .error(
+                "onnxtxt::check::missing_ir_version",
+                "model",
+                "ir_version",
+                "the model has no `ir_version`",
+            )
+            .help("add `ir_version: 10` to the `<...>` header");
+    }
+    if proto.opset_import.is_empty() {
+        findings
+            .error(
+                "onnxtxt::check::missing_opset_import",
+                "model",
+                "opset_import",
+                "the model imports no operator set",
+            )
+            .help(format!(
+                "add `opset_import: [\"\": {SUGGESTED_DEFAULT_OPSET}]` to the `<...>` header"
+            ));
+    }
+    if proto.graph.is_none() {
+        findings.error(
+            "onnxtxt::check::missing_graph",
+            "model",
+            "graph",
+            "the model has no graph",
+        );
+    }
+}
+
+/// Domains imported twice (`ai.onnx` being `""`) in the imports at `path`.
+fn duplicate_imports(
+    imports: &[OperatorSetIdProto],
+    path: &str,
+    subject: &str,
+    findings: &mut Findings,
+) {
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for (index, opset) in imports.iter().enumerate() {
+        let domain = ops::canonical_domain(opset.domain.as_deref().unwrap_or(""));
+        let Some(&earlier) = first.get(domain) else {
+            first.insert(domain, index);
+            continue;
+        };
+        // onnx.checker accepts this (the last import wins); which version
+        // is meant is unclear.
+        findings
+            .warning(
+                "onnxtxt::check::duplicate_opset_import",
+                subject,
+                format!("{path}[{index}]"),
+                format!("domain {} is imported twice", quoted(domain)),
+            )
+            .related(format!("{path}[{earlier}]"), "first imported here")
+            .help("keep one version of each domain");
+    }
+}
+
+/// Two functions of one domain, name and overload.
+fn duplicate_functions(model: &Model<'_>, findings: &mut Findings) {
+    for (index, function) in model.proto.functions.iter().enumerate() {
+        let key = function_key(function);
+        let Some((first, _)) = model.function(key).filter(|&(first, _)| first != index) else {
+            continue;
+        };
+        let (domain, name, overload) = key;
+        let what = if overload.is_empty() {
+            format!("`{domain}.{name}`")
+        } else {
+            format!("`{domain}.{name}:{overload}`")
+        };
+        let path = format!("functions[{index}]");
+        findings
+            .error(
+                "onnxtxt::check::duplicate_function",
+                &function_subject(function, &path),
+                path.clone(),
+                format!("function {what} is defined twice"),
+            )
+            .related(format!("functions[{first}]"), "first defined here")
+            .help("give one of them another name, domain or overload");
+    }
+}
+
+/// A function with neither a domain nor an operator set: most likely a
+/// second graph.
+fn headless_function(
+    function: &crate::proto::FunctionProto,
+    path: &str,
+    subject: &str,
+    findings: &mut Findings,
+) {
+    let name = function.name.as_deref().unwrap_or("");
+    findings
+        .error(
+            "onnxtxt::check::function_without_header",
+            subject,
+            format!("{path}.name"),
+            format!(
+                "`{name}` is read as a function, but it has no domain and imports no operator set"
+            ),
+        )
+        .help(
+            "a model has one graph; what follows it are functions, each with a header \
+             such as `<domain: \"local\", opset_import: [\"\": 21]>` before its name",
+        );
+}
+
+/// The domain of node `index` of `body` must be imported there. A domain
+/// written `ai.onnx` is left to the operator pass, which reports it
+/// whether imported or not.
+fn node_domain(body: &Body<'_>, node: &NodeProto, index: usize, findings: &mut Findings) {
+    let domain = node.domain.as_deref().unwrap_or("");
+    let imports = body.imports;
+    if domain == AI_ONNX || imports.version_for_node(domain).is_some() {
+        return;
+    }
+    let path = body.node_path(index);
+    let shown = if domain.is_empty() {
+        "the default domain \"\" (ai.onnx)".to_string()
+    } else {
+        format!("domain {}", quoted(domain))
+    };
+    let finding = findings.error(
+        "onnxtxt::check::domain_not_imported",
+        &node_subject(node, &path),
+        path,
+        format!("{shown} is not imported by `{}`", imports.path),
+    );
+    if domain.is_empty() && imports.literal(AI_ONNX).is_some() {
+        finding.help(format!(
+            "a function imports the default domain as `\"\"`: onnx.checker does not take \
+             `ai.onnx` in `{}` for it",
+            imports.path
+        ));
+    } else {
+        let version = if domain.is_empty() {
+            SUGGESTED_DEFAULT_OPSET
+        } else {
+            1
+        };
+        finding.help(format!(
+            "add `{}: {version}` (with the right version) to `{}`",
+            quoted(domain),
+            imports.path
+        ));
+    }
+}
+
+/// Node `index` of a function body whose domain the function imports at
+/// another version than the model (or, for a domain the model does not
+/// import, than the first function that does): onnx.checker requires the
+/// operator to be the same at both versions.
+fn opset_mismatch(
+    model: &Model<'_>,
+    body: &Body<'_>,
+    node: &NodeProto,
+    index: usize,
+    findings: &mut Findings,
+) {
+    let domain = node.domain.as_deref().unwrap_or("");
+    let op = node.op_type.as_deref().unwrap_or("");
+    let Some(own) = body.imports.literal(domain) else {
+        return;
+    };
+    let Some(&models) = model.merged_imports.get(domain) else {
+        return;
+    };
+    if own == models || domain == AI_ONNX {
+        return;
+    }
+    let since = |version| ops::schema(domain, op, version).map(|s| s.since_version());
+    let (at_own, at_models) = (since(own), since(models));
+    if at_own == at_models {
+        return;
+    }
+    let versions = |v: Option<i64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
+    let path = body.node_path(index);
+    let finding = findings.error(
+        "onnxtxt::check::opset_mismatch",
+        &node_subject(node, &path),
+        format!("{path}.op_type"),
+        format!(
+            "`{op}` is not the same at opset {own} of {}, which this function imports, \
+             and at opset {models}, which the model imports (versions {} and {})",
+            quoted(domain),
+            versions(at_own),
+            versions(at_models),
+        ),
+    );
+    if let Some(entry) = body
+        .function
+        .and_then(|f| import_entry(&f.opset_import, domain))
+    {
+        let entry = format!("{}.opset_import[{entry}]", body.path);
+        finding.related(entry, "the function's import");
+    }
+    if let Some(entry) = import_entry(&model.proto.opset_import, domain) {
+        finding.related(format!("opset_import[{entry}]"), "the model's import");
+    }
+    finding.help(format!(
+        "import the same version of {} in the function as in the model",
+        quoted(domain)
+    ));
+}
+
+/// The index of the import of `domain` (as written) that is in force: the
+/// last one.
+fn import_entry(imports: &[OperatorSetIdProto], domain: &str) -> Option<usize> {
+    imports
+        .iter()
+        .rposition(|o| o.domain.as_deref().unwrap_or("") == domain)
+}

@@ -1,0 +1,147 @@
+//! Validation of what the grammar cannot express, in one run that reports
+//! every finding: values defined once and before use, names given once,
+//! imported domains, the operators and what nodes give them (attributes,
+//! inputs and outputs, against onnx's operator schemas or the model's own
+//! functions), tensor constants that match their shape and type, and the
+//! required model header fields.
+//!
+//! [`check_model`] works on any [`ModelProto`] and reports IR paths
+//! (`graph.node[3]`, `functions[0].node[1].input[0]`, ...). For text input,
+//! [`check_text`] parses, checks and gives every finding the span of the
+//! offending text (through the parser's [`SourceMap`]).
+//!
+//! ```
+//! let (_, findings) = onnxtxt::check::check_text(r#"
+//!     <ir_version: 10, opset_import: ["": 21]>
+//!     g (float x) => (float y) { y = Relu(z) }
+//! "#)?;
+//! assert_eq!(findings.len(), 1);
+//! assert_eq!(findings[0].diagnostic.path.as_deref(), Some("graph.node[0].input[0]"));
+//! assert_eq!(findings[0].summary, "`z` is used but never defined");
+//! # Ok::<(), onnxtxt::Error>(())
+//! ```
+//!
+//! A finding is an error when onnx's checker
+//! (`onnx.checker.check_model(m, full_check=True)`) rejects the model for
+//! it, and a warning when the model is valid but probably not what was
+//! meant: a rule never calls a model the checker accepts invalid.
+//!
+//! The checks are passes over the whole model, one family of rules each,
+//! run in the order of the table below; their findings are then put in the
+//! order of the model:
+//!
+//! | pass | rules |
+//! |---|---|
+//! | `header` | header fields, operator set imports, node domains, function headers |
+//! | `scope` | definitions and uses of values, duplicate inputs and initializers, unused values |
+//! | `tensors` | tensor constants and declared shapes |
+//! | `operators` | operators, their attributes and their inputs and outputs (`attributes`, `arity`) |
+//! | `attributes` | a function's declared attribute parameters |
+
+mod arity;
+mod attributes;
+mod findings;
+mod header;
+mod model;
+mod operators;
+mod scope;
+mod tensors;
+
+pub use findings::{Finding, Related, Severity};
+
+use crate::error::{Error, Label};
+use crate::parser::SourceMap;
+use crate::proto::{AttributeProto, ModelProto};
+use findings::Findings;
+use model::Model;
+
+/// A pass: one family of rules, run over the whole model, adding what it
+/// finds.
+type Pass = fn(&Model<'_>, &mut Findings);
+
+/// The passes [`check_model`] runs, in order. A new family of rules (the
+/// type and shape inference's, say) is a new module with a
+/// `check(&Model, &mut Findings)` function, added here; [`Model`] gives it
+/// the bodies to walk, with the operator sets and function each is in.
+const PASSES: &[Pass] = &[
+    header::check,
+    scope::check,
+    tensors::check,
+    operators::check,
+    attributes::check_parameters,
+];
+
+/// Checks `model` and returns its findings, errors and warnings, in the
+/// order of the model (header, graph, functions; by node within those).
+pub fn check_model(model: &ModelProto) -> Vec<Finding> {
+    let model = Model::new(model);
+    let mut findings = Findings::default();
+    for pass in PASSES {
+        pass(&model, &mut findings);
+    }
+    findings.in_model_order()
+}
+
+/// Parses `text` as a model, checks it, and locates every finding in the
+/// text ([`locate`]). A syntax error is returned as the parser's error.
+pub fn check_text(text: &str) -> Result<(ModelProto, Vec<Finding>), Error> {
+    let (model, map) = crate::parse_model_with_source_map(text)?;
+    let mut findings = check_model(&model);
+    locate(&map, &mut findings);
+    Ok((model, findings))
+}
+
+/// Gives each finding (and its related items) the span of the text of the
+/// IR item its path names, or of the nearest enclosing item that has one,
+/// and puts the findings in the order of the text (stably: findings at the
+/// same place keep their order). `map` must come from parsing the text of
+/// the checked model.
+pub fn locate(map: &SourceMap, findings: &mut [Finding]) {
+    // Header fields have no text of their own when they are missing: the
+    // header stands for them, or, without one, the graph's name.
+    // A graph or function is shown by its name; anything else whole.
+    let find = |path: &str| {
+        let body = path == "graph"
+            || path.ends_with(".g")
+            || path.ends_with(']')
+                && path.rsplit('.').next().is_some_and(|last| {
+                    last.starts_with("graphs[") || last.starts_with("functions[")
+                });
+        body.then(|| map.span(&format!("{path}.name")))
+            .flatten()
+            .or_else(|| map.find(path))
+            .or_else(|| map.span("header"))
+            .or_else(|| map.span("graph.name"))
+            .unwrap_or(0..0)
+    };
+    for finding in findings.iter_mut() {
+        let path = finding.diagnostic.path.clone().unwrap_or_default();
+        finding.diagnostic.span = find(&path);
+        finding.diagnostic.labels = finding
+            .related
+            .iter()
+            .map(|r| Label {
+                span: find(&r.path),
+                message: r.message.clone(),
+            })
+            .collect();
+    }
+    findings.sort_by_key(|f| f.diagnostic.span.start);
+}
+
+/// The IR path of `attributes[index]`, the list `field` of the item at
+/// `path`: by name, as the printer writes it, unless another attribute has
+/// the same name; then by index.
+fn attribute_path(path: &str, field: &str, index: usize, attributes: &[AttributeProto]) -> String {
+    let name = attributes[index].name.as_deref();
+    let unique = name.is_some()
+        && attributes
+            .iter()
+            .filter(|a| a.name.as_deref() == name)
+            .count()
+            == 1;
+    match name {
+        Some(name) if unique => format!("{path}.{field}[{name:?}]"),
+        _ => format!("{path}.{field}[{index}]"),
+    }
+}

@@ -1,0 +1,450 @@
+//! Tensor constants and declared shapes: a tensor's values fit its shape
+//! (as many as its dimensions multiply to) and its element type (in the
+//! field that type uses, each in range), and no dimension is negative.
+//! Initializers, sparse initializers, tensors in attributes (function
+//! attribute defaults too) and the shapes of value infos are checked.
+
+use super::findings::{function_subject, named_subject, node_subject, Findings, Severity};
+use super::model::{Body, Model};
+use crate::proto::tensor_proto::{DataLocation, DataType};
+use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+use crate::proto::type_proto::Value as TypeValue;
+use crate::proto::{AttributeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto};
+use crate::tensor_data::{raw_byte_len, typed_field, TypedField};
+
+const TENSOR_SIZE: &str = "onnxtxt::check::tensor_size";
+const TENSOR_FIELD: &str = "onnxtxt::check::tensor_field";
+const TENSOR_VALUE: &str = "onnxtxt::check::tensor_value";
+
+/// Checks every tensor constant and declared shape of the model.
+pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
+    model.for_each_body(&mut |body| check_body(body, findings));
+    for (index, function) in model.proto.functions.iter().enumerate() {
+        if super::model::is_headless(function) {
+            continue;
+        }
+        let path = format!("functions[{index}]");
+        let subject = function_subject(function, &path);
+        for (i, attribute) in function.attribute_proto.iter().enumerate() {
+            let attribute_path =
+                super::attribute_path(&path, "attribute_proto", i, &function.attribute_proto);
+            attribute_values(attribute, &attribute_path, &subject, findings);
+        }
+        value_infos(
+            &function.value_info,
+            &format!("{path}.value_info"),
+            findings,
+        );
+    }
+}
+
+/// A body's value infos and initializers, and its nodes' attributes.
+fn check_body(body: &Body<'_>, findings: &mut Findings) {
+    if let Some(graph) = body.graph {
+        let path = &body.path;
+        value_infos(&graph.input, &format!("{path}.input"), findings);
+        value_infos(&graph.output, &format!("{path}.output"), findings);
+        value_infos(&graph.value_info, &format!("{path}.value_info"), findings);
+        for (index, tensor) in graph.initializer.iter().enumerate() {
+            let tensor_path = format!("{path}.initializer[{index}]");
+            let subject = named_subject(&tensor_path, tensor.name.as_deref().unwrap_or(""));
+            check_tensor(tensor, &tensor_path, &subject, findings);
+        }
+        for (index, sparse) in graph.sparse_initializer.iter().enumerate() {
+            let sparse_path = format!("{path}.sparse_initializer[{index}]");
+            let name = sparse.values.as_ref().and_then(|v| v.name.as_deref());
+            let subject = named_subject(&sparse_path, name.unwrap_or(""));
+            check_sparse(sparse, &sparse_path, &subject, findings);
+        }
+    }
+    for (index, node) in body.nodes.iter().enumerate() {
+        let path = body.node_path(index);
+        let subject = node_subject(node, &path);
+        for (i, attribute) in node.attribute.iter().enumerate() {
+            let attribute_path = super::attribute_path(&path, "attribute", i, &node.attribute);
+            attribute_values(attribute, &attribute_path, &subject, findings);
+        }
+    }
+}
+
+/// The shapes of the types of `infos`, the list at `path`.
+fn value_infos(infos: &[ValueInfoProto], path: &str, findings: &mut Findings) {
+    for (index, info) in infos.iter().enumerate() {
+        let info_path = format!("{path}[{index}]");
+        if let Some(ty) = &info.r#type {
+            let subject = named_subject(&info_path, info.name.as_deref().unwrap_or(""));
+            type_dims(ty, &info_path, &subject, findings);
+        }
+    }
+}
+
+/// The tensors, sparse tensors and types an attribute holds.
+fn attribute_values(
+    attribute: &AttributeProto,
+    path: &str,
+    subject: &str,
+    findings: &mut Findings,
+) {
+    let name = attribute.name.as_deref().unwrap_or("");
+    let subject = format!("{subject} attribute `{name}`");
+    if let Some(t) = &attribute.t {
+        check_tensor(t, &format!("{path}.t"), &subject, findings);
+    }
+    for (i, t) in attribute.tensors.iter().enumerate() {
+        check_tensor(t, &format!("{path}.tensors[{i}]"), &subject, findings);
+    }
+    if let Some(s) = &attribute.sparse_tensor {
+        check_sparse(s, &format!("{path}.sparse_tensor"), &subject, findings);
+    }
+    for (i, s) in attribute.sparse_tensors.iter().enumerate() {
+        check_sparse(
+            s,
+            &format!("{path}.sparse_tensors[{i}]"),
+            &subject,
+            findings,
+        );
+    }
+    if let Some(tp) = &attribute.tp {
+        type_dims(tp, &format!("{path}.tp"), &subject, findings);
+    }
+    for (i, tp) in attribute.type_protos.iter().enumerate() {
+        type_dims(tp, &format!("{path}.type_protos[{i}]"), &subject, findings);
+    }
+}
+
+/// Negative dimensions in a type (and the types inside it).
+fn type_dims(ty: &TypeProto, path: &str, subject: &str, findings: &mut Findings) {
+    let inner = match &ty.value {
+        Some(TypeValue::SequenceType(s)) => s.elem_type.as_deref(),
+        Some(TypeValue::OptionalType(s)) => s.elem_type.as_deref(),
+        Some(TypeValue::MapType(m)) => m.value_type.as_deref(),
+        _ => None,
+    };
+    if let Some(inner) = inner {
+        type_dims(inner, path, subject, findings);
+    }
+    let shape = match &ty.value {
+        Some(TypeValue::TensorType(t)) => t.shape.as_ref(),
+        Some(TypeValue::SparseTensorType(t)) => t.shape.as_ref(),
+        _ => None,
+    };
+    let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
+    // A warning in a type: onnx.checker rejects a negative dimension of a
+    // tensor constant, but not of a declared type by itself.
+    let values = dims.iter().map(|dim| match dim.value {
+        Some(DimValue::DimValue(v)) => v,
+        _ => 0,
+    });
+    negative_dimensions(Severity::Warning, values, path, subject, findings);
+}
+
+/// Reports every negative value of `dims`, a shape's dimensions (0 for
+/// one that has no value), as `severity`; returns whether there was one.
+fn negative_dimensions(
+    severity: Severity,
+    dims: impl IntoIterator<Item = i64>,
+    path: &str,
+    subject: &str,
+    findings: &mut Findings,
+) -> bool {
+    let mut any = false;
+    for (index, d) in dims.into_iter().enumerate() {
+        if d < 0 {
+            findings.push(
+                severity,
+                "onnxtxt::check::negative_dimension",
+                subject,
+                path,
+                format!("dimension {index} is {d}; dimensions cannot be negative"),
+            );
+            any = true;
+        }
+    }
+    any
+}
+
+fn check_sparse(sparse: &SparseTensorProto, path: &str, subject: &str, findings: &mut Findings) {
+    let dims = sparse.dims.iter().copied();
+    negative_dimensions(Severity::Error, dims, path, subject, findings);
+    if let Some(values) = &sparse.values {
+        check_tensor(values, &format!("{path}.values"), subject, findings);
+    }
+    if let Some(indices) = &sparse.indices {
+        check_tensor(indices, &format!("{path}.indices"), subject, findings);
+    }
+}
+
+/// One tensor constant being checked.
+struct Tensor<'a> {
+    tensor: &'a TensorProto,
+    path: &'a str,
+    subject: &'a str,
+    /// Its element type's code and name.
+    data_type: i32,
+    type_name: &'static str,
+    /// How many elements its shape holds.
+    count: u64,
+}
+
+/// A tensor constant: dims, element count against the stored values,
+/// and values that fit the element type.
+fn check_tensor(tensor: &TensorProto, path: &str, subject: &str, findings: &mut Findings) {
+    let dims = tensor.dims.iter().copied();
+    if negative_dimensions(Severity::Error, dims, path, subject, findings) {
+        return;
+    }
+    let Some(count) = tensor
+        .dims
+        .iter()
+        .try_fold(1u64, |count, &d| count.checked_mul(d as u64))
+    else {
+        let summary = format!(
+            "the shape {:?} has more elements than can be counted",
+            tensor.dims
+        );
+        findings.error(TENSOR_SIZE, subject, path, summary);
+        return;
+    };
+    let data_type = tensor.data_type.unwrap_or(0);
+    let Some(field) = typed_field(data_type) else {
+        let summary = if data_type == 0 {
+            "the tensor has no element type".to_string()
+        } else {
+            format!("the tensor has an unknown element type ({data_type})")
+        };
+        findings.error("onnxtxt::check::tensor_type", subject, path, summary);
+        return;
+    };
+    if tensor.data_location == Some(DataLocation::External as i32) || tensor.segment.is_some() {
+        return;
+    }
+    let checked = Tensor {
+        tensor,
+        path,
+        subject,
+        data_type,
+        type_name: crate::vocabulary::element_type_name(data_type).unwrap_or("?"),
+        count,
+    };
+    let Some((len, field)) = checked.stored_in(field, findings) else {
+        return;
+    };
+    match &tensor.raw_data {
+        Some(raw) => checked.raw_data(raw, len, field, findings),
+        None => checked.typed_values(len, findings),
+    }
+}
+
+impl Tensor<'_> {
+    /// How many values are stored in `field`, the one the element type
+    /// uses, and its name; `None` (after reporting it) when other fields
+    /// hold values.
+    fn stored_in(
+        &self,
+        field: TypedField,
+        findings: &mut Findings,
+    ) -> Option<(usize, &'static str)> {
+        let t = self.tensor;
+        let fields = [
+            (TypedField::Int32Data, "int32_data", t.int32_data.len()),
+            (TypedField::Int64Data, "int64_data", t.int64_data.len()),
+            (TypedField::Uint64Data, "uint64_data", t.uint64_data.len()),
+            (TypedField::FloatData, "float_data", t.float_data.len()),
+            (TypedField::DoubleData, "double_data", t.double_data.len()),
+            (TypedField::StringData, "string_data", t.string_data.len()),
+        ];
+        let (_, expected, len) = fields
+            .iter()
+            .copied()
+            .find(|(f, _, _)| *f == field)
+            .expect("every field is listed");
+        if let Some((_, name, n)) = fields.iter().find(|(f, _, n)| *f != field && *n > 0) {
+            let type_name = self.type_name;
+            let summary = format!("{type_name} values belong in {expected}, but {n} are in {name}");
+            findings.error(TENSOR_FIELD, self.subject, self.path, summary);
+            return None;
+        }
+        Some((len, expected))
+    }
+
+    /// Values stored as raw bytes (and `typed` values in `field` too):
+    /// as many bytes as the elements take.
+    fn raw_data(&self, raw: &[u8], typed: usize, field: &str, findings: &mut Findings) {
+        let (count, type_name) = (self.count, self.type_name);
+        if self.data_type == DataType::String as i32 {
+            let summary = "string tensors cannot be stored in raw_data";
+            findings.error(TENSOR_FIELD, self.subject, self.path, summary);
+            return;
+        }
+        if typed > 0 {
+            let summary = format!("the values are stored twice, in raw_data and in {field}");
+            findings.error(TENSOR_FIELD, self.subject, self.path, summary);
+            return;
+        }
+        let expected = usize::try_from(count)
+            .ok()
+            .and_then(|n| raw_byte_len(self.data_type, n));
+        if expected != Some(raw.len()) {
+            let takes = expected.map_or_else(|| "too many".to_string(), |e| e.to_string());
+            let shape = shape_text(&self.tensor.dims);
+            findings.push(
+                size_severity(raw.len(), expected),
+                TENSOR_SIZE,
+                self.subject,
+                self.path,
+                format!(
+                    "raw_data holds {} bytes, but {count} {type_name} elements (shape {shape}) take {takes}",
+                    raw.len()
+                ),
+            );
+            return;
+        }
+        if self.data_type == DataType::Bool as i32 {
+            if let Some(i) = raw.iter().position(|&b| b > 1) {
+                findings.warning(
+                    TENSOR_VALUE,
+                    self.subject,
+                    self.path,
+                    format!("element {i} is {}; bool values are 0 or 1", raw[i]),
+                );
+            }
+        }
+    }
+
+    /// Values stored in the typed field, `len` of them: one per element
+    /// (two for complex numbers), or packed for sub-byte types.
+    fn typed_values(&self, len: usize, findings: &mut Findings) {
+        let (count, data_type) = (self.count, self.data_type);
+        let complex =
+            data_type == DataType::Complex64 as i32 || data_type == DataType::Complex128 as i32;
+        let expected = count.checked_mul(if complex { 2 } else { 1 });
+        let packed = sub_byte_bits(data_type)
+            .and_then(|bits| count.checked_mul(bits))
+            .map(|b| b.div_ceil(8));
+        let len = len as u64;
+        if Some(len) == expected {
+            if let Some((min, max)) = element_range(data_type) {
+                self.values_in_range(min, max, "element", findings);
+            }
+        } else if packed.is_some() && Some(len) == packed {
+            // The IR's packed layout: two (or four) elements per entry.
+            self.values_in_range(0, 255, "packed entry", findings);
+        } else {
+            // onnx.checker counts the entries of sub-byte types only as
+            // "some or none".
+            let fewest = if packed.is_some() { Some(1) } else { expected };
+            let fewest = fewest.and_then(|n| usize::try_from(n).ok());
+            let severity = size_severity(usize::try_from(len).unwrap_or(usize::MAX), fewest);
+            self.wrong_count(len, complex, severity, findings);
+        }
+    }
+
+    /// Reports `len` values where the shape wants another number.
+    fn wrong_count(&self, len: u64, complex: bool, severity: Severity, findings: &mut Findings) {
+        let count = self.count;
+        let shape = shape_text(&self.tensor.dims);
+        let values = if complex {
+            format!(
+                "{len} numbers ({count} elements need {} real and imaginary parts)",
+                2 * count
+            )
+        } else {
+            format!("{len} values")
+        };
+        let (summary, help) = if len == 0 && self.tensor.dims.is_empty() {
+            (
+                "the tensor has no values".to_string(),
+                "a scalar needs one value",
+            )
+        } else {
+            let elements = if count == 1 { "element" } else { "elements" };
+            (
+                format!("the shape {shape} holds {count} {elements}, but the tensor has {values}"),
+                "the number of values must be the product of the dimensions",
+            )
+        };
+        findings
+            .push(severity, TENSOR_SIZE, self.subject, self.path, summary)
+            .help(help);
+    }
+
+    /// Reports the first stored value outside `min..=max`.
+    fn values_in_range(&self, min: i64, max: i64, what: &str, findings: &mut Findings) {
+        let t = self.tensor;
+        let values: Box<dyn Iterator<Item = i128>> = if self.data_type == DataType::Uint32 as i32 {
+            Box::new(t.uint64_data.iter().map(|&v| i128::from(v)))
+        } else {
+            Box::new(t.int32_data.iter().map(|&v| i128::from(v)))
+        };
+        let type_name = self.type_name;
+        let mut values = values.enumerate();
+        let Some((index, value)) =
+            values.find(|&(_, v)| v < i128::from(min) || v > i128::from(max))
+        else {
+            return;
+        };
+        // onnx.checker does not look at values; runtimes truncate.
+        let finding = findings.warning(
+            TENSOR_VALUE,
+            self.subject,
+            self.path,
+            format!(
+                "{what} {index} is {value}, which does not fit {type_name} (range {min} to {max})"
+            ),
+        );
+        if crate::tensor_data::is_narrow_float(self.data_type) {
+            finding.help(format!(
+                "integers in a {type_name} tensor are bit patterns; write a decimal (`1.0`) for a value"
+            ));
+        }
+    }
+}
+
+/// How bad a tensor holding the wrong number of values (or bytes),
+/// `stored`, is: fewer than onnx.checker accepts (`fewest_accepted`) is an
+/// error; more than the shape needs is only a warning, since the checker
+/// accepts them (and readers ignore the rest).
+fn size_severity(stored: usize, fewest_accepted: Option<usize>) -> Severity {
+    match fewest_accepted {
+        Some(fewest) if stored >= fewest => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+fn shape_text(dims: &[i64]) -> String {
+    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// The bits per element of the sub-byte types.
+fn sub_byte_bits(data_type: i32) -> Option<u64> {
+    use DataType as D;
+    Some(match DataType::try_from(data_type).ok()? {
+        D::Int4 | D::Uint4 | D::Float4e2m1 => 4,
+        D::Int2 | D::Uint2 => 2,
+        D::Float6e2m3 | D::Float6e3m2 => 6,
+        _ => return None,
+    })
+}
+
+/// The range of one `int32_data` (or, for uint32, `uint64_data`) entry.
+fn element_range(data_type: i32) -> Option<(i64, i64)> {
+    use DataType as D;
+    Some(match DataType::try_from(data_type).ok()? {
+        D::Int8 => (-128, 127),
+        D::Uint8 => (0, 255),
+        D::Int16 => (-32768, 32767),
+        D::Uint16 | D::Float16 | D::Bfloat16 => (0, 65535),
+        D::Bool => (0, 1),
+        D::Int4 => (-8, 7),
+        D::Uint4 | D::Float4e2m1 => (0, 15),
+        D::Int2 => (-2, 1),
+        D::Uint2 => (0, 3),
+        D::Float6e2m3 | D::Float6e3m2 => (0, 63),
+        D::Float8e4m3fn | D::Float8e4m3fnuz | D::Float8e5m2 | D::Float8e5m2fnuz | D::Float8e8m0 => {
+            (0, 255)
+        }
+        D::Uint32 => (0, i64::from(u32::MAX)),
+        _ => return None,
+    })
+}
