@@ -45,6 +45,13 @@ pub(crate) enum Kind {
     AttributeName,
     /// A model's header.
     Header,
+    /// A header entry `opset_import: [...]`.
+    OpsetImports,
+    /// Any other header entry, fenced so that what its value holds (a
+    /// graph, say) is not taken for part of the enclosing construct.
+    HeaderEntry,
+    /// A `"key": value` pair of a `[...]` list of pairs.
+    Pair,
 }
 
 /// A completed construct: its kind, its span, and how many landmarks
@@ -192,6 +199,7 @@ impl SourceMap {
         }
         if let Some(&header) = top.iter().find(|&&i| landmarks[i].kind == Kind::Header) {
             walk.record("header".into(), header);
+            walk.opset_imports(header, "opset_import");
         }
         let functions = top
             .iter()
@@ -344,6 +352,7 @@ impl Walk<'_> {
     fn function(&mut self, function: &FunctionProto, landmark: usize, path: String) {
         self.record(path.clone(), landmark);
         self.record_child(format!("{path}.name"), landmark, Kind::Name);
+        self.opset_imports(landmark, &format!("{path}.opset_import"));
         // Inputs and outputs are names; the value infos written in `<...>`
         // come after those of the typed inputs and outputs.
         let infos = self.children(landmark, |k| k == Kind::ListEntry(false));
@@ -376,6 +385,20 @@ impl Walk<'_> {
         );
         let nodes = self.children(landmark, |k| k == Kind::Node);
         self.nodes(&function.node, &nodes, &path);
+    }
+}
+
+impl Walk<'_> {
+    /// The entries of the `opset_import` lists directly inside `parent`
+    /// (a header or a function), as `{path}[i]`.
+    fn opset_imports(&mut self, parent: usize, path: &str) {
+        let mut index = 0;
+        for list in self.children(parent, |k| k == Kind::OpsetImports) {
+            for pair in self.children(list, |k| k == Kind::Pair) {
+                self.record(format!("{path}[{index}]"), pair);
+                index += 1;
+            }
+        }
     }
 }
 
@@ -466,5 +489,25 @@ f <k> (float a) => (b) <float t> {
         // The typed input has the first value info, the `<...>` list the next.
         assert_eq!(at("functions[0].value_info[1].name"), "t");
         assert_eq!(at("functions[0].input[0]"), "a");
+    }
+
+    #[test]
+    fn opset_imports_have_their_own_spans() {
+        let text = r#"<ir_version: 10, opset_import: ["": 21, "local": 1], producer_name: "p">
+main (float[2] x) => (float[2] y) {
+  y = local.f:o <alpha: float = 2.0> (x)
+}
+<domain: "local", overload: "o", opset_import: ["": 21, "ai.onnx.ml": 3]>
+f <alpha: float = 1.0, beta, gamma> (a, float[2] c) => (b, d) {
+  b = Mul (a, a)
+}"#;
+        let (_, at) = spans_of(text);
+        assert_eq!(at("graph.node[0].op_type"), "local.f:o");
+        assert_eq!(at("opset_import[0]"), "\"\": 21");
+        assert_eq!(at("opset_import[1]"), "\"local\": 1");
+        assert_eq!(at("functions[0].opset_import[1]"), "\"ai.onnx.ml\": 3");
+        assert_eq!(at("functions[0].attribute[1]"), "gamma");
+        assert_eq!(at("functions[0].output[1]"), "d");
+        assert_eq!(at("functions[0].name"), "f");
     }
 }

@@ -5,17 +5,22 @@ use chumsky::prelude::*;
 
 use super::annotation::{Entry, Value};
 use super::common::string_literal;
+use super::landmarks::{landmark, landmark_with, Kind};
 use super::recovery::item_list;
 use super::tensor::tensor_tail;
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{GraphProto, SparseTensorProto, TypeProto};
 
-/// `key: value`.
+/// `key: value`, a landmark that tells `opset_import` from other keys.
 pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     value: impl Parser<'t, I, Value, Extra<E>> + Clone + 't,
 ) -> Parsed<'t, I, E, Entry> {
-    select! { Token::Ident(key) = e => (key.to_owned(), e.span()) }
+    let kind = |entry: &Entry| match entry.key.as_str() {
+        "opset_import" => Kind::OpsetImports,
+        _ => Kind::HeaderEntry,
+    };
+    let entry = select! { Token::Ident(key) = e => (key.to_owned(), e.span()) }
         .labelled("a key")
         .then_ignore(just(Token::Colon))
         .then(value)
@@ -25,8 +30,8 @@ pub(crate) fn entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 key_span: key_span.into_range(),
                 value,
             },
-        )
-        .boxed()
+        );
+    landmark_with(kind, entry)
 }
 
 /// `<entry, ...>` (a header) when `open` is `<`, or `@<entry, ...>` (an
@@ -57,6 +62,7 @@ pub(crate) fn value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         let pair = string_literal()
             .then_ignore(just(Token::Colon))
             .then(value.clone());
+        let pair = landmark(Kind::Pair, pair);
         let pairs = pair
             .separated_by(just(Token::Comma))
             .at_least(1)
