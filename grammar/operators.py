@@ -12,6 +12,11 @@ update of onnx reads as a diff of facts; src/ops/function_bodies.rs has the
 function bodies that define operators, as onnx's printer writes them. Only
 facts: names, versions, types, counts, defaults, bodies; never documentation
 text. src/ops/schema.rs defines the types and their constructors.
+
+Two facts the Python API does not show are found by putting nodes to
+onnx.checker.check_node: the schemas whose nodes may carry attributes they do
+not declare, and the input or output counts within a schema's range that the
+checker still refuses (BatchNormalization has 1 or 5 outputs, not 2 to 4).
 """
 
 import json
@@ -20,8 +25,10 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnx.checker
 import onnx.defs
 import onnx.printer
+from onnx import helper
 from onnx.defs import OpSchema
 
 VERSION = "1.23.2"
@@ -74,6 +81,55 @@ def domain_versions():
     """Each domain of DOMAINS with its (first, last) opset version."""
     ranges = onnx.defs.C.schema_version_map()
     return [(d, ranges[d]) for d in sorted(DOMAINS)]
+
+
+def checker_says(s, inputs, outputs, **attributes):
+    """What onnx.checker says of a node of schema `s` with that many inputs and
+    outputs and those attributes, at the schema's own version: None when it
+    accepts the node, else its message."""
+    node = helper.make_node(
+        s.name, [f"i{k}" for k in range(inputs)], [f"o{k}" for k in range(outputs)],
+        domain=s.domain, **attributes,
+    )
+    context = onnx.checker.C.CheckerContext()
+    context.ir_version = onnx.IR_VERSION
+    context.opset_imports = {s.domain: s.since_version}
+    try:
+        onnx.checker.check_node(node, context)
+    except onnx.checker.ValidationError as error:
+        return str(error)
+    return None
+
+
+def unchecked_attributes(s):
+    """Whether the checker lets a node of the schema carry attributes the schema
+    does not declare (onnx's AllowUncheckedAttributes, which the Python API
+    does not show: a node with an undeclared attribute is put to the checker,
+    whose first complaint about the node would be that attribute)."""
+    if s.deprecated:
+        return False
+    outputs = max(s.min_output, 1)
+    message = checker_says(s, s.min_input, outputs, zz_undeclared=1) or ""
+    return "Unrecognized attribute" not in message
+
+
+def allowed_counts(s, low, high, kind):
+    """The numbers of inputs (kind "input") or outputs ("output") between `low`
+    and `high` that the checker accepts, when it accepts only some (onnx's
+    NumInputs/NumOutputs sets, which the Python API does not show); None when it
+    accepts them all or there is no upper bound."""
+    if s.deprecated or high == UNBOUNDED:
+        return None
+    accepted = []
+    for n in range(low, high + 1):
+        inputs, outputs = (n, max(s.min_output, 1)) if kind == "input" else (s.min_input, n)
+        if inputs == 0 and outputs == 0:
+            accepted.append(n)
+            continue
+        message = checker_says(s, inputs, outputs) or ""
+        if f"not in allowed {kind} sizes" not in message:
+            accepted.append(n)
+    return None if accepted == list(range(low, high + 1)) else accepted
 
 
 def function_body(schema, opset):
@@ -138,8 +194,13 @@ def default_value(attribute):
     sys.exit(f"operators.py: no Rust form for a default of type {kind}")
 
 
-def count(low, high):
-    return f"Count::at_least({low})" if high == UNBOUNDED else f"Count::between({low}, {high})"
+def count(low, high, kind, s):
+    if high == UNBOUNDED:
+        return f"Count::at_least({low})"
+    allowed = allowed_counts(s, low, high, kind)
+    if allowed is None:
+        return f"Count::between({low}, {high})"
+    return f"Count::between({low}, {high}).only(&[{', '.join(map(str, allowed))}])"
 
 
 def parameter(p):
@@ -193,9 +254,11 @@ def schema_block(s):
         lines.append(f"{pad}    deprecated: true,")
     if s.support_level == OpSchema.SupportType.EXPERIMENTAL:
         lines.append(f"{pad}    experimental: true,")
+    if unchecked_attributes(s):
+        lines.append(f"{pad}    unchecked_attributes: true,")
     lines += [
-        f"{pad}    input_count: {count(s.min_input, s.max_input)},",
-        f"{pad}    output_count: {count(s.min_output, s.max_output)},",
+        f"{pad}    input_count: {count(s.min_input, s.max_input, 'input', s)},",
+        f"{pad}    output_count: {count(s.min_output, s.max_output, 'output', s)},",
     ]
     lines += rust_list("inputs", [parameter(p) for p in s.inputs], 12)
     lines += rust_list("outputs", [parameter(p) for p in s.outputs], 12)
@@ -330,6 +393,9 @@ def schema_json(s):
         "max_input": s.max_input,
         "min_output": s.min_output,
         "max_output": s.max_output,
+        "allowed_inputs": allowed_counts(s, s.min_input, s.max_input, "input"),
+        "allowed_outputs": allowed_counts(s, s.min_output, s.max_output, "output"),
+        "unchecked_attributes": unchecked_attributes(s),
         "inputs": [parameter_json(p) for p in s.inputs],
         "outputs": [parameter_json(p) for p in s.outputs],
         "attributes": [attribute_json(a) for a in s.attributes.values()],

@@ -1152,7 +1152,7 @@ mod ai_onnx {
             name: "BatchNormalization",
             since_version: 1,
             input_count: Count::between(5, 5),
-            output_count: Count::between(1, 5),
+            output_count: Count::between(1, 5).only(&[1, 5]),
             inputs: &[
                 single("X", "T"),
                 single("scale", "T"),
@@ -1183,7 +1183,7 @@ mod ai_onnx {
             name: "BatchNormalization",
             since_version: 6,
             input_count: Count::between(5, 5),
-            output_count: Count::between(1, 5),
+            output_count: Count::between(1, 5).only(&[1, 5]),
             inputs: &[
                 single("X", "T"),
                 single("scale", "T"),
@@ -1213,7 +1213,7 @@ mod ai_onnx {
             name: "BatchNormalization",
             since_version: 7,
             input_count: Count::between(5, 5),
-            output_count: Count::between(1, 5),
+            output_count: Count::between(1, 5).only(&[1, 5]),
             inputs: &[
                 single("X", "T"),
                 single("scale", "T"),
@@ -1242,7 +1242,7 @@ mod ai_onnx {
             name: "BatchNormalization",
             since_version: 9,
             input_count: Count::between(5, 5),
-            output_count: Count::between(1, 5),
+            output_count: Count::between(1, 5).only(&[1, 5]),
             inputs: &[
                 single("X", "T").differentiable(),
                 single("scale", "T").differentiable(),
@@ -1270,7 +1270,7 @@ mod ai_onnx {
             name: "BatchNormalization",
             since_version: 14,
             input_count: Count::between(5, 5),
-            output_count: Count::between(1, 3),
+            output_count: Count::between(1, 3).only(&[1, 3]),
             inputs: &[
                 single("X", "T").differentiable(),
                 single("scale", "T").differentiable(),
@@ -1298,7 +1298,7 @@ mod ai_onnx {
             name: "BatchNormalization",
             since_version: 15,
             input_count: Count::between(5, 5),
-            output_count: Count::between(1, 3),
+            output_count: Count::between(1, 3).only(&[1, 3]),
             inputs: &[
                 single("X", "T").differentiable(),
                 single("scale", "T1").differentiable(),
@@ -6160,6 +6160,7 @@ mod ai_onnx {
         Schema {
             name: "LayerNormalization",
             since_version: 17,
+            unchecked_attributes: true,
             input_count: Count::between(2, 3),
             output_count: Count::between(1, 3),
             inputs: &[

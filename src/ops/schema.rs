@@ -108,6 +108,7 @@ pub struct Schema {
     pub(super) since_version: i64,
     pub(super) deprecated: bool,
     pub(super) experimental: bool,
+    pub(super) unchecked_attributes: bool,
     pub(super) inputs: &'static [Parameter],
     pub(super) outputs: &'static [Parameter],
     pub(super) input_count: Count,
@@ -124,6 +125,9 @@ pub(super) struct Count {
     min: usize,
     /// `None`: no upper bound (a variadic last parameter).
     max: Option<usize>,
+    /// The counts from `min` to `max` allowed, when not all are; empty
+    /// when all are.
+    only: &'static [usize],
 }
 
 impl Count {
@@ -131,11 +135,30 @@ impl Count {
         Count {
             min,
             max: Some(max),
+            only: &[],
         }
     }
 
     pub(super) const fn at_least(min: usize) -> Count {
-        Count { min, max: None }
+        Count {
+            min,
+            max: None,
+            only: &[],
+        }
+    }
+
+    /// The counts allowed, when not all between the bounds are.
+    pub(super) const fn only(self, allowed: &'static [usize]) -> Count {
+        Count {
+            only: allowed,
+            ..self
+        }
+    }
+
+    fn allows(&self, n: usize) -> bool {
+        n >= self.min
+            && self.max.is_none_or(|max| n <= max)
+            && (self.only.is_empty() || self.only.contains(&n))
     }
 }
 
@@ -149,6 +172,7 @@ impl Schema {
             since_version: 0,
             deprecated: false,
             experimental: false,
+            unchecked_attributes: false,
             inputs: &[],
             outputs: &[],
             input_count: Count::between(0, 0),
@@ -186,6 +210,13 @@ impl Schema {
         self.experimental
     }
 
+    /// Whether a node may carry attributes the schema does not declare
+    /// (onnx's checker does not look at them), as onnx allows for a few
+    /// schemas (`LayerNormalization` version 17).
+    pub fn allows_unchecked_attributes(&self) -> bool {
+        self.unchecked_attributes
+    }
+
     /// The formal inputs, in order.
     pub fn inputs(&self) -> &'static [Parameter] {
         self.inputs
@@ -206,6 +237,19 @@ impl Schema {
         self.input_count.max
     }
 
+    /// Whether a node may have `n` inputs: between [`Schema::min_inputs`]
+    /// and [`Schema::max_inputs`], and one of the counts onnx allows where
+    /// it allows only some of those.
+    pub fn allows_inputs(&self, n: usize) -> bool {
+        self.input_count.allows(n)
+    }
+
+    /// The input counts a node may have, when onnx allows only some of
+    /// those between the bounds; empty when it allows them all.
+    pub fn allowed_input_counts(&self) -> &'static [usize] {
+        self.input_count.only
+    }
+
     /// The fewest outputs a node may have.
     pub fn min_outputs(&self) -> usize {
         self.output_count.min
@@ -214,6 +258,27 @@ impl Schema {
     /// The most outputs a node may have; `None` when unbounded (variadic).
     pub fn max_outputs(&self) -> Option<usize> {
         self.output_count.max
+    }
+
+    /// Whether a node may have `n` outputs: between
+    /// [`Schema::min_outputs`] and [`Schema::max_outputs`], and one of the
+    /// counts onnx allows where it allows only some of those (a
+    /// `BatchNormalization` of version 15 has 1 or 3 outputs).
+    ///
+    /// ```
+    /// let batch_norm = onnxtxt::ops::schema("", "BatchNormalization", 15).unwrap();
+    /// assert!(batch_norm.allows_outputs(3));
+    /// assert!(!batch_norm.allows_outputs(2));
+    /// assert_eq!(batch_norm.allowed_output_counts(), [1, 3]);
+    /// ```
+    pub fn allows_outputs(&self, n: usize) -> bool {
+        self.output_count.allows(n)
+    }
+
+    /// The output counts a node may have, when onnx allows only some of
+    /// those between the bounds; empty when it allows them all.
+    pub fn allowed_output_counts(&self) -> &'static [usize] {
+        self.output_count.only
     }
 
     /// The attributes, sorted by name.

@@ -35,9 +35,9 @@ impl Display for Signature {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let s = self.schema;
         header(f, s)?;
-        let inputs = count(s.min_inputs(), s.max_inputs());
+        let inputs = input_counts(s);
         parameters(f, &format!("inputs ({inputs})"), s.inputs())?;
-        let outputs = count(s.min_outputs(), s.max_outputs());
+        let outputs = output_counts(s);
         parameters(f, &format!("outputs ({outputs})"), s.outputs())?;
         if !s.attributes().is_empty() {
             writeln!(f, "attributes:")?;
@@ -89,8 +89,23 @@ fn header(f: &mut Formatter<'_>, s: &'static Schema) -> fmt::Result {
     writeln!(f, "{}\n", s.doc_url())
 }
 
-/// `2 to 3`, `1`, `1 or more`.
-fn count(min: usize, max: Option<usize>) -> String {
+/// How many inputs a node of `s` may have: `2 to 3`, `1`, `1 or more`.
+pub(crate) fn input_counts(s: &Schema) -> String {
+    count(s.min_inputs(), s.max_inputs(), s.allowed_input_counts())
+}
+
+/// How many outputs a node of `s` may have: `1`, `1 or 3`, `1 or more`.
+pub(crate) fn output_counts(s: &Schema) -> String {
+    count(s.min_outputs(), s.max_outputs(), s.allowed_output_counts())
+}
+
+/// `2 to 3`, `1`, `1 or more`, or the counts of `only` (`1 or 3`) when
+/// only those are allowed.
+fn count(min: usize, max: Option<usize>, only: &[usize]) -> String {
+    if let [init @ .., last] = only {
+        let init: Vec<String> = init.iter().map(usize::to_string).collect();
+        return format!("{} or {last}", init.join(", "));
+    }
     match max {
         Some(max) if max == min => min.to_string(),
         Some(max) => format!("{min} to {max}"),

@@ -226,3 +226,19 @@ fn links_go_to_the_versions_section_on_onnx_ai() {
         "https://onnx.ai/onnx/operators/onnx_aionnxpreviewtraining_Adam.html"
     );
 }
+
+#[test]
+fn what_the_checker_leaves_unchecked_or_refuses_within_bounds() {
+    let unchecked: Vec<_> = all_schemas()
+        .filter(|s| s.allows_unchecked_attributes())
+        .map(|s| (s.name(), s.since_version()))
+        .collect();
+    assert_eq!(unchecked, [("LayerNormalization", 17)]);
+    let batch_norm = schema("", "BatchNormalization", 9).unwrap();
+    assert_eq!(batch_norm.allowed_output_counts(), [1, 5]);
+    assert!(batch_norm.allows_outputs(5) && !batch_norm.allows_outputs(4));
+    assert!(!batch_norm.allows_outputs(6) && !batch_norm.allows_outputs(0));
+    let max = schema("", "Max", 13).unwrap();
+    assert!(max.allowed_input_counts().is_empty());
+    assert!(max.allows_inputs(1) && max.allows_inputs(100) && !max.allows_inputs(0));
+}

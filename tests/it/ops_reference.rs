@@ -63,6 +63,15 @@ fn bytes_of(hex: &Value) -> Vec<u8> {
         .collect()
 }
 
+/// The counts onnx's checker allows where it allows only some (`null`
+/// when it allows all), as the registry gives them (empty for all).
+fn counts_of(v: &Value) -> Vec<usize> {
+    match v {
+        Value::Null => Vec::new(),
+        v => list_of(v).iter().map(|n| int_of(n) as usize).collect(),
+    }
+}
+
 /// onnx's `max_input` or `max_output` as the registry gives it.
 fn max_count(v: &Value) -> Option<usize> {
     let max = v.as_u64().expect("a count");
@@ -98,6 +107,18 @@ fn differences(ours: &Schema, t: &Value, function: &MessageDescriptor) -> Vec<St
         (
             "max outputs",
             ours.max_outputs() == max_count(&t["max_output"]),
+        ),
+        (
+            "allowed input counts",
+            ours.allowed_input_counts() == counts_of(&t["allowed_inputs"]),
+        ),
+        (
+            "allowed output counts",
+            ours.allowed_output_counts() == counts_of(&t["allowed_outputs"]),
+        ),
+        (
+            "unchecked attributes",
+            ours.allows_unchecked_attributes() == bool_of(&t["unchecked_attributes"]),
         ),
         ("inputs", same_parameters(ours, ours.inputs(), &t["inputs"])),
         (
