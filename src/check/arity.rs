@@ -1,1 +1,191 @@
-//! Inputs and outputs of a node against what it calls.
+//! Arity: a node has as many inputs and outputs as what it calls takes.
+//! For an operator, as onnx.checker counts them (optional parameters may
+//! be left out at the end, or given an empty name `""` anywhere; the last
+//! parameter may be variadic, taking its minimum arity or more; a few
+//! operators allow only some counts between their bounds), and a single
+//! (required) parameter may not be given an empty name. For a call of a
+//! model-local function, no more than the function declares (a warning:
+//! onnx.checker does not check calls, and a call may leave trailing inputs
+//! and outputs out).
+
+use super::findings::{Findings, Severity};
+use super::model::Site;
+use super::operators::Callee;
+use crate::ops::{self, Parameter, ParameterOption, Schema};
+
+/// Which list of a node: its inputs or its outputs.
+#[derive(Clone, Copy)]
+enum Side {
+    Inputs,
+    Outputs,
+}
+
+impl Side {
+    fn field(self) -> &'static str {
+        match self {
+            Side::Inputs => "input",
+            Side::Outputs => "output",
+        }
+    }
+
+    fn code(self) -> &'static str {
+        match self {
+            Side::Inputs => "onnxtxt::check::input_count",
+            Side::Outputs => "onnxtxt::check::output_count",
+        }
+    }
+}
+
+/// The inputs and outputs of the node at `site`, against what it calls.
+pub(crate) fn check_node(site: &Site<'_>, callee: &Callee<'_>, findings: &mut Findings) {
+    match callee {
+        Callee::Schema(schema) => {
+            for side in [Side::Inputs, Side::Outputs] {
+                against_schema(site, schema, side, findings);
+            }
+        }
+        Callee::Function(_, function) => {
+            let name = function.name.as_deref().unwrap_or("");
+            against_function(site, name, Side::Inputs, function.input.len(), findings);
+            against_function(site, name, Side::Outputs, function.output.len(), findings);
+        }
+        Callee::Unknown => {}
+    }
+}
+
+/// One side of a node of `schema`: the count, then the empty names.
+fn against_schema(site: &Site<'_>, schema: &Schema, side: Side, findings: &mut Findings) {
+    let (names, parameters, allowed, counts, min, max) = match side {
+        Side::Inputs => (
+            &site.node.input,
+            schema.inputs(),
+            schema.allows_inputs(site.node.input.len()),
+            ops::input_counts(schema),
+            schema.min_inputs(),
+            schema.max_inputs(),
+        ),
+        Side::Outputs => (
+            &site.node.output,
+            schema.outputs(),
+            schema.allows_outputs(site.node.output.len()),
+            ops::output_counts(schema),
+            schema.min_outputs(),
+            schema.max_outputs(),
+        ),
+    };
+    let given = names.len();
+    if !allowed {
+        // Too many: at the first one too many; else at the operator.
+        let path = match max.filter(|&max| given > max) {
+            Some(max) => site.at(format!("{}[{max}]", side.field())),
+            None => site.at("op_type"),
+        };
+        let field = side.field();
+        findings
+            .error(
+                side.code(),
+                &site.subject,
+                path,
+                format!(
+                    "`{}` takes {counts} {field}{}, but the node has {given}",
+                    schema.name(),
+                    plural(min.max(max.unwrap_or(min)))
+                ),
+            )
+            .help(format!(
+                "{field}s of `{}`: {}",
+                schema.name(),
+                listed(parameters)
+            ));
+    }
+    for (slot, name) in names.iter().enumerate() {
+        let Some(parameter) = parameters.get(slot) else {
+            break;
+        };
+        if name.is_empty() && parameter.option() == ParameterOption::Single {
+            empty_required(site, schema, side, slot, parameter, findings);
+        }
+    }
+}
+
+/// `s` unless `n` is 1.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `X, W, B (optional)`, or `none`.
+fn listed(parameters: &[Parameter]) -> String {
+    if parameters.is_empty() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = parameters
+        .iter()
+        .map(|p| match p.option() {
+            ParameterOption::Optional => format!("{} (optional)", p.name()),
+            ParameterOption::Variadic => format!("{}...", p.name()),
+            _ => p.name().to_string(),
+        })
+        .collect();
+    shown.join(", ")
+}
+
+/// Slot `slot` of a single parameter given the empty name.
+fn empty_required(
+    site: &Site<'_>,
+    schema: &Schema,
+    side: Side,
+    slot: usize,
+    parameter: &Parameter,
+    findings: &mut Findings,
+) {
+    let field = side.field();
+    findings
+        .error(
+            match side {
+                Side::Inputs => "onnxtxt::check::empty_input",
+                Side::Outputs => "onnxtxt::check::empty_output",
+            },
+            &site.subject,
+            site.at(format!("{field}[{slot}]")),
+            format!(
+                "{field} {slot} of `{}` ({}) is required, but its name is empty",
+                schema.name(),
+                parameter.name()
+            ),
+        )
+        .help(format!(
+            "only optional {field}s may be left out with `\"\"`; name the value"
+        ));
+}
+
+/// One side of a call of function `name`, which declares `declared` of
+/// that side: no more than that.
+fn against_function(
+    site: &Site<'_>,
+    name: &str,
+    side: Side,
+    declared: usize,
+    findings: &mut Findings,
+) {
+    let (given, field) = match side {
+        Side::Inputs => (site.node.input.len(), "input"),
+        Side::Outputs => (site.node.output.len(), "output"),
+    };
+    if given <= declared {
+        return;
+    }
+    findings.push(
+        Severity::Warning,
+        side.code(),
+        &site.subject,
+        site.at(format!("{field}[{declared}]")),
+        format!(
+            "function `{name}` has {declared} {field}{}, but the node gives {given}",
+            plural(declared)
+        ),
+    );
+}

@@ -161,9 +161,10 @@ fn leading_number(text: &str) -> usize {
 /// How a message names a node: its path and its name, or its operator when
 /// it has no name (`graph.node[3] "conv1"`, `graph.node[4] (Relu)`).
 pub(crate) fn node_subject(node: &crate::proto::NodeProto, path: &str) -> String {
-    match node.name.as_deref() {
-        Some(name) if !name.is_empty() => named_subject(path, name),
-        _ => format!("{path} ({})", node.op_type.as_deref().unwrap_or("")),
+    match (node.name.as_deref(), node.op_type.as_deref()) {
+        (Some(name), _) if !name.is_empty() => named_subject(path, name),
+        (_, Some(op)) if !op.is_empty() => format!("{path} ({op})"),
+        _ => path.to_string(),
     }
 }
 

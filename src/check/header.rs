@@ -184,11 +184,9 @@ fn node_domain(body: &Body<'_>, node: &NodeProto, index: usize, findings: &mut F
         format!("{shown} is not imported by `{}`", imports.path),
     );
     if domain.is_empty() && imports.literal(AI_ONNX).is_some() {
-        finding.help(format!(
-            "a function imports the default domain as `\"\"`: onnx.checker does not take \
-             `ai.onnx` in `{}` for it",
-            imports.path
-        ));
+        finding.help(
+            "in a function, onnx.checker wants the default domain imported as `\"\"`, not `ai.onnx`",
+        );
     } else {
         let version = if domain.is_empty() {
             SUGGESTED_DEFAULT_OPSET
@@ -237,9 +235,9 @@ fn opset_mismatch(
         &node_subject(node, &path),
         format!("{path}.op_type"),
         format!(
-            "`{op}` is not the same at opset {own} of {}, which this function imports, \
-             and at opset {models}, which the model imports (versions {} and {})",
-            quoted(domain),
+            "`{op}` differs between opset {own} of {}, which this function imports, \
+             and opset {models}, which the model imports (versions {} and {})",
+            display_name(domain),
             versions(at_own),
             versions(at_models),
         ),
@@ -256,8 +254,17 @@ fn opset_mismatch(
     }
     finding.help(format!(
         "import the same version of {} in the function as in the model",
-        quoted(domain)
+        display_name(domain)
     ));
+}
+
+/// `ai.onnx` for the default domain, else the domain.
+pub(crate) fn display_name(domain: &str) -> &str {
+    if domain.is_empty() {
+        AI_ONNX
+    } else {
+        domain
+    }
 }
 
 /// The index of the import of `domain` (as written) that is in force: the

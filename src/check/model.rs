@@ -3,7 +3,7 @@
 //! it belongs to), its model-local functions by name, and walks over all
 //! of them, subgraphs included.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ops::AI_ONNX;
 use crate::proto::{
@@ -23,6 +23,8 @@ pub(crate) struct Model<'m> {
     function_imports: Vec<Option<Imports<'m>>>,
     /// The first function of each key.
     functions: HashMap<FunctionKey<'m>, usize>,
+    /// The attributes each function's body refers to (`@name`), by index.
+    references: Vec<HashSet<&'m str>>,
     /// The model's imports with those of its functions added (the first
     /// import of a domain the model does not import wins), as onnx.checker
     /// compares a function's imports with the model's.
@@ -101,8 +103,18 @@ impl<'m> Model<'m> {
                 .entry(domain)
                 .or_insert(opset.version.unwrap_or(0));
         }
+        let references = proto
+            .functions
+            .iter()
+            .map(|f| {
+                let mut names = HashSet::new();
+                references_in(&f.node, &mut names);
+                names
+            })
+            .collect();
         Model {
             proto,
+            references,
             imports,
             function_imports,
             functions,
@@ -116,13 +128,32 @@ impl<'m> Model<'m> {
         Some((index, &self.proto.functions[index]))
     }
 
+    /// Whether function `index` declares attribute `name` or its body
+    /// refers to it: what a call may give it.
+    pub(crate) fn takes_attribute(&self, index: usize, name: &str) -> bool {
+        let function = &self.proto.functions[index];
+        declared_attributes(function).any(|declared| declared == name)
+            || self.references[index].contains(name)
+    }
+
+    /// The model-local functions of `domain`.
+    pub(crate) fn functions_of<'s>(
+        &'s self,
+        domain: &'s str,
+    ) -> impl Iterator<Item = &'m FunctionProto> + 's {
+        self.proto
+            .functions
+            .iter()
+            .filter(move |f| f.domain.as_deref().unwrap_or("") == domain)
+    }
+
     /// The main graph and every function with a header, as bodies.
     pub(crate) fn bodies(&self) -> Vec<Body<'_>> {
         let graph = self
             .proto
             .graph
             .as_ref()
-            .map(|g| Body::graph(g, "graph".into(), &self.imports, None));
+            .map(|g| Body::graph(g, "graph".into(), &self.imports, None, true));
         let functions = self
             .proto
             .functions
@@ -145,12 +176,31 @@ impl<'m> Model<'m> {
     }
 }
 
+/// Adds the attributes `nodes` (and their subgraphs) refer to.
+fn references_in<'m>(nodes: &'m [NodeProto], names: &mut HashSet<&'m str>) {
+    for attribute in nodes.iter().flat_map(|n| &n.attribute) {
+        names.extend(attribute.ref_attr_name.as_deref());
+        for graph in attribute.g.as_deref().into_iter().chain(&attribute.graphs) {
+            references_in(&graph.node, names);
+        }
+    }
+}
+
 /// The key a function is called by.
 pub(crate) fn function_key(f: &FunctionProto) -> FunctionKey<'_> {
     (
         f.domain.as_deref().unwrap_or(""),
         f.name.as_deref().unwrap_or(""),
         f.overload.as_deref().unwrap_or(""),
+    )
+}
+
+/// The key a node calls: its domain, operator and overload.
+pub(crate) fn callee_key(node: &NodeProto) -> FunctionKey<'_> {
+    (
+        node.domain.as_deref().unwrap_or(""),
+        node.op_type.as_deref().unwrap_or(""),
+        node.overload.as_deref().unwrap_or(""),
     )
 }
 
@@ -187,6 +237,8 @@ pub(crate) struct Body<'a> {
     pub(crate) imports: &'a Imports<'a>,
     /// The function it is, or is inside of.
     pub(crate) function: Option<&'a FunctionProto>,
+    /// Whether it is the model's graph itself (not a subgraph or function).
+    pub(crate) is_main_graph: bool,
     /// The graph it is, if it is one.
     pub(crate) graph: Option<&'a GraphProto>,
 }
@@ -197,6 +249,7 @@ impl<'a> Body<'a> {
         path: String,
         imports: &'a Imports<'a>,
         function: Option<&'a FunctionProto>,
+        is_main_graph: bool,
     ) -> Self {
         let initializers = named(
             &graph.initializer,
@@ -220,6 +273,7 @@ impl<'a> Body<'a> {
             kind: BodyKind::Graph,
             imports,
             function,
+            is_main_graph,
             graph: Some(graph),
             path,
         }
@@ -235,6 +289,7 @@ impl<'a> Body<'a> {
             kind: BodyKind::Function,
             imports,
             function: Some(function),
+            is_main_graph: false,
             graph: None,
             path,
         }
@@ -262,7 +317,7 @@ impl<'a> Body<'a> {
     }
 
     fn subgraph(&self, graph: &'a GraphProto, path: String) -> Body<'a> {
-        Body::graph(graph, path, self.imports, self.function)
+        Body::graph(graph, path, self.imports, self.function, false)
     }
 
     /// Calls `visit` on this body, then on the subgraphs of each node, in
@@ -322,6 +377,16 @@ impl<'a> Site<'a> {
     /// The IR path of a part of the node: `{path}.{part}`.
     pub(crate) fn at(&self, part: impl std::fmt::Display) -> String {
         format!("{}.{part}", self.path)
+    }
+
+    /// The node's operator (`op_type`).
+    pub(crate) fn op(&self) -> &'a str {
+        self.node.op_type.as_deref().unwrap_or("")
+    }
+
+    /// The node's domain, as written (`""` when it has none).
+    pub(crate) fn domain(&self) -> &'a str {
+        self.node.domain.as_deref().unwrap_or("")
     }
 
     /// The IR path of attribute `index` of the node.

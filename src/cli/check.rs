@@ -39,6 +39,25 @@ Errors:
       a tensor constant whose values do not fit its shape or element type
       (more values than the shape needs, or a negative dimension in a
       declared type rather than a tensor: warnings)
+  missing_operator, empty_node
+      a node with no operator, or with neither inputs nor outputs
+  unknown_operator, operator_too_new, deprecated_operator, ai_onnx_domain
+      an operator its domain does not have (with the closest name), has
+      only from a later opset, or has deprecated at the imported one; a
+      domain written `ai.onnx` (in a domain onnx.checker leaves alone:
+      warnings)
+  opset_mismatch
+      a function that imports a domain at another version than the model,
+      calling an operator that differs between the two
+  unknown_attribute, attribute_type, attribute_value, missing_attribute
+      an attribute the operator does not have (with the closest name), of
+      another type than the operator's, whose value does not fit its type,
+      or a required one left out (in a call of a model-local function:
+      warnings)
+  input_count, output_count, empty_input, empty_output
+      more or fewer inputs or outputs than the operator takes, or a
+      required one named `\"\"` (in a call of a model-local function:
+      warnings)
 
 Warnings:
   unused_value, unused_initializer
@@ -49,6 +68,9 @@ Warnings:
       `@name` outside a function, or naming no attribute of the function
   tensor_value
       a value outside its element type's range
+  unknown_function
+      a call into a domain of model-local functions that has none of that
+      name (with the closest name)
 
 Findings are shown where they are in the text (FILE:LINE:COL), or by IR
 path for binary input.";

@@ -14,7 +14,7 @@ impl Domain {
     /// assert!(ai_onnx.closest_operator("Frobnicate").is_none());
     /// ```
     pub fn closest_operator(&self, name: &str) -> Option<&'static Operator> {
-        closest(name, self.operators(), Operator::name)
+        closest_by(name, self.operators(), |op| op.name())
     }
 }
 
@@ -22,17 +22,22 @@ impl Schema {
     /// The attribute whose name is closest to `name`, when it is close
     /// enough to be what was meant (`alhpa` → `alpha`).
     pub fn closest_attribute(&self, name: &str) -> Option<&'static Attribute> {
-        closest(name, self.attributes(), Attribute::name)
+        closest_by(name, self.attributes(), |a| a.name())
     }
 }
 
-/// The item of `items` whose name is closest to `word` ignoring case, if
-/// it is at most a third of the word's length (at least 2) edits away.
-fn closest<T>(word: &str, items: &'static [T], name: fn(&T) -> &str) -> Option<&'static T> {
+/// The item of `items` whose name (as `name` gives it) is closest to
+/// `word` ignoring case, if it is at most a third of the word's length (at
+/// least 2) edits away: what a misspelt `word` most likely meant.
+pub(crate) fn closest_by<'a, T: ?Sized>(
+    word: &str,
+    items: impl IntoIterator<Item = &'a T>,
+    name: impl Fn(&T) -> &str,
+) -> Option<&'a T> {
     let word = word.to_lowercase();
     let limit = (word.chars().count() / 3).max(2);
     items
-        .iter()
+        .into_iter()
         .map(|item| {
             let distance = strsim::damerau_levenshtein(&word, &name(item).to_lowercase());
             (distance, item)

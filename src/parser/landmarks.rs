@@ -242,9 +242,11 @@ impl Walk<'_> {
     }
 
     fn record(&mut self, path: String, landmark: usize) {
-        self.map
-            .spans
-            .insert(path, self.landmarks[landmark].span.into_range());
+        // A construct that consumes nothing (the empty name before a comma
+        // in `Op(x, , y)`) can end before it starts: it is where it starts.
+        let span = self.landmarks[landmark].span.into_range();
+        let span = span.start..span.end.max(span.start);
+        self.map.spans.insert(path, span);
     }
 
     /// Records the first child of `parent` of `kind`, if any, at `path`.

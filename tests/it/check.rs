@@ -473,7 +473,7 @@ g (float x) => (float y) {
     clean(&f("<ax: int = 1>", "ax"));
     // References in subgraphs of function bodies are inside the function.
     let nested = format!(
-        "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft <ax> (x) => (y) {{\n  c = Constant <value_bool: int = 1> ()\n  y = If (c) <then_branch = t () => (float a) {{ a = Softmax <axis: int = @ax> (x) }}, else_branch = e () => (float b) {{ b = Relu(x) }}>\n}}\n"
+        "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft <ax> (x) => (y) {{\n  c = Constant <value: tensor = bool {{1}}> ()\n  y = If (c) <then_branch = t () => (float a) {{ a = Softmax <axis: int = @ax> (x) }}, else_branch = e () => (float b) {{ b = Relu(x) }}>\n}}\n"
     );
     clean(&nested);
 }
@@ -700,6 +700,315 @@ fn header_needs_ir_version_and_opset_import() {
         ]
     );
     assert_eq!(&text[findings(text)[0].diagnostic.span.clone()], "g");
+}
+
+// ---------------------------------------------------------------------------
+// Operators, attributes, inputs and outputs, against onnx's schemas.
+// ---------------------------------------------------------------------------
+
+/// `g` with the given nodes, at opset `opset` of the default domain.
+fn at_opset(opset: i64, nodes: &str) -> String {
+    format!(
+        "<ir_version: 10, opset_import: [\"\": {opset}]>\ng (float[N] x, float[N] w) => (float[N] y) {{\n{nodes}\n}}\n"
+    )
+}
+
+#[test]
+fn operators_are_looked_up_at_the_imported_opset() {
+    let text = at_opset(21, "  y = Rleu(x)");
+    assert_eq!(
+        errors(&text),
+        one("unknown_operator", "graph.node[0].op_type", "Rleu")
+    );
+    assert_eq!(
+        findings(&text)[0].diagnostic.help.as_deref(),
+        Some("did you mean `Relu`?")
+    );
+    let text = at_opset(18, "  y = Gelu(x)");
+    assert_eq!(
+        errors(&text),
+        one("operator_too_new", "graph.node[0].op_type", "Gelu")
+    );
+    assert_eq!(
+        findings(&text)[0].summary,
+        "`Gelu` is defined from opset 20 of ai.onnx on; this model imports opset 18"
+    );
+    clean(&at_opset(20, "  y = Gelu(x)"));
+    let text = at_opset(21, "  y = Upsample(x, w)");
+    assert_eq!(
+        errors(&text),
+        one("deprecated_operator", "graph.node[0].op_type", "Upsample")
+    );
+    clean(&at_opset(9, "  y = Upsample(x, w)"));
+    // The import may spell the default domain `ai.onnx`, a node may not.
+    let text = at_opset(21, "  y = ai.onnx.Relu(x)");
+    assert_eq!(
+        errors(&text),
+        one("ai_onnx_domain", "graph.node[0].op_type", "ai.onnx.Relu")
+    );
+    clean(&at_opset(21, "  y = Relu(x)").replace("[\"\": 21]", "[\"ai.onnx\": 21]"));
+    let text = at_opset(21, "  y = (x)");
+    assert_eq!(
+        errors(&text),
+        one("missing_operator", "graph.node[0]", "y = (x)")
+    );
+}
+
+#[test]
+fn domains_the_checker_does_not_check_get_warnings() {
+    let preview = r#"<ir_version: 10, opset_import: ["": 21, "ai.onnx.preview.training": 1]>
+g (float[N] x) => (float[N] y) {
+  y = ai.onnx.preview.training.Adamm(x)
+}"#;
+    assert_eq!(
+        warnings(preview),
+        one(
+            "unknown_operator",
+            "graph.node[0].op_type",
+            "ai.onnx.preview.training.Adamm"
+        )
+    );
+    let custom = r#"<ir_version: 10, opset_import: ["": 21, "com.example": 1]>
+g (float[N] x) => (float[N] y) {
+  y = com.example.Anything <k: int = 1> (x, x, x)
+}"#;
+    clean(custom);
+    // Early experimental operators the checker lets through unchecked.
+    assert_eq!(
+        warnings(&at_opset(21, "  y = ATen(x)")),
+        one("unknown_operator", "graph.node[0].op_type", "ATen")
+    );
+    // The ML domain is checked like the default one.
+    let ml = r#"<ir_version: 10, opset_import: ["": 21, "ai.onnx.ml": 3]>
+g (float[N] x) => (float[N] y) {
+  y = ai.onnx.ml.Binarise(x)
+}"#;
+    assert_eq!(errors(ml)[0].0, "unknown_operator");
+    assert_eq!(
+        findings(ml)[0].diagnostic.help.as_deref(),
+        Some("did you mean `Binarizer`?")
+    );
+}
+
+#[test]
+fn attributes_are_checked_against_the_schema() {
+    let text = at_opset(21, "  y = LeakyRelu <alhpa: float = 0.1> (x)");
+    assert_eq!(
+        errors(&text),
+        one(
+            "unknown_attribute",
+            "graph.node[0].attribute[\"alhpa\"]",
+            "alhpa: float = 0.1"
+        )
+    );
+    let text = at_opset(21, "  y = Softmax <axis: float = 1.0> (x)");
+    assert_eq!(
+        errors(&text),
+        one(
+            "attribute_type",
+            "graph.node[0].attribute[\"axis\"]",
+            "axis: float = 1.0"
+        )
+    );
+    let text = at_opset(21, "  y = Cast(x)");
+    assert_eq!(
+        errors(&text),
+        one("missing_attribute", "graph.node[0].op_type", "Cast")
+    );
+    let text = at_opset(21, "  y = Cast <to = float> (x)");
+    assert_eq!(
+        findings(&text)[0].diagnostic.help.as_deref(),
+        Some("a data type is written by its number: `to: int = 1` (FLOAT)")
+    );
+    clean(&at_opset(21, "  y = Cast <to: int = 1> (x)"));
+    // Names with two leading underscores are the implementation's own.
+    clean(&at_opset(
+        21,
+        "  y = Relu <__origin: string = \"torch\"> (x)",
+    ));
+    // LayerNormalization 17 does not check its attributes: a warning.
+    let text = at_opset(
+        17,
+        "  y = LayerNormalization <epsilonn: float = 0.1> (x, w)",
+    );
+    assert_eq!(
+        warnings(&text),
+        one(
+            "unknown_attribute",
+            "graph.node[0].attribute[\"epsilonn\"]",
+            "epsilonn: float = 0.1"
+        )
+    );
+}
+
+#[test]
+fn inputs_and_outputs_are_counted_as_the_checker_counts_them() {
+    assert_eq!(
+        errors(&at_opset(21, "  y = MatMul(x)")),
+        one("input_count", "graph.node[0].op_type", "MatMul")
+    );
+    assert_eq!(
+        errors(&at_opset(21, "  y = Relu(x, w)")),
+        one("input_count", "graph.node[0].input[1]", "w")
+    );
+    let text = at_opset(21, "  y, z = Relu(x)");
+    assert_eq!(
+        errors(&text),
+        one("output_count", "graph.node[0].output[1]", "z")
+    );
+    assert_eq!(
+        errors(&at_opset(21, "  y = Add(x, \"\")")),
+        one("empty_input", "graph.node[0].input[1]", "\"\"")
+    );
+    let text = at_opset(21, "  \"\" = Relu(x)\n  y = Relu(x)");
+    assert_eq!(
+        errors(&text),
+        one("empty_output", "graph.node[0].output[0]", "\"\"")
+    );
+    // Optional inputs and outputs may be left out, variadic ones repeated.
+    clean(&at_opset(
+        21,
+        "  a = Clip(x, \"\", w)\n  b, \"\" = Dropout(a)\n  y = Max(b, x, w, x)",
+    ));
+    assert_eq!(
+        errors(&at_opset(21, "  y = Max()")),
+        one("input_count", "graph.node[0].op_type", "Max")
+    );
+    // BatchNormalization has 1 or 3 outputs from version 14 on.
+    let text = at_opset(
+        15,
+        "  y, m = BatchNormalization <training_mode: int = 1> (x, w, w, w, w)\n  z = Add(y, m)",
+    );
+    assert_eq!(
+        errors(&text),
+        one(
+            "output_count",
+            "graph.node[0].op_type",
+            "BatchNormalization"
+        )
+    );
+}
+
+/// Three independent mistakes, reported in one run (the issue's example).
+#[test]
+fn every_mistake_is_reported_at_once() {
+    let text = at_opset(
+        21,
+        "  a = Rleu(x)\n  b = Relu <alhpa: float = 1.0> (a)\n  c = MatMul(b)\n  y = Transpose <perm: ints = [0]> (c, w)",
+    );
+    let codes: Vec<_> = errors(&text)
+        .into_iter()
+        .map(|(code, path, _)| (code, path))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("unknown_operator".into(), "graph.node[0].op_type".into()),
+            (
+                "unknown_attribute".into(),
+                "graph.node[1].attribute[\"alhpa\"]".into()
+            ),
+            ("input_count".into(), "graph.node[2].op_type".into()),
+            ("input_count".into(), "graph.node[3].input[1]".into()),
+        ]
+    );
+}
+
+/// The local function and the calls of `Swish` in `local`.
+fn with_swish(calls: &str) -> String {
+    format!(
+        r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float[N] x) => (float[N] y) {{
+{calls}
+}}
+<domain: "local", opset_import: ["": 21]>
+Swish <beta: float = 1.0> (x) => (y) {{
+  b = Constant <value_float: float = @beta> ()
+  t = Mul(x, b)
+  s = Sigmoid(t)
+  y = Mul(x, s)
+}}
+"#
+    )
+}
+
+#[test]
+fn calls_of_local_functions_get_warnings() {
+    clean(&with_swish("  y = local.Swish <beta: float = 2.0> (x)"));
+    clean(&with_swish("  y = local.Swish (x)"));
+    assert_eq!(
+        warnings(&with_swish("  y = local.Swsh(x)")),
+        one("unknown_function", "graph.node[0].op_type", "local.Swsh")
+    );
+    assert_eq!(
+        warnings(&with_swish("  y = local.Swish <betta: float = 2.0> (x)")),
+        one(
+            "unknown_attribute",
+            "graph.node[0].attribute[\"betta\"]",
+            "betta: float = 2.0"
+        )
+    );
+    assert_eq!(
+        warnings(&with_swish("  y = local.Swish <beta: int = 2> (x)")),
+        one(
+            "attribute_type",
+            "graph.node[0].attribute[\"beta\"]",
+            "beta: int = 2"
+        )
+    );
+    assert_eq!(
+        warnings(&with_swish("  y = local.Swish (x, x)")),
+        one("input_count", "graph.node[0].input[1]", "x")
+    );
+    let text = with_swish("  y, z = local.Swish (x)\n  w = Add(z, z)");
+    assert_eq!(
+        warnings(&text)[0],
+        one("output_count", "graph.node[0].output[1]", "z")[0]
+    );
+}
+
+#[test]
+fn function_bodies_are_checked_with_their_own_opsets() {
+    let function = |imports: &str, node: &str| {
+        format!(
+            r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float[N] x) => (float[N] y) {{
+  y = local.F(x)
+}}
+<domain: "local", opset_import: [{imports}]>
+F (x) => (y) {{
+  {node}
+}}
+"#
+        )
+    };
+    // Opset 12 of the default domain has another Softmax than opset 21.
+    let text = function("\"\": 12", "y = Softmax(x)");
+    assert_eq!(
+        errors(&text),
+        one("opset_mismatch", "functions[0].node[0].op_type", "Softmax")
+    );
+    clean(&function("\"\": 14", "y = Relu(x)"));
+    let text = function(
+        "\"\": 21, \"ai.onnx.ml\": 1",
+        "y = ai.onnx.ml.TreeEnsemble <tree_roots: ints = [0]> (x)",
+    );
+    assert_eq!(
+        errors(&text),
+        one(
+            "operator_too_new",
+            "functions[0].node[0].op_type",
+            "ai.onnx.ml.TreeEnsemble"
+        )
+    );
+    // In a function, onnx.checker wants the default domain as "".
+    let text = function("\"ai.onnx\": 21", "y = Relu(x)");
+    assert_eq!(
+        errors(&text),
+        one("domain_not_imported", "functions[0].node[0]", "y = Relu(x)")
+    );
+    let text = function("\"\": 21", "y = Relu <alpha: float = 1.0> (x)");
+    assert_eq!(errors(&text)[0].0, "unknown_attribute");
 }
 
 // ---------------------------------------------------------------------------
