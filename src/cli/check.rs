@@ -1,11 +1,16 @@
-//! `onnxtxt check`: parse a model (text or binary) and validate what the
-//! grammar cannot: single assignment, definitions before use, duplicate
-//! names, imported domains, attribute references, tensor constants.
+//! `onnxtxt check`: parse models (text or binary) and report, for each,
+//! what the grammar cannot catch ([`onnxtxt::check`]): errors (invalid
+//! models) and warnings (valid, but probably not what was meant). Also
+//! what `parse --check` shows.
+//!
+//! Every file is checked even when an earlier one fails. Exit status: 0
+//! when no file has errors (warnings allowed), 1 when one does or does not
+//! parse, 2 for usage and I/O errors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use onnxtxt::check::Finding;
-use onnxtxt::Severity;
+use onnxtxt::{Severity, SourceMap};
 
 use super::input::read_input;
 use super::io::{load_model, Failure};
@@ -78,40 +83,79 @@ path for binary input.";
 /// Arguments of `onnxtxt check`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
-    /// The model, text or binary (`-` or nothing for standard input).
-    pub(crate) input: Option<PathBuf>,
+    /// The models, text or binary (`-` or none for standard input).
+    pub(crate) files: Vec<PathBuf>,
 }
 
 impl CheckArgs {
-    /// Checks the model and shows its findings; errors fail the command,
+    /// Checks every model and shows its findings; errors fail the command,
     /// warnings do not.
     pub(crate) fn run(self, format: ErrorFormat) -> Result<(), Failure> {
-        let loaded = load_model(read_input(self.input.as_deref())?)?;
-        let mut findings = onnxtxt::check_model(&loaded.model);
-        if let Some((_, map)) = &loaded.text {
-            onnxtxt::check::locate(map, &mut findings);
-        }
-        let text = loaded.text.as_ref().map(|(text, _)| text.as_str());
-        for finding in &findings {
-            show(format, &shown(&loaded.name, text, finding));
-        }
-        let errors = findings.iter().filter(|f| f.is_error()).count();
-        let warnings = findings.len() - errors;
-        let summary = format!(
-            "{}: {}, {}",
-            loaded.name,
-            plural(errors, "error"),
-            plural(warnings, "warning")
-        );
-        if errors > 0 {
-            Err(Failure::Corrupt(summary))
+        let stdin = [PathBuf::from("-")];
+        let files = if self.files.is_empty() {
+            &stdin[..]
         } else {
-            if warnings > 0 {
-                show_message(format, Severity::Warning, &summary);
+            &self.files
+        };
+        let mut code = 0;
+        for path in files {
+            if let Err(failure) = check_one(path, format) {
+                code = code.max(failure.code());
+                failure.report(format);
             }
-            Ok(())
+        }
+        match code {
+            0 => Ok(()),
+            code => Err(Failure::Exit(code)),
         }
     }
+}
+
+fn check_one(path: &Path, format: ErrorFormat) -> Result<(), Failure> {
+    let loaded = load_model(read_input(Some(path))?)?;
+    let findings = onnxtxt::check_model(&loaded.model);
+    show_findings(&loaded.name, loaded.text.as_deref(), findings, format)
+}
+
+/// Shows `findings` about the model read from `name` (located in its
+/// `text`, for text input), then a summary; fails (with the summary as its
+/// message) when one is an error.
+pub(crate) fn show_findings(
+    name: &str,
+    text: Option<&str>,
+    mut findings: Vec<Finding>,
+    format: ErrorFormat,
+) -> Result<(), Failure> {
+    if findings.is_empty() {
+        return Ok(());
+    }
+    if let Some(map) = text.and_then(source_map) {
+        onnxtxt::check::locate(&map, &mut findings);
+    }
+    for finding in &findings {
+        show(format, &shown(name, text, finding));
+    }
+    let errors = findings.iter().filter(|f| f.is_error()).count();
+    let warnings = findings.len() - errors;
+    let summary = format!(
+        "{name}: {}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    );
+    if errors > 0 {
+        return Err(Failure::Corrupt(summary));
+    }
+    show_message(format, Severity::Warning, &summary);
+    Ok(())
+}
+
+/// Where each item of the model is in `text`: found by parsing it again,
+/// the slower way that records where things are (so only when something
+/// is to be shown).
+fn source_map(text: &str) -> Option<SourceMap> {
+    onnxtxt::parse_model_with_source_map(text)
+        .ok()
+        .map(|(_, map)| map)
 }
 
 fn shown<'a>(file: &'a str, text: Option<&'a str>, finding: &'a Finding) -> Shown<'a> {

@@ -5,7 +5,6 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use onnxtxt::proto::ModelProto;
-use onnxtxt::SourceMap;
 
 use super::input::{Input, STDIN_NAME};
 
@@ -143,8 +142,8 @@ pub(crate) fn left_to_exit(model: ModelProto) {
 pub(crate) struct Loaded {
     /// How to name the input in messages.
     pub(crate) name: String,
-    /// The text, with where each item is in it, for text input.
-    pub(crate) text: Option<(String, SourceMap)>,
+    /// The text, for text input.
+    pub(crate) text: Option<String>,
     /// The model.
     pub(crate) model: ModelProto,
 }
@@ -166,10 +165,10 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
         };
     }
     let (name, text) = input.into_text()?;
-    match onnxtxt::parse_model_with_source_map(&text) {
-        Ok((model, map)) => Ok(Loaded {
+    match onnxtxt::parse_model(&text) {
+        Ok(model) => Ok(Loaded {
             name,
-            text: Some((text, map)),
+            text: Some(text),
             model,
         }),
         // A binary model can, rarely, look like text (see

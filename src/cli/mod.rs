@@ -43,7 +43,7 @@ pub(crate) enum Command {
     Print(print::PrintArgs),
     /// Print a random well-formed model (for fuzzing other tools).
     Smith(smith::SmithArgs),
-    /// Check a model (text or binary) for what the grammar cannot catch.
+    /// Check models (text or binary) for what the grammar cannot catch.
     #[command(long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
     /// Rewrite text models in the canonical style, keeping comments.
@@ -68,7 +68,7 @@ impl Command {
     /// Runs the subcommand.
     pub(crate) fn run(self, format: ErrorFormat) -> Result<(), Failure> {
         match self {
-            Command::Parse(args) => args.run(),
+            Command::Parse(args) => args.run(format),
             Command::Print(args) => args.run(),
             Command::Smith(args) => args.run(),
             Command::Check(args) => args.run(format),

@@ -1,4 +1,5 @@
-//! `onnxtxt parse`: text model in, binary model out.
+//! `onnxtxt parse`: text model in, binary model out; with `--check`, only
+//! when `onnxtxt check` finds no error in it.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +9,7 @@ use super::encode::write_encoded;
 use super::input::read_input;
 use super::io::{directory_of, invalid_text, left_to_exit, write_output_with, Failure};
 use super::progress::Progress;
+use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt parse`.
 #[derive(Debug, clap::Args)]
@@ -26,10 +28,14 @@ pub(crate) struct ParseArgs {
     /// for standard input).
     #[arg(long, value_name = "DIR", requires = "inline_external")]
     pub(crate) external_dir: Option<PathBuf>,
+    /// Check the model as `onnxtxt check` does, and write nothing if it
+    /// has errors (warnings are shown, and do not stop it).
+    #[arg(long)]
+    pub(crate) check: bool,
 }
 
 impl ParseArgs {
-    pub(crate) fn run(self) -> Result<(), Failure> {
+    pub(crate) fn run(self, format: ErrorFormat) -> Result<(), Failure> {
         let input = read_input(self.input.as_deref())?;
         let progress = Progress::new(input.bytes.len());
         let text = input.text()?;
@@ -48,6 +54,11 @@ impl ParseArgs {
                 InlineProblem::Load(_) => Failure::Io(format!("{name}: {e}")),
                 _ => Failure::Corrupt(format!("{name}: {e}")),
             })?;
+        }
+        if self.check {
+            progress.stage("checking");
+            let findings = onnxtxt::check_model(&model);
+            super::check::show_findings(name, Some(text), findings, format)?;
         }
         progress.stage("writing");
         write_output_with(self.output.as_ref(), true, |out| {

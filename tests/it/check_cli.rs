@@ -68,6 +68,108 @@ fn command_on_binary_input_reports_paths() {
     );
 }
 
+/// Runs `onnxtxt ARGS` in `dir`, without colour.
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    let how = Invocation {
+        dir: Some(dir),
+        env: &[("NO_COLOR", "1")],
+        ..Invocation::default()
+    };
+    run_with(args, how)
+}
+
+#[test]
+fn command_checks_every_file_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "good.onnxtxt",
+        &model("g (float x) => (float y) {\n  y = Relu(x)\n}"),
+    );
+    write(
+        "bad.onnxtxt",
+        &model("g (float x) => (float y) {\n  y = Rleu(x)\n}"),
+    );
+    write(
+        "warned.onnxtxt",
+        &model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}"),
+    );
+    let run = run_in(
+        dir.path(),
+        &["check", "bad.onnxtxt", "good.onnxtxt", "warned.onnxtxt"],
+    );
+    says(
+        &run,
+        1,
+        &[
+            "bad.onnxtxt:3:7",
+            "error: bad.onnxtxt: 1 error, 0 warnings",
+            "warning: warned.onnxtxt: 0 errors, 1 warning",
+        ],
+    );
+    assert!(!run.stderr.contains("good.onnxtxt"), "{}", run.stderr);
+    // As JSON, each diagnostic names its file.
+    let run = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--error-format",
+            "json",
+            "good.onnxtxt",
+            "bad.onnxtxt",
+        ],
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(run.stderr.lines().next().unwrap()).unwrap();
+    assert_eq!(first["file"], "bad.onnxtxt");
+    assert_eq!(first["code"], "onnxtxt::check::unknown_operator");
+    assert_eq!(first["path"], "graph.node[0].op_type");
+    assert_eq!(first["span"]["line"], 3);
+}
+
+#[test]
+fn parse_check_writes_nothing_when_the_model_has_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "bad.onnxtxt",
+        &model("g (float x) => (float y) {\n  y = Rleu(x)\n}"),
+    );
+    write(
+        "warned.onnxtxt",
+        &model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}"),
+    );
+    let run = run_in(
+        dir.path(),
+        &["parse", "--check", "bad.onnxtxt", "-o", "bad.onnx"],
+    );
+    says(
+        &run,
+        1,
+        &["`Rleu`", "bad.onnxtxt:3:7", "did you mean `Relu`?"],
+    );
+    assert!(!dir.path().join("bad.onnx").exists());
+    // Without --check it is written: the syntax is fine.
+    says(
+        &run_in(dir.path(), &["parse", "bad.onnxtxt", "-o", "bad.onnx"]),
+        0,
+        &[],
+    );
+    assert!(dir.path().join("bad.onnx").exists());
+    // Warnings are shown, and the model written.
+    let run = run_in(
+        dir.path(),
+        &["parse", "--check", "warned.onnxtxt", "-o", "warned.onnx"],
+    );
+    says(&run, 0, &["`h` is never used"]);
+    let bytes = std::fs::read(dir.path().join("warned.onnx")).unwrap();
+    assert_eq!(
+        onnxtxt::proto::ModelProto::decode(&bytes[..]).unwrap(),
+        onnxtxt::parse_model(&std::fs::read_to_string(dir.path().join("warned.onnxtxt")).unwrap())
+            .unwrap()
+    );
+}
+
 /// The codes of the findings `onnxtxt::check` can make: the
 /// `"onnxtxt::check::CODE"` literals of the library's sources under `dir`.
 fn check_codes(dir: &Path, codes: &mut BTreeSet<String>) {
