@@ -16,6 +16,8 @@ use super::tensor::{build_tensor, data, is_special_float, parse_float, tensor_ta
 use super::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 use crate::lexer::Token;
 use crate::proto::attribute_proto::AttributeType;
+use crate::proto::tensor_proto::DataType;
+use crate::proto::type_proto::Value as TypeValue;
 use crate::proto::{AttributeProto, GraphProto, SparseTensorProto, TensorProto, TypeProto};
 use crate::vocabulary::{attribute_type_by_name, attribute_type_name};
 
@@ -30,6 +32,9 @@ pub(crate) enum Single<'s> {
     Graph(Box<GraphProto>),
     Sparse(Box<SparseTensorProto>),
     Reference(String),
+    /// A data type written by its name (`FLOAT`) where a value is wanted:
+    /// reported, with its number, when the attribute is filled.
+    DataTypeName(&'s str),
 }
 
 /// A value as written: one item or a bracketed list.
@@ -103,8 +108,9 @@ pub(crate) fn single_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 }
 
 /// Values people write that are not values in this syntax, reported with
-/// the fix: Python's booleans, and tensor values without their type. Tried
-/// only when no value matches.
+/// the fix: Python's booleans, tensor values without their type, and data
+/// types by name (`FLOAT`, reported by [`fill`], which knows the
+/// attribute). Tried only when no value matches.
 fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t, I, E, Single<'s>> {
     let boolean = select! { Token::Ident(word) if ["True", "False", "true", "false"].contains(&word) => word }
         .validate(|word, e, emitter| {
@@ -139,8 +145,12 @@ fn mistaken_value<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>() -> Parsed<'t,
         ));
         Single::Tensor(Box::default())
     });
+    let data_type = select! {
+        Token::Ident(word) if DataType::from_str_name(word).is_some() => Single::DataTypeName(word),
+    };
     boolean
         .or(untyped_tensor)
+        .or(data_type)
         .labelled("an attribute value")
         .boxed()
 }
@@ -245,7 +255,15 @@ pub(crate) fn fill(
             let kind = store_single(attribute, single, declared, span)?;
             if let Some(kind) = kind {
                 if declared.is_some_and(|d| d != kind) {
-                    return Err((mismatch(declared, kind), Some(span)));
+                    let message = mismatch(declared, kind);
+                    let message = match data_type_of(attribute) {
+                        Some(code) if declared == Some(AttributeType::Int) => {
+                            let name = attribute.name.as_deref().unwrap_or("");
+                            with_help(message, number_help(code, name))
+                        }
+                        _ => message,
+                    };
+                    return Err((message, Some(span)));
                 }
                 attribute.r#type = Some(kind as i32);
             }
@@ -308,6 +326,10 @@ fn store_single(
             attribute.ref_attr_name = Some(name);
             return Ok(None);
         }
+        Single::DataTypeName(word) => {
+            let name = attribute.name.as_deref().unwrap_or("");
+            return Err((data_type_by_name(word, name), Some(span)));
+        }
         Single::Int(text) if declared == Some(AttributeType::Float) => {
             attribute.f = Some(float(text, span)?);
             AttributeType::Float
@@ -361,6 +383,7 @@ fn store_in_list(
                 Some(span),
             ));
         }
+        Single::DataTypeName(word) => return Err((data_type_by_name(word, ""), Some(span))),
         Single::Int(text) if expected == Some(AttributeType::Float) => {
             attribute.floats.push(float(text, span)?);
             AttributeType::Float
@@ -397,6 +420,36 @@ fn store_in_list(
             AttributeType::SparseTensor
         }
     })
+}
+
+/// The message for data type `word` written by name where an attribute
+/// (`name`, or an element of a list when empty) wants its number.
+fn data_type_by_name(word: &str, name: &str) -> String {
+    let code = DataType::from_str_name(word).map_or(0, |t| t as i32);
+    with_help(
+        format!("`{word}` is a data type's name; attributes hold data types as numbers"),
+        number_help(code, name),
+    )
+}
+
+/// Help that writes data type `code` by its number: as attribute `name`'s
+/// value, or (with no name) alone.
+fn number_help(code: i32, name: &str) -> String {
+    let word = DataType::try_from(code).map_or("?", |t| t.as_str_name());
+    if name.is_empty() {
+        format!("write its number: `{code}` ({word})")
+    } else {
+        format!("write its number: `{name}: int = {code}` ({word})")
+    }
+}
+
+/// The element type of the tensor type an attribute holds, if it holds
+/// one (`int64` where a data type's number was meant).
+fn data_type_of(attribute: &AttributeProto) -> Option<i32> {
+    match attribute.tp.as_ref()?.value.as_ref()? {
+        TypeValue::TensorType(tensor) => tensor.elem_type,
+        _ => None,
+    }
 }
 
 fn float(text: &str, span: SimpleSpan) -> Result<f32, Problem> {
