@@ -1,6 +1,7 @@
 """No false alarms: `onnxtxt check` gives no error where onnx.checker accepts.
 
 Usage: checker_agreement.py ONNXTXT_BINARY DIR...
+       checker_agreement.py ONNXTXT_BINARY --corpus CORPUS
 
 For every `.onnxtxt` file in the DIRs (the diagnostics suite: one mistake
 per file) that onnxtxt parses, asks the reference
@@ -10,28 +11,40 @@ an error on a model the reference accepts. Where the reference rejects a
 model that onnxtxt passes (with warnings or nothing), the case is listed: a
 mistake onnxtxt does not catch yet, not a failure. Prints one line of
 counts, `checker-agreement: ...`.
+
+With --corpus, does the same for the conformance corpus (generate.py): every
+model, and every schema function body (made a model-local function of a
+model that imports what the function imports). Each model the reference
+accepts is checked as binary and as the text `onnxtxt print` writes; one
+error on either is a false alarm. Prints `checker-agreement(corpus): ...`.
 """
 
+import json
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import onnx
 import onnx.checker
+from onnx import helper
+
+# How many files one `onnxtxt check` run is given (the command line stays
+# well under the system's limit).
+FILES_PER_RUN = 400
 
 
-def reference_verdict(binary: Path) -> str | None:
+def reference_verdict(model: onnx.ModelProto) -> str | None:
     """None if onnx.checker accepts the model, else its message."""
     try:
-        onnx.checker.check_model(onnx.load(str(binary)), full_check=True)
+        onnx.checker.check_model(model, full_check=True)
     except Exception as error:  # the checker raises several kinds
         return str(error).splitlines()[0]
     return None
 
 
-def main() -> int:
-    onnxtxt, dirs = sys.argv[1], sys.argv[2:]
+def suite(onnxtxt: str, dirs: list[str]) -> int:
     files = sorted(f for d in dirs for f in Path(d).glob("*.onnxtxt"))
     counts = {"syntax": 0, "both reject": 0, "both accept": 0, "missed": 0, "false alarm": 0}
     with tempfile.TemporaryDirectory() as tmp:
@@ -41,7 +54,7 @@ def main() -> int:
             if parse.returncode != 0:
                 counts["syntax"] += 1
                 continue
-            reference = reference_verdict(binary)
+            reference = reference_verdict(onnx.load(str(binary)))
             ours = subprocess.run([onnxtxt, "check", str(file)], capture_output=True, text=True)
             if ours.returncode not in (0, 1):
                 print(f"{file}: onnxtxt check exited {ours.returncode}\n{ours.stderr}")
@@ -57,6 +70,96 @@ def main() -> int:
                 counts["both reject" if flagged else "both accept"] += 1
     print("checker-agreement: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     return 1 if counts["false alarm"] else 0
+
+
+def errors_by_file(onnxtxt: str, files: list[Path]) -> dict[str, list[dict]]:
+    """Runs `onnxtxt check --error-format json` over `files`; each file's
+    errors (JSON diagnostics), by the file name onnxtxt gives."""
+    found: dict[str, list[dict]] = {str(f): [] for f in files}
+    for start in range(0, len(files), FILES_PER_RUN):
+        batch = [str(f) for f in files[start:start + FILES_PER_RUN]]
+        run = subprocess.run(
+            [onnxtxt, "--error-format", "json", "check", *batch], capture_output=True, text=True
+        )
+        if run.returncode not in (0, 1):
+            sys.exit(f"onnxtxt check exited {run.returncode}\n{run.stderr}")
+        for line in run.stderr.splitlines():
+            diagnostic = json.loads(line)
+            if diagnostic.get("level") == "error" and "file" in diagnostic:
+                found.setdefault(diagnostic["file"], []).append(diagnostic)
+    return found
+
+
+def function_model(function: onnx.FunctionProto) -> onnx.ModelProto:
+    """A model whose graph is one Identity and whose one local function is
+    `function`: the model imports what the function imports (the same
+    versions, as the checker requires), its domain, and the default domain."""
+    imports = {o.domain: o.version for o in function.opset_import}
+    imports.setdefault(function.domain, 1)
+    imports.setdefault("", onnx.defs.onnx_opset_version())
+    value = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        "calls_nothing",
+        [value("x", onnx.TensorProto.FLOAT, [1])],
+        [value("y", onnx.TensorProto.FLOAT, [1])],
+    )
+    opsets = [helper.make_opsetid(d, v) for d, v in sorted(imports.items())]
+    return helper.make_model(graph, opset_imports=opsets, functions=[function], ir_version=10)
+
+
+def corpus_models(corpus: Path):
+    """Every model of the corpus, with its case name."""
+    for line in (corpus / "manifest.tsv").read_text().splitlines()[1:]:
+        name, kind, _status = line.split("\t")
+        if kind == "model":
+            yield name, onnx.load(str(corpus / f"{name}.onnx"), load_external_data=False)
+        else:
+            function = onnx.FunctionProto.FromString((corpus / f"{name}.pb").read_bytes())
+            yield name, function_model(function)
+
+
+def corpus(onnxtxt: str, corpus_dir: Path) -> int:
+    accepted, rejected = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, model in corpus_models(corpus_dir):
+            verdict = reference_verdict(model)
+            binary = Path(tmp) / (name.replace("/", "__") + ".onnx")
+            binary.write_bytes(model.SerializeToString())
+            text = binary.with_suffix(".onnxtxt")
+            printed = subprocess.run([onnxtxt, "print", str(binary), "-o", str(text)], capture_output=True)
+            if printed.returncode != 0:
+                sys.exit(f"{name}: onnxtxt print failed\n{printed.stderr.decode()}")
+            (accepted if verdict is None else rejected)[name] = (binary, text, verdict)
+        files = [f for b, t, _ in [*accepted.values(), *rejected.values()] for f in (b, t)]
+        errors = errors_by_file(onnxtxt, files)
+    false_alarms = 0
+    for name, (binary, text, _) in accepted.items():
+        for path in (binary, text):
+            for error in errors[str(path)][:1]:
+                false_alarms += 1
+                print(f"FALSE ALARM {name} ({path.suffix}): onnx.checker accepts it; "
+                      f"{error['code']} at {error.get('path')}: {error['message']}")
+    missed = Counter()
+    for name, (binary, _, verdict) in rejected.items():
+        if not errors[str(binary)]:
+            missed[verdict.split(" ==>")[0][:90]] += 1
+    caught = len(rejected) - sum(missed.values())
+    for reason, n in missed.most_common():
+        print(f"missed ({n}): onnx.checker says {reason}")
+    print(
+        f"checker-agreement(corpus): {len(accepted)} models onnx.checker accepts, "
+        f"{false_alarms} false alarms (binary and text); {len(rejected)} it rejects, "
+        f"{caught} of them with an onnxtxt error"
+    )
+    return 1 if false_alarms else 0
+
+
+def main() -> int:
+    onnxtxt, args = sys.argv[1], sys.argv[2:]
+    if args[:1] == ["--corpus"] and len(args) == 2:
+        return corpus(onnxtxt, Path(args[1]))
+    return suite(onnxtxt, args)
 
 
 if __name__ == "__main__":

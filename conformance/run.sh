@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Conformance with the reference implementation (onnx on PyPI), end to end:
-# makes the venv (setup.sh), checks that onnxtxt check raises no false alarm
-# on the diagnostics suite (checker_agreement.py), writes the corpus unless it is up to date
-# (generate.py), then runs the ignored tests that read it: in
+# makes the venv (setup.sh), writes the corpus unless it is up to date
+# (generate.py), checks that onnxtxt check raises no false alarm on the
+# diagnostics suite and the corpus (checker_agreement.py) and catches the
+# mistakes of mutants of the corpus (mutants.py), then runs the ignored
+# tests that read the corpus: in
 # tests/it/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
 # (the reference parser, run in one batch by reference_parse.py, reads
@@ -15,7 +17,8 @@
 # ONNXTXT_CORPUS (default target/conformance, relative to the crate root) says
 # where the corpus goes; ONNXTXT_CONFORMANCE_FILTER narrows
 # tests/it/conformance.rs to some cases; ONNXTXT_PYTHON replaces .venv/bin/python
-# for reference_parse.py.
+# for reference_parse.py; ONNXTXT_MUTANTS_PER_KIND sets how many models
+# mutants.py mutates per kind of mistake (default 400, 0 for all).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,9 +49,17 @@ else
 fi
 
 # No false alarms: onnxtxt check gives no error on a model of the
-# diagnostics suite that onnx.checker accepts.
+# diagnostics suite, or of the corpus (binary, and printed as text), that
+# onnx.checker accepts.
 cargo build --release --quiet --bin onnxtxt
 "$python" conformance/checker_agreement.py target/release/onnxtxt tests/diagnostics
+"$python" conformance/checker_agreement.py target/release/onnxtxt --corpus "$corpus"
+
+# Mutants: every mistake onnx.checker rejects in a mutant of a corpus model
+# is reported by onnxtxt check, at the mutated node (binary and text), and
+# three at once. ONNXTXT_MUTANTS_PER_KIND models per kind of mistake (0:
+# all of them, about 8 minutes on 2 cores).
+"$python" conformance/mutants.py target/release/onnxtxt --per-kind "${ONNXTXT_MUTANTS_PER_KIND:-400}"
 
 # The operator registry is what grammar/operators.py generates from this
 # onnx (fails when src/ops/data.rs or function_bodies.rs are stale), and
