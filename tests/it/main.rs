@@ -8,6 +8,7 @@
 mod check;
 #[cfg(feature = "cli")]
 mod check_cli;
+mod check_reference;
 #[cfg(feature = "cli")]
 mod cli;
 mod conformance;
