@@ -7,7 +7,9 @@
 //!
 //! For every case of INPUT_DIR/cases.tsv and every operation (`parse`:
 //! text -> IR with `onnxtxt::parse_model`, `print`: IR -> text with
-//! `onnxtxt::to_text`, `decode` / `encode`: the binary with prost), it runs
+//! `onnxtxt::to_text`, `decode` / `encode`: the binary with prost, `check`:
+//! `onnxtxt::check_model` of the IR, its output bytes being the number of
+//! findings), it runs
 //! the operation at least 3 and at most `--reps` times (default 20), stopping
 //! once `--secs` seconds (default 1) have been spent, and writes one TSV line:
 //! case, op, input bytes, output bytes, repetitions, best and median seconds
@@ -246,6 +248,21 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
                 e
             }));
         }
+        "check" => {
+            row.bytes_in = bin_bytes;
+            row.bytes_out = models.iter().map(|m| onnxtxt::check_model(m).len()).sum();
+            let mut out = Vec::with_capacity(models.len());
+            row.stats = Some(measure(max_reps, budget, || {
+                out.clear();
+                let t = Stamp::now();
+                for m in &models {
+                    out.push(black_box(onnxtxt::check_model(black_box(m))));
+                }
+                let e = t.elapsed();
+                out.clear();
+                e
+            }));
+        }
         _ => panic!("unknown operation {op}"),
     }
     row
@@ -257,7 +274,7 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The operations timed on every case, in order.
-const OPS: [&str; 4] = ["parse", "print", "decode", "encode"];
+const OPS: [&str; 5] = ["parse", "print", "decode", "encode", "check"];
 
 fn main() {
     // `cargo bench` adds `--bench`; ignore it.
@@ -299,7 +316,7 @@ fn main() {
                     Some(op) => vec![OPS
                         .into_iter()
                         .find(|k| *k == op)
-                        .expect("op is parse, print, decode or encode")],
+                        .expect("op is parse, print, decode, encode or check")],
                     None => OPS.to_vec(),
                 }
             }

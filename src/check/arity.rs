@@ -55,12 +55,11 @@ pub(crate) fn check_node(site: &Site<'_>, callee: &Callee<'_>, findings: &mut Fi
 
 /// One side of a node of `schema`: the count, then the empty names.
 fn against_schema(site: &Site<'_>, schema: &Schema, side: Side, findings: &mut Findings) {
-    let (names, parameters, allowed, counts, min, max) = match side {
+    let (names, parameters, allowed, min, max) = match side {
         Side::Inputs => (
             &site.node.input,
             schema.inputs(),
             schema.allows_inputs(site.node.input.len()),
-            ops::input_counts(schema),
             schema.min_inputs(),
             schema.max_inputs(),
         ),
@@ -68,7 +67,6 @@ fn against_schema(site: &Site<'_>, schema: &Schema, side: Side, findings: &mut F
             &site.node.output,
             schema.outputs(),
             schema.allows_outputs(site.node.output.len()),
-            ops::output_counts(schema),
             schema.min_outputs(),
             schema.max_outputs(),
         ),
@@ -81,10 +79,14 @@ fn against_schema(site: &Site<'_>, schema: &Schema, side: Side, findings: &mut F
             None => site.at("op_type"),
         };
         let field = side.field();
+        let counts = match side {
+            Side::Inputs => ops::input_counts(schema),
+            Side::Outputs => ops::output_counts(schema),
+        };
         findings
             .error(
                 side.code(),
-                &site.subject,
+                &site.subject(),
                 path,
                 format!(
                     "`{}` takes {counts} {field}{}, but the node has {given}",
@@ -149,7 +151,7 @@ fn empty_required(
                 Side::Inputs => "onnxtxt::check::empty_input",
                 Side::Outputs => "onnxtxt::check::empty_output",
             },
-            &site.subject,
+            &site.subject(),
             site.at(format!("{field}[{slot}]")),
             format!(
                 "{field} {slot} of `{}` ({}) is required, but its name is empty",
@@ -181,7 +183,7 @@ fn against_function(
     findings.push(
         Severity::Warning,
         side.code(),
-        &site.subject,
+        &site.subject(),
         site.at(format!("{field}[{declared}]")),
         format!(
             "function `{name}` has {declared} {field}{}, but the node gives {given}",

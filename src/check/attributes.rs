@@ -30,23 +30,22 @@ pub(crate) fn check_node(
     callee: &Callee<'_>,
     findings: &mut Findings,
 ) {
-    let mut first: HashMap<&str, usize> = HashMap::new();
-    for (index, attribute) in site.node.attribute.iter().enumerate() {
+    let attributes = &site.node.attribute;
+    for (index, attribute) in attributes.iter().enumerate() {
         let name = attribute.name.as_deref().unwrap_or("");
-        match first.get(name) {
-            Some(&earlier) => {
-                findings
-                    .error(
-                        DUPLICATE_ATTRIBUTE,
-                        &site.subject,
-                        site.attribute_path(index),
-                        format!("attribute `{name}` is given twice"),
-                    )
-                    .related(site.at(format!("attribute[{earlier}]")), "first given here");
-            }
-            None => {
-                first.insert(name, index);
-            }
+        // Nodes have few attributes: looking back is cheaper than a map.
+        let earlier = attributes[..index]
+            .iter()
+            .position(|a| a.name.as_deref().unwrap_or("") == name);
+        if let Some(earlier) = earlier {
+            findings
+                .error(
+                    DUPLICATE_ATTRIBUTE,
+                    &site.subject(),
+                    site.attribute_path(index),
+                    format!("attribute `{name}` is given twice"),
+                )
+                .related(site.at(format!("attribute[{earlier}]")), "first given here");
         }
         let reference = attribute.ref_attr_name.as_deref();
         if let Some(reference) = reference {
@@ -75,47 +74,47 @@ pub(crate) fn check_node(
 fn well_formed(site: &Site<'_>, index: usize, findings: &mut Findings) -> bool {
     let attribute = &site.node.attribute[index];
     let name = attribute.name.as_deref().unwrap_or("");
-    let path = site.attribute_path(index);
+    let path = || site.attribute_path(index);
     let Some(ty) = attribute.r#type else {
         findings
             .error(
                 ATTRIBUTE_TYPE,
-                &site.subject,
-                path,
+                &site.subject(),
+                path(),
                 format!("attribute `{name}` has no type"),
             )
             .help(format!("write its type: `{name}: int = ...`"));
         return false;
     };
-    let fields = value_fields(attribute);
-    let mismatch = fields.iter().find(|&&field| field as i32 != ty);
-    let summary = if fields.len() > 1 {
-        format!("attribute `{name}` holds values of {} kinds", fields.len())
+    let (fields, mismatch) = value_fields(attribute, ty);
+    let summary = if fields > 1 {
+        format!("attribute `{name}` holds values of {fields} kinds")
     } else if let Some(field) = mismatch {
         format!(
             "attribute `{name}` is declared {} but holds {} values",
             type_name(ty),
-            type_name(*field as i32)
+            type_name(field as i32)
         )
-    } else if attribute.ref_attr_name.is_some() && !fields.is_empty() && !site.body.is_main_graph {
+    } else if attribute.ref_attr_name.is_some() && fields > 0 && !site.body.is_main_graph {
         format!("attribute `{name}` refers to an attribute but holds a value too")
     } else {
         return true;
     };
     findings.error(
         "onnxtxt::check::attribute_value",
-        &site.subject,
-        path,
+        &site.subject(),
+        path(),
         summary,
     );
     false
 }
 
-/// The value fields `attribute` has set, as attribute types.
-fn value_fields(attribute: &AttributeProto) -> Vec<AttributeType> {
+/// How many value fields `attribute` has set, and the first of them whose
+/// type is not `ty`.
+fn value_fields(attribute: &AttributeProto, ty: i32) -> (usize, Option<AttributeType>) {
     use AttributeType as T;
     let a = attribute;
-    [
+    let set = [
         (a.f.is_some(), T::Float),
         (a.i.is_some(), T::Int),
         (a.s.is_some(), T::String),
@@ -130,10 +129,13 @@ fn value_fields(attribute: &AttributeProto) -> Vec<AttributeType> {
         (!a.graphs.is_empty(), T::Graphs),
         (!a.sparse_tensors.is_empty(), T::SparseTensors),
         (!a.type_protos.is_empty(), T::TypeProtos),
-    ]
-    .into_iter()
-    .filter_map(|(set, ty)| set.then_some(ty))
-    .collect()
+    ];
+    let fields = set.iter().filter(|(is_set, _)| *is_set).count();
+    let mismatch = set
+        .iter()
+        .find(|&&(is_set, field)| is_set && field as i32 != ty)
+        .map(|&(_, field)| field);
+    (fields, mismatch)
 }
 
 /// How the text syntax writes attribute type `ty`.
@@ -147,7 +149,7 @@ fn type_name(ty: i32) -> &'static str {
 fn against_schema(site: &Site<'_>, index: usize, schema: &Schema, findings: &mut Findings) {
     let attribute = &site.node.attribute[index];
     let name = attribute.name.as_deref().unwrap_or("");
-    let path = site.attribute_path(index);
+    let path = || site.attribute_path(index);
     let op = schema.name();
     let Some(expected) = schema.attribute(name) else {
         if name.starts_with("__") {
@@ -161,8 +163,8 @@ fn against_schema(site: &Site<'_>, index: usize, schema: &Schema, findings: &mut
         let finding = findings.push(
             severity,
             UNKNOWN_ATTRIBUTE,
-            &site.subject,
-            path,
+            &site.subject(),
+            path(),
             format!("`{op}` has no attribute `{name}`"),
         );
         match schema.closest_attribute(name) {
@@ -175,8 +177,8 @@ fn against_schema(site: &Site<'_>, index: usize, schema: &Schema, findings: &mut
     if ty != expected.ty() as i32 {
         let finding = findings.error(
             ATTRIBUTE_TYPE,
-            &site.subject,
-            path,
+            &site.subject(),
+            path(),
             format!(
                 "attribute `{name}` is {}, but `{op}` takes {}",
                 a_type(ty),
@@ -194,7 +196,7 @@ fn against_schema(site: &Site<'_>, index: usize, schema: &Schema, findings: &mut
     } else if let Some(missing) = missing_value(attribute, expected.ty()) {
         findings.error(
             "onnxtxt::check::attribute_value",
-            &site.subject,
+            &site.subject(),
             site.attribute_path(index),
             format!(
                 "attribute `{name}` of type {} holds no {missing}",
@@ -277,7 +279,7 @@ fn required(site: &Site<'_>, schema: &Schema, findings: &mut Findings) {
         findings
             .error(
                 "onnxtxt::check::missing_attribute",
-                &site.subject,
+                &site.subject(),
                 site.at("op_type"),
                 format!("`{}` needs attribute `{}`", schema.name(), attribute.name()),
             )
@@ -292,7 +294,7 @@ fn undeclared(site: &Site<'_>, index: usize, function: &FunctionProto, findings:
     let function_name = function.name.as_deref().unwrap_or("");
     let finding = findings.warning(
         UNKNOWN_ATTRIBUTE,
-        &site.subject,
+        &site.subject(),
         site.attribute_path(index),
         format!("function `{function_name}` has no attribute `{name}`"),
     );
@@ -322,7 +324,7 @@ fn function_attribute_type(
     if let Some(declared) = declared.filter(|&d| d != ty) {
         findings.warning(
             ATTRIBUTE_TYPE,
-            &site.subject,
+            &site.subject(),
             site.attribute_path(index),
             format!(
                 "attribute `{name}` is {}, but function `{function_name}` declares {}",
@@ -368,7 +370,7 @@ fn reference_type(
     };
     findings.warning(
         ATTRIBUTE_TYPE,
-        &site.subject,
+        &site.subject(),
         site.attribute_path(index),
         format!(
             "`@{reference}` is declared {}, but `{}` takes {} here",
@@ -390,7 +392,7 @@ fn check_reference(site: &Site<'_>, index: usize, reference: &str, findings: &mu
         findings
             .warning(
                 ATTRIBUTE_REFERENCE,
-                &site.subject,
+                &site.subject(),
                 path,
                 format!("attribute `{name}` refers to `@{reference}` outside a function"),
             )
@@ -409,7 +411,7 @@ fn check_reference(site: &Site<'_>, index: usize, reference: &str, findings: &mu
     findings
         .warning(
             ATTRIBUTE_REFERENCE,
-            &site.subject,
+            &site.subject(),
             path,
             format!("`@{reference}` is not an attribute of function `{function_name}`"),
         )

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::findings::{function_subject, node_subject, quoted, Findings};
-use super::model::{function_key, is_headless, Body, Model};
+use super::model::{function_key, is_headless, Body, BodyKind, Imports, Model};
 use crate::ops::{self, AI_ONNX};
 use crate::proto::{NodeProto, OperatorSetIdProto};
 
@@ -35,16 +35,15 @@ pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
             duplicate_imports(&function.opset_import, &imports, &subject, findings);
         }
     }
-    model.for_each_body(&mut |body| {
-        for (index, node) in body.nodes.iter().enumerate() {
-            node_domain(body, node, index, findings);
-        }
-    });
     for body in model.bodies() {
-        if body.function.is_some() {
-            for (index, node) in body.nodes.iter().enumerate() {
-                opset_mismatch(model, &body, node, index, findings);
-            }
+        let imports = model.imports_of(body);
+        for (index, node) in body.nodes.iter().enumerate() {
+            node_domain(body, imports, node, index, findings);
+        }
+    }
+    for body in model.top_bodies().filter(|b| b.kind == BodyKind::Function) {
+        for (index, node) in body.nodes.iter().enumerate() {
+            opset_mismatch(model, body, node, index, findings);
         }
     }
 }
@@ -165,9 +164,14 @@ fn headless_function(
 /// The domain of node `index` of `body` must be imported there. A domain
 /// written `ai.onnx` is left to the operator pass, which reports it
 /// whether imported or not.
-fn node_domain(body: &Body<'_>, node: &NodeProto, index: usize, findings: &mut Findings) {
+fn node_domain(
+    body: &Body<'_>,
+    imports: &Imports<'_>,
+    node: &NodeProto,
+    index: usize,
+    findings: &mut Findings,
+) {
     let domain = node.domain.as_deref().unwrap_or("");
-    let imports = body.imports;
     if domain == AI_ONNX || imports.version_for_node(domain).is_some() {
         return;
     }
@@ -214,7 +218,7 @@ fn opset_mismatch(
 ) {
     let domain = node.domain.as_deref().unwrap_or("");
     let op = node.op_type.as_deref().unwrap_or("");
-    let Some(own) = body.imports.literal(domain) else {
+    let Some(own) = model.imports_of(body).literal(domain) else {
         return;
     };
     let Some(&models) = model.merged_imports.get(domain) else {

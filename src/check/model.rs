@@ -1,7 +1,10 @@
-//! The model as the passes see it: its graph and function bodies (each
-//! with the operator sets its nodes are checked against and the function
-//! it belongs to), its model-local functions by name, and walks over all
-//! of them, subgraphs included.
+//! The model as the passes see it: every graph and function body, found
+//! once (subgraphs included, each with the operator sets its nodes are
+//! checked against and the function it belongs to), and its model-local
+//! functions by name.
+//!
+//! Nothing here formats a path until something is reported: a check of a
+//! clean model builds no string per node.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,11 +19,13 @@ pub(crate) type FunctionKey<'m> = (&'m str, &'m str, &'m str);
 /// The model being checked.
 pub(crate) struct Model<'m> {
     pub(crate) proto: &'m ModelProto,
-    /// The graph's operator sets.
-    pub(crate) imports: Imports<'m>,
-    /// Each function's operator sets, by index (`None` for a function that
-    /// has no header: see [`is_headless`]).
-    function_imports: Vec<Option<Imports<'m>>>,
+    /// The operator sets of the graph (first), then of each function with
+    /// a header.
+    imports: Vec<Imports<'m>>,
+    /// Every body, in the order of the model: the graph, then each
+    /// function with a header, each followed by its subgraphs (depth
+    /// first, in the order of their nodes).
+    bodies: Vec<Body<'m>>,
     /// The first function of each key.
     functions: HashMap<FunctionKey<'m>, usize>,
     /// The attributes each function's body refers to (`@name`), by index.
@@ -35,9 +40,10 @@ pub(crate) struct Model<'m> {
 pub(crate) struct Imports<'m> {
     /// Where they are written: `opset_import`, `functions[2].opset_import`.
     pub(crate) path: String,
-    /// Each domain, as written, with its version (the last import of a
-    /// domain wins, as in onnx.checker's map).
-    versions: HashMap<&'m str, i64>,
+    /// Each domain, as written, with its version, in order (the last
+    /// import of a domain wins, as in onnx.checker's map). A model imports
+    /// a few domains: a list is quicker to search than a map.
+    versions: Vec<(&'m str, i64)>,
     /// Whether these are a function's imports.
     pub(crate) of_function: bool,
 }
@@ -60,16 +66,16 @@ impl<'m> Imports<'m> {
     /// graph (not in a function) the default domain `""` may also be
     /// imported as `ai.onnx`.
     pub(crate) fn version_for_node(&self, domain: &str) -> Option<i64> {
-        let found = self.versions.get(domain).copied();
-        match found {
-            None if domain.is_empty() && !self.of_function => self.versions.get(AI_ONNX).copied(),
-            _ => found,
+        match self.literal(domain) {
+            None if domain.is_empty() && !self.of_function => self.literal(AI_ONNX),
+            found => found,
         }
     }
 
     /// The version of `domain` imported as written, if it is.
     pub(crate) fn literal(&self, domain: &str) -> Option<i64> {
-        self.versions.get(domain).copied()
+        let last = self.versions.iter().rev().find(|(d, _)| *d == domain);
+        last.map(|&(_, version)| version)
     }
 }
 
@@ -86,40 +92,80 @@ impl<'m> Model<'m> {
         for (index, f) in proto.functions.iter().enumerate() {
             functions.entry(function_key(f)).or_insert(index);
         }
-        let function_imports = proto
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let path = format!("functions[{i}].opset_import");
-                (!is_headless(f)).then(|| Imports::new(&f.opset_import, path, true))
-            })
-            .collect();
-        let imports = Imports::new(&proto.opset_import, "opset_import".into(), false);
-        let mut merged_imports = imports.versions.clone();
-        for opset in proto.functions.iter().flat_map(|f| &f.opset_import) {
-            let domain = opset.domain.as_deref().unwrap_or("");
-            merged_imports
-                .entry(domain)
-                .or_insert(opset.version.unwrap_or(0));
-        }
-        let references = proto
-            .functions
-            .iter()
-            .map(|f| {
-                let mut names = HashSet::new();
-                references_in(&f.node, &mut names);
-                names
-            })
-            .collect();
-        Model {
+        let mut model = Model {
             proto,
-            references,
-            imports,
-            function_imports,
+            imports: vec![Imports::new(
+                &proto.opset_import,
+                "opset_import".into(),
+                false,
+            )],
+            bodies: Vec::new(),
             functions,
-            merged_imports,
+            references: proto.functions.iter().map(references_of).collect(),
+            merged_imports: merged_imports(proto),
+        };
+        if let Some(graph) = &proto.graph {
+            let body = Body::graph(graph, "graph".into(), 0, None, true);
+            model.add_body(body);
         }
+        for (index, function) in proto.functions.iter().enumerate() {
+            if is_headless(function) {
+                continue;
+            }
+            let path = format!("functions[{index}]");
+            let imports = format!("{path}.opset_import");
+            model
+                .imports
+                .push(Imports::new(&function.opset_import, imports, true));
+            let body = Body::function(function, path, model.imports.len() - 1);
+            model.add_body(body);
+        }
+        model
+    }
+
+    /// Adds `body`, then its subgraphs; returns its index.
+    fn add_body(&mut self, body: Body<'m>) -> usize {
+        let index = self.bodies.len();
+        let nodes = body.nodes;
+        let path = body.path.clone();
+        let (imports, function) = (body.imports, body.function);
+        self.bodies.push(body);
+        for (node_index, node) in nodes.iter().enumerate() {
+            let graphs = node.attribute.iter().enumerate().flat_map(graphs_of);
+            for (attribute, (suffix, graph)) in graphs {
+                let node_path = format!("{path}.node[{node_index}]");
+                let attribute_path =
+                    super::attribute_path(&node_path, "attribute", attribute, &node.attribute);
+                let child_path = format!("{attribute_path}{suffix}");
+                let child = Body::graph(graph, child_path, imports, function, false);
+                let child = self.add_body(child);
+                self.bodies[index].subgraphs.push((node_index, child));
+            }
+        }
+        index
+    }
+
+    /// Every body, in the order of the model (see [`Model::bodies`]'s
+    /// field).
+    pub(crate) fn bodies(&self) -> &[Body<'m>] {
+        &self.bodies
+    }
+
+    /// The graph and the functions, without their subgraphs.
+    pub(crate) fn top_bodies(&self) -> impl Iterator<Item = &Body<'m>> {
+        self.bodies
+            .iter()
+            .filter(|b| b.is_main_graph || b.kind == BodyKind::Function)
+    }
+
+    /// Body `index` of [`Model::bodies`].
+    pub(crate) fn body(&self, index: usize) -> &Body<'m> {
+        &self.bodies[index]
+    }
+
+    /// The operator sets `body`'s nodes are checked against.
+    pub(crate) fn imports_of(&self, body: &Body<'_>) -> &Imports<'m> {
+        &self.imports[body.imports]
     }
 
     /// The model-local function `key` stands for (the first of that key).
@@ -146,34 +192,42 @@ impl<'m> Model<'m> {
             .iter()
             .filter(move |f| f.domain.as_deref().unwrap_or("") == domain)
     }
+}
 
-    /// The main graph and every function with a header, as bodies.
-    pub(crate) fn bodies(&self) -> Vec<Body<'_>> {
-        let graph = self
-            .proto
-            .graph
-            .as_ref()
-            .map(|g| Body::graph(g, "graph".into(), &self.imports, None, true));
-        let functions = self
-            .proto
-            .functions
-            .iter()
-            .enumerate()
-            .filter_map(|(i, f)| {
-                let imports = self.function_imports[i].as_ref()?;
-                Some(Body::function(f, format!("functions[{i}]"), imports))
-            });
-        graph.into_iter().chain(functions).collect()
-    }
+/// The graphs attribute `index` holds, each with the end of its IR path
+/// (`.g`, `.graphs[1]`).
+fn graphs_of(
+    (index, attribute): (usize, &crate::proto::AttributeProto),
+) -> impl Iterator<Item = (usize, (String, &GraphProto))> {
+    let single = attribute.g.as_deref().map(|g| (".g".to_string(), g));
+    let listed = attribute
+        .graphs
+        .iter()
+        .enumerate()
+        .map(|(k, g)| (format!(".graphs[{k}]"), g));
+    single.into_iter().chain(listed).map(move |g| (index, g))
+}
 
-    /// Calls `visit` on every body in the order of the model: the graph, its
-    /// subgraphs (each after the node that holds it), then each function
-    /// with its subgraphs.
-    pub(crate) fn for_each_body(&self, visit: &mut dyn FnMut(&Body<'_>)) {
-        for body in self.bodies() {
-            body.walk(visit);
-        }
+/// The model's imports, then those of its functions for the domains it
+/// does not import (the first function's wins).
+fn merged_imports(proto: &ModelProto) -> HashMap<&str, i64> {
+    let own = proto.opset_import.iter();
+    let functions = proto.functions.iter().flat_map(|f| &f.opset_import);
+    let mut merged: HashMap<&str, i64> = own
+        .map(|o| (o.domain.as_deref().unwrap_or(""), o.version.unwrap_or(0)))
+        .collect();
+    for opset in functions {
+        let domain = opset.domain.as_deref().unwrap_or("");
+        merged.entry(domain).or_insert(opset.version.unwrap_or(0));
     }
+    merged
+}
+
+/// The attributes `function`'s body refers to, subgraphs included.
+fn references_of(function: &FunctionProto) -> HashSet<&str> {
+    let mut names = HashSet::new();
+    references_in(&function.node, &mut names);
+    names
 }
 
 /// Adds the attributes `nodes` (and their subgraphs) refer to.
@@ -220,54 +274,72 @@ impl BodyKind {
     }
 }
 
+/// A named item of a body (an input, an output, an initializer): its
+/// name, and where it is, for its IR path.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Item<'a> {
+    pub(crate) name: &'a str,
+    field: &'static str,
+    index: usize,
+}
+
+/// `items`, each named by `name` (`""` when it has none), as the list
+/// `field` of a body.
+fn items<'a, T>(
+    items: &'a [T],
+    field: &'static str,
+    name: impl Fn(&'a T) -> Option<&'a str>,
+) -> impl Iterator<Item = Item<'a>> {
+    items.iter().enumerate().map(move |(index, item)| Item {
+        name: name(item).unwrap_or(""),
+        field,
+        index,
+    })
+}
+
 /// A graph or a function body, seen the same way.
 pub(crate) struct Body<'a> {
     /// Its IR path: `graph`, `functions[0]`,
     /// `graph.node[3].attribute["body"].g`.
     pub(crate) path: String,
     pub(crate) kind: BodyKind,
-    /// Inputs: name and IR path.
-    pub(crate) inputs: Vec<(&'a str, String)>,
-    /// Initializers (with sparse initializers): name and IR path.
-    pub(crate) initializers: Vec<(&'a str, String)>,
+    pub(crate) inputs: Vec<Item<'a>>,
+    /// Initializers, then sparse initializers.
+    pub(crate) initializers: Vec<Item<'a>>,
     pub(crate) nodes: &'a [NodeProto],
-    /// Outputs: name and IR path.
-    pub(crate) outputs: Vec<(&'a str, String)>,
-    /// The operator sets its nodes are checked against.
-    pub(crate) imports: &'a Imports<'a>,
+    pub(crate) outputs: Vec<Item<'a>>,
+    /// Its operator sets (see [`Model::imports_of`]).
+    imports: usize,
     /// The function it is, or is inside of.
     pub(crate) function: Option<&'a FunctionProto>,
     /// Whether it is the model's graph itself (not a subgraph or function).
     pub(crate) is_main_graph: bool,
     /// The graph it is, if it is one.
     pub(crate) graph: Option<&'a GraphProto>,
+    /// Its nodes' subgraphs: the node's index and the subgraph's (in
+    /// [`Model::bodies`]), in the order of the nodes.
+    pub(crate) subgraphs: Vec<(usize, usize)>,
 }
 
 impl<'a> Body<'a> {
-    pub(crate) fn graph(
+    fn graph(
         graph: &'a GraphProto,
         path: String,
-        imports: &'a Imports<'a>,
+        imports: usize,
         function: Option<&'a FunctionProto>,
         is_main_graph: bool,
     ) -> Self {
-        let initializers = named(
-            &graph.initializer,
-            |t| t.name.as_deref(),
-            &path,
-            "initializer",
-        )
-        .into_iter()
-        .chain(named(
-            &graph.sparse_initializer,
-            |s| s.values.as_ref().and_then(|v| v.name.as_deref()),
-            &path,
-            "sparse_initializer",
-        ))
-        .collect();
+        let value_name = |info: &'a ValueInfoProto| info.name.as_deref();
+        let initializers = items(&graph.initializer, "initializer", |t| t.name.as_deref())
+            .chain(items(
+                &graph.sparse_initializer,
+                "sparse_initializer",
+                |s| s.values.as_ref().and_then(|v| v.name.as_deref()),
+            ))
+            .collect();
         Body {
-            inputs: named(&graph.input, value_name, &path, "input"),
-            outputs: named(&graph.output, value_name, &path, "output"),
+            inputs: items(&graph.input, "input", value_name).collect(),
+            outputs: items(&graph.output, "output", value_name).collect(),
             initializers,
             nodes: &graph.node,
             kind: BodyKind::Graph,
@@ -275,15 +347,16 @@ impl<'a> Body<'a> {
             function,
             is_main_graph,
             graph: Some(graph),
+            subgraphs: Vec::new(),
             path,
         }
     }
 
-    fn function(function: &'a FunctionProto, path: String, imports: &'a Imports<'a>) -> Self {
+    fn function(function: &'a FunctionProto, path: String, imports: usize) -> Self {
         let name = |s: &'a String| Some(s.as_str());
         Body {
-            inputs: named(&function.input, name, &path, "input"),
-            outputs: named(&function.output, name, &path, "output"),
+            inputs: items(&function.input, "input", name).collect(),
+            outputs: items(&function.output, "output", name).collect(),
             initializers: Vec::new(),
             nodes: &function.node,
             kind: BodyKind::Function,
@@ -291,6 +364,7 @@ impl<'a> Body<'a> {
             function: Some(function),
             is_main_graph: false,
             graph: None,
+            subgraphs: Vec::new(),
             path,
         }
     }
@@ -300,83 +374,46 @@ impl<'a> Body<'a> {
         format!("{}.node[{index}]", self.path)
     }
 
-    /// The subgraphs `node` (at `node_path`) holds in its attributes, as
-    /// bodies of the same imports and function.
-    pub(crate) fn subgraphs(&self, node: &'a NodeProto, node_path: &str) -> Vec<Body<'a>> {
-        let mut bodies = Vec::new();
-        for (index, attribute) in node.attribute.iter().enumerate() {
-            let path = super::attribute_path(node_path, "attribute", index, &node.attribute);
-            if let Some(g) = &attribute.g {
-                bodies.push(self.subgraph(g, format!("{path}.g")));
-            }
-            for (i, g) in attribute.graphs.iter().enumerate() {
-                bodies.push(self.subgraph(g, format!("{path}.graphs[{i}]")));
-            }
-        }
-        bodies
-    }
-
-    fn subgraph(&self, graph: &'a GraphProto, path: String) -> Body<'a> {
-        Body::graph(graph, path, self.imports, self.function, false)
-    }
-
-    /// Calls `visit` on this body, then on the subgraphs of each node, in
-    /// order.
-    fn walk(&self, visit: &mut dyn FnMut(&Body<'_>)) {
-        visit(self);
-        for (index, node) in self.nodes.iter().enumerate() {
-            for subgraph in self.subgraphs(node, &self.node_path(index)) {
-                subgraph.walk(visit);
-            }
-        }
+    /// The IR path of `item`.
+    pub(crate) fn item_path(&self, item: &Item<'_>) -> String {
+        format!("{}.{}[{}]", self.path, item.field, item.index)
     }
 }
 
-/// Each item's name (`""` when it has none) with its IR path
-/// `{path}.{field}[i]`.
-fn named<'a, T>(
-    items: &'a [T],
-    name: impl Fn(&'a T) -> Option<&'a str>,
-    path: &str,
-    field: &str,
-) -> Vec<(&'a str, String)> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| (name(item).unwrap_or(""), format!("{path}.{field}[{i}]")))
-        .collect()
-}
-
-fn value_name(info: &ValueInfoProto) -> Option<&str> {
-    info.name.as_deref()
-}
-
-/// A node where it is.
+/// A node where it is. Its path, and the way messages name it, are made
+/// when something is reported.
 pub(crate) struct Site<'a> {
     pub(crate) node: &'a NodeProto,
     /// The body it is in.
     pub(crate) body: &'a Body<'a>,
-    /// Its IR path: `graph.node[3]`.
-    pub(crate) path: String,
-    /// How messages name it (see [`node_subject`](super::findings::node_subject)).
-    pub(crate) subject: String,
+    /// The operator sets it is checked against.
+    pub(crate) imports: &'a Imports<'a>,
+    index: usize,
 }
 
 impl<'a> Site<'a> {
-    pub(crate) fn new(body: &'a Body<'a>, index: usize) -> Self {
-        let node = &body.nodes[index];
-        let path = body.node_path(index);
+    pub(crate) fn new(model: &'a Model<'a>, body: &'a Body<'a>, index: usize) -> Self {
         Site {
-            subject: super::findings::node_subject(node, &path),
-            node,
+            node: &body.nodes[index],
             body,
-            path,
+            imports: model.imports_of(body),
+            index,
         }
+    }
+
+    /// Its IR path: `graph.node[3]`.
+    pub(crate) fn path(&self) -> String {
+        self.body.node_path(self.index)
+    }
+
+    /// How messages name it (see [`node_subject`](super::findings::node_subject)).
+    pub(crate) fn subject(&self) -> String {
+        super::findings::node_subject(self.node, &self.path())
     }
 
     /// The IR path of a part of the node: `{path}.{part}`.
     pub(crate) fn at(&self, part: impl std::fmt::Display) -> String {
-        format!("{}.{part}", self.path)
+        format!("{}.{part}", self.path())
     }
 
     /// The node's operator (`op_type`).
@@ -391,7 +428,7 @@ impl<'a> Site<'a> {
 
     /// The IR path of attribute `index` of the node.
     pub(crate) fn attribute_path(&self, index: usize) -> String {
-        super::attribute_path(&self.path, "attribute", index, &self.node.attribute)
+        super::attribute_path(&self.path(), "attribute", index, &self.node.attribute)
     }
 }
 

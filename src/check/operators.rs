@@ -10,6 +10,8 @@
 //! the node's attributes ([`attributes`](super::attributes)) and inputs and
 //! outputs ([`arity`](super::arity)) are checked against what it calls.
 
+use foldhash::HashMap;
+
 use super::findings::{quoted, Findings, Severity};
 use super::header::display_name;
 use super::model::{callee_key, Model, Site};
@@ -53,75 +55,141 @@ const UNCHECKED_EXPERIMENTAL: &[&str] = &[
 
 /// Checks what every node calls, and how.
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    model.for_each_body(&mut |body| {
+    let mut schemas = Schemas::default();
+    for body in model.bodies() {
         for index in 0..body.nodes.len() {
-            let site = Site::new(body, index);
-            let callee = resolve(model, &site, findings);
+            let site = Site::new(model, body, index);
+            let callee = resolve(model, &site, &mut schemas, findings);
             super::attributes::check_node(model, &site, &callee, findings);
             super::arity::check_node(&site, &callee, findings);
         }
-    });
+    }
+}
+
+/// The schemas found so far, by domain, operator and imported version: a
+/// model calls few operators, many times.
+#[derive(Default)]
+struct Schemas<'a> {
+    found: HashMap<(&'a str, &'a str, i64), Option<&'static Schema>>,
+}
+
+impl<'a> Schemas<'a> {
+    /// [`ops::schema`], remembered.
+    fn get(&mut self, domain: &'a str, op: &'a str, version: i64) -> Option<&'static Schema> {
+        *self
+            .found
+            .entry((domain, op, version))
+            .or_insert_with(|| ops::schema(domain, op, version))
+    }
 }
 
 /// What the node at `site` calls, reporting an operator that cannot be
 /// called there.
-fn resolve<'a>(model: &Model<'a>, site: &Site<'_>, findings: &mut Findings) -> Callee<'a> {
+fn resolve<'a>(
+    model: &Model<'a>,
+    site: &Site<'a>,
+    schemas: &mut Schemas<'a>,
+    findings: &mut Findings,
+) -> Callee<'a> {
+    if !has_operator_and_values(site, findings) {
+        return Callee::Unknown;
+    }
     let (domain, op) = (site.domain(), site.op());
-    if op.is_empty() {
-        findings
-            .error(
-                "onnxtxt::check::missing_operator",
-                &site.subject,
-                site.path.clone(),
-                "the node has no operator",
-            )
-            .help("write the operator before the inputs: `y = Identity (x)`");
-        return Callee::Unknown;
-    }
-    if site.node.input.is_empty() && site.node.output.is_empty() {
-        findings.error(
-            "onnxtxt::check::empty_node",
-            &site.subject,
-            site.path.clone(),
-            "the node has neither inputs nor outputs",
-        );
-        return Callee::Unknown;
-    }
     // An unimported domain is the header pass's to report, except
     // `ai.onnx`, which is an error wherever it is imported.
-    let version = site.body.imports.version_for_node(domain);
-    let experimental =
-        (domain.is_empty() || domain == AI_ONNX) && UNCHECKED_EXPERIMENTAL.contains(&op);
-    if domain == AI_ONNX && !(experimental && version.is_some()) {
-        findings
-            .error(
-                "onnxtxt::check::ai_onnx_domain",
-                &site.subject,
-                site.at("op_type"),
-                format!("the domain of `{op}` is written `ai.onnx`, where onnx.checker finds no operator"),
-            )
-            .help(format!("write the default domain as nothing: `{op}`"));
+    let version = site.imports.version_for_node(domain);
+    if domain == AI_ONNX {
+        ai_onnx_domain(site, version.is_some(), findings);
         return Callee::Unknown;
     }
     let Some(version) = version else {
         return Callee::Unknown;
     };
-    if experimental {
-        findings
-            .warning(
-                "onnxtxt::check::unknown_operator",
-                &site.subject,
-                site.at("op_type"),
-                format!("`{op}` is an early experimental operator, no longer in ONNX"),
-            )
-            .help("onnx.checker accepts it without checking it; runtimes may not know it");
-        return Callee::Unknown;
-    }
-    if let Some(schema) = ops::schema(domain, op, version) {
-        if !schema.deprecated() {
-            return Callee::Schema(schema);
+    match schemas.get(domain, op, version) {
+        Some(schema) if !schema.deprecated() => Callee::Schema(schema),
+        Some(schema) => {
+            deprecated(site, schema, version, findings);
+            Callee::Unknown
         }
-        deprecated(site, schema, version, findings);
+        None => not_in_registry(model, site, version, findings),
+    }
+}
+
+/// Whether the node at `site` has an operator, and inputs or outputs
+/// (reporting it when it does not).
+fn has_operator_and_values(site: &Site<'_>, findings: &mut Findings) -> bool {
+    if site.op().is_empty() {
+        findings
+            .error(
+                "onnxtxt::check::missing_operator",
+                &site.subject(),
+                site.path(),
+                "the node has no operator",
+            )
+            .help("write the operator before the inputs: `y = Identity (x)`");
+        return false;
+    }
+    if site.node.input.is_empty() && site.node.output.is_empty() {
+        findings.error(
+            "onnxtxt::check::empty_node",
+            &site.subject(),
+            site.path(),
+            "the node has neither inputs nor outputs",
+        );
+        return false;
+    }
+    true
+}
+
+/// A node whose domain is written `ai.onnx` (`imported` when that
+/// spelling is imported): onnx.checker finds no operator there, but lets
+/// its early experimental operators through.
+fn ai_onnx_domain(site: &Site<'_>, imported: bool, findings: &mut Findings) {
+    let op = site.op();
+    if imported && UNCHECKED_EXPERIMENTAL.contains(&op) {
+        experimental(site, findings);
+        return;
+    }
+    findings
+        .error(
+            "onnxtxt::check::ai_onnx_domain",
+            &site.subject(),
+            site.at("op_type"),
+            format!(
+                "the domain of `{op}` is written `ai.onnx`, where onnx.checker finds no operator"
+            ),
+        )
+        .help(format!("write the default domain as nothing: `{op}`"));
+}
+
+/// A node calling one of onnx.checker's early experimental operators,
+/// which it lets through unchecked.
+fn experimental(site: &Site<'_>, findings: &mut Findings) {
+    findings
+        .warning(
+            "onnxtxt::check::unknown_operator",
+            &site.subject(),
+            site.at("op_type"),
+            format!(
+                "`{}` is an early experimental operator, no longer in ONNX",
+                site.op()
+            ),
+        )
+        .help("onnx.checker accepts it without checking it; runtimes may not know it");
+}
+
+/// What a node calls that has no schema at the imported `version`: a
+/// model-local function, or (reported) an operator that comes later, or
+/// none.
+fn not_in_registry<'a>(
+    model: &Model<'a>,
+    site: &Site<'_>,
+    version: i64,
+    findings: &mut Findings,
+) -> Callee<'a> {
+    let (domain, op) = (site.domain(), site.op());
+    if domain.is_empty() && UNCHECKED_EXPERIMENTAL.contains(&op) {
+        experimental(site, findings);
         return Callee::Unknown;
     }
     let checked = CHECKED_DOMAINS.contains(&domain);
@@ -147,7 +215,7 @@ fn resolve<'a>(model: &Model<'a>, site: &Site<'_>, findings: &mut Findings) -> C
 
 /// What imports the node's domain: `this model` or `this function`.
 fn importer(site: &Site<'_>) -> &'static str {
-    if site.body.imports.of_function {
+    if site.imports.of_function {
         "this function"
     } else {
         "this model"
@@ -174,7 +242,7 @@ fn deprecated(site: &Site<'_>, schema: &Schema, version: i64, findings: &mut Fin
     findings
         .error(
             "onnxtxt::check::deprecated_operator",
-            &site.subject,
+            &site.subject(),
             site.at("op_type"),
             format!(
                 "`{op}` is deprecated from opset {since} of {domain} on; {} imports opset {version}",
@@ -198,7 +266,7 @@ fn too_new(
         .push(
             severity,
             "onnxtxt::check::operator_too_new",
-            &site.subject,
+            &site.subject(),
             site.at("op_type"),
             format!(
                 "`{}` is defined from opset {first} of {domain} on; {} imports opset {version}",
@@ -209,7 +277,7 @@ fn too_new(
         .help(format!(
             "import opset {first} or later of {domain}: `{}: {first}` in `{}`",
             quoted(operator.domain()),
-            site.body.imports.path
+            site.imports.path
         ));
 }
 
@@ -226,7 +294,7 @@ fn unknown_operator(
     let finding = findings.push(
         severity,
         "onnxtxt::check::unknown_operator",
-        &site.subject,
+        &site.subject(),
         site.at("op_type"),
         format!("{} has no operator `{op}`", display_name(domain)),
     );
@@ -252,7 +320,7 @@ fn unknown_function(model: &Model<'_>, site: &Site<'_>, findings: &mut Findings)
     let same_name = functions.iter().any(|f| f.name.as_deref() == Some(op));
     let finding = findings.warning(
         "onnxtxt::check::unknown_function",
-        &site.subject,
+        &site.subject(),
         site.at("op_type"),
         if same_name {
             format!(

@@ -4,31 +4,79 @@
 //! outputs are assigned; inputs and initializers are not named twice; and
 //! the values nobody reads are pointed out.
 
-use std::collections::{HashMap, HashSet};
+use std::cell::Cell;
 
-use super::findings::{named_subject, node_subject, Findings};
-use super::model::{Body, BodyKind, Model};
+use std::collections::hash_map::Entry;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use super::findings::{named_subject, node_subject, Findings, Severity};
+use super::model::{Body, BodyKind, Item, Model};
 use crate::proto::NodeProto;
 
 /// Checks the values of every graph and function body.
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    for body in model.bodies() {
-        check_body(&body, None, findings);
+    for body in model.top_bodies() {
+        check_body(model, body, None, findings);
+    }
+}
+
+/// Where a value is defined in its body.
+#[derive(Debug, Clone, Copy)]
+enum Definition<'a> {
+    /// An input or an initializer.
+    Item(Item<'a>),
+    /// Output `slot` of node `node`.
+    Output { node: usize, slot: usize },
+}
+
+/// A value defined in a scope, and whether anything reads it.
+struct Value<'a> {
+    definition: Definition<'a>,
+    used: Cell<bool>,
+}
+
+impl<'a> Value<'a> {
+    fn new(definition: Definition<'a>) -> Self {
+        Value {
+            definition,
+            used: Cell::new(false),
+        }
     }
 }
 
 /// The values visible in one graph or body: its own, then its ancestors'.
 struct Scope<'p, 'a> {
-    /// Name to the IR path that defines it.
-    local: HashMap<&'a str, String>,
+    body: &'p Body<'a>,
+    local: HashMap<&'a str, Value<'a>>,
     parent: Option<&'p Scope<'p, 'a>>,
+    /// Names read before anything defines them (an error), which count as
+    /// used.
+    read_early: HashSet<&'a str>,
 }
 
-impl Scope<'_, '_> {
-    fn outer(&self, name: &str) -> Option<&String> {
-        let mut scope = self.parent;
+impl<'a> Scope<'_, 'a> {
+    /// The IR path of `definition`, one of this scope's.
+    fn path_of(&self, definition: Definition<'_>) -> String {
+        match definition {
+            Definition::Item(item) => self.body.item_path(&item),
+            Definition::Output { node, slot } => {
+                format!("{}.output[{slot}]", self.body.node_path(node))
+            }
+        }
+    }
+
+    /// The IR path of `name`'s definition in this scope.
+    fn local_path(&self, name: &str) -> Option<String> {
+        self.local.get(name).map(|e| self.path_of(e.definition))
+    }
+
+    /// The IR path of `name`'s definition in this scope or an enclosing
+    /// one.
+    fn path_in_scope(&self, name: &str) -> Option<String> {
+        let mut scope = Some(self);
         while let Some(s) = scope {
-            if let Some(path) = s.local.get(name) {
+            if let Some(path) = s.local_path(name) {
                 return Some(path);
             }
             scope = s.parent;
@@ -36,98 +84,129 @@ impl Scope<'_, '_> {
         None
     }
 
-    fn visible(&self, name: &str) -> bool {
-        self.local.contains_key(name) || self.outer(name).is_some()
+    /// Whether `name` is visible here; if it is, it is now used.
+    fn read(&self, name: &str) -> bool {
+        let mut scope = Some(self);
+        while let Some(s) = scope {
+            if let Some(entry) = s.local.get(name) {
+                entry.used.set(true);
+                return true;
+            }
+            scope = s.parent;
+        }
+        false
+    }
+
+    /// Whether `name`, defined here, is read (or was read before its
+    /// definition).
+    fn is_used(&self, name: &str) -> bool {
+        self.local.get(name).is_none_or(|v| v.used.get()) || self.read_early.contains(name)
     }
 }
 
 /// Single assignment, definition before use, duplicates and unused
 /// values of one body, then of the subgraphs of its nodes.
-fn check_body<'a>(body: &Body<'a>, parent: Option<&Scope<'_, 'a>>, findings: &mut Findings) {
+fn check_body<'a>(
+    model: &'a Model<'a>,
+    body: &'a Body<'a>,
+    parent: Option<&Scope<'_, 'a>>,
+    findings: &mut Findings,
+) {
     let mut scope = Scope {
+        body,
         local: HashMap::new(),
         parent,
+        read_early: HashSet::new(),
     };
-    declare_inputs(body, &mut scope, findings);
-    declare_initializers(body, &mut scope, findings);
+    declare_inputs(&mut scope, findings);
+    declare_initializers(&mut scope, findings);
     // Which node first produces each value, to tell "used before it is
-    // defined" from "never defined".
-    let mut producers: HashMap<&str, usize> = HashMap::new();
-    for (index, node) in body.nodes.iter().enumerate() {
-        for output in &node.output {
-            producers.entry(output.as_str()).or_insert(index);
-        }
-    }
-    for (index, node) in body.nodes.iter().enumerate() {
-        let path = body.node_path(index);
+    // defined" from "never defined" (made when needed: most bodies use no
+    // value before it is defined).
+    let mut producers: Option<HashMap<&str, usize>> = None;
+    let mut subgraphs = body.subgraphs.iter().peekable();
+    for index in 0..body.nodes.len() {
         // A subgraph sees what is defined before its node.
-        for subgraph in body.subgraphs(node, &path) {
-            check_body(&subgraph, Some(&scope), findings);
+        while let Some(&(_, subgraph)) = subgraphs.next_if(|(node, _)| *node == index) {
+            check_body(model, model.body(subgraph), Some(&scope), findings);
         }
-        check_node_inputs(body, index, &scope, &producers, findings);
-        define_node_outputs(node, &path, &mut scope, findings);
+        check_node_inputs(&mut scope, index, &mut producers, findings);
+        define_node_outputs(&mut scope, index, findings);
     }
-    check_outputs(body, &scope, findings);
-    report_unused(body, findings);
+    check_outputs(&scope, findings);
+    report_unused(&scope, findings);
 }
 
-fn declare_inputs<'a>(body: &Body<'a>, scope: &mut Scope<'_, 'a>, findings: &mut Findings) {
-    for (name, path) in &body.inputs {
+fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
+    let body = scope.body;
+    for input in &body.inputs {
+        let name = input.name;
         if name.is_empty() {
             continue;
         }
-        if let Some(first) = scope.local.get(name) {
+        if let Some(first) = scope.local_path(name) {
+            let path = body.item_path(input);
             findings
                 .error(
                     "onnxtxt::check::duplicate_input",
-                    &named_subject(path, name),
+                    &named_subject(&path, name),
                     path.clone(),
                     format!("the {} has two inputs named `{name}`", body.kind.name()),
                 )
-                .related(first.clone(), "first input of that name");
+                .related(first, "first input of that name");
         } else {
-            scope.local.insert(name, path.clone());
+            scope
+                .local
+                .insert(name, Value::new(Definition::Item(*input)));
         }
     }
 }
 
-fn declare_initializers<'a>(body: &Body<'a>, scope: &mut Scope<'_, 'a>, findings: &mut Findings) {
-    let mut initializers: HashMap<&str, &String> = HashMap::new();
-    for (name, path) in &body.initializers {
+fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
+    let body = scope.body;
+    let mut initializers: HashMap<&str, &Item<'_>> = HashMap::new();
+    for initializer in &body.initializers {
+        let name = initializer.name;
         if let Some(first) = initializers.get(name) {
+            let path = body.item_path(initializer);
             findings
                 .error(
                     "onnxtxt::check::duplicate_initializer",
-                    &named_subject(path, name),
+                    &named_subject(&path, name),
                     path.clone(),
                     format!("the graph has two initializers named `{name}`"),
                 )
-                .related((*first).clone(), "first initializer of that name");
+                .related(body.item_path(first), "first initializer of that name");
             continue;
         }
-        initializers.insert(name, path);
+        initializers.insert(name, initializer);
         // An initializer may also be an input (a default value).
-        scope.local.entry(name).or_insert_with(|| path.clone());
+        scope
+            .local
+            .entry(name)
+            .or_insert_with(|| Value::new(Definition::Item(*initializer)));
     }
 }
 
 /// Each input of node `index` must be visible, else it is used before its
 /// definition or never defined.
-fn check_node_inputs(
-    body: &Body<'_>,
+fn check_node_inputs<'a>(
+    scope: &mut Scope<'_, 'a>,
     index: usize,
-    scope: &Scope<'_, '_>,
-    producers: &HashMap<&str, usize>,
+    producers: &mut Option<HashMap<&'a str, usize>>,
     findings: &mut Findings,
 ) {
+    let body = scope.body;
     let node = &body.nodes[index];
-    let path = body.node_path(index);
-    let subject = node_subject(node, &path);
     for (slot, input) in node.input.iter().enumerate() {
-        if input.is_empty() || scope.visible(input) {
+        if input.is_empty() || scope.read(input) {
             continue;
         }
+        scope.read_early.insert(input);
+        let path = body.node_path(index);
+        let subject = node_subject(node, &path);
         let input_path = format!("{path}.input[{slot}]");
+        let producers = producers.get_or_insert_with(|| first_producers(body.nodes));
         let Some(&later) = producers.get(input.as_str()) else {
             let initializer = if body.kind == BodyKind::Graph {
                 ", an initializer"
@@ -173,63 +252,87 @@ fn check_node_inputs(
     }
 }
 
-/// Defines the outputs of `node`, each once.
-fn define_node_outputs<'a>(
-    node: &'a NodeProto,
-    path: &str,
-    scope: &mut Scope<'_, 'a>,
-    findings: &mut Findings,
-) {
-    let subject = node_subject(node, path);
+/// The first node that produces each value of `nodes`.
+fn first_producers(nodes: &[NodeProto]) -> HashMap<&str, usize> {
+    let mut producers = HashMap::new();
+    for (index, node) in nodes.iter().enumerate() {
+        for output in &node.output {
+            producers.entry(output.as_str()).or_insert(index);
+        }
+    }
+    producers
+}
+
+/// Defines the outputs of node `index`, each once.
+fn define_node_outputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut Findings) {
+    let body = scope.body;
+    let node = &body.nodes[index];
     for (slot, output) in node.output.iter().enumerate() {
         if output.is_empty() {
             continue;
         }
-        let output_path = format!("{path}.output[{slot}]");
-        let (first, summary, message, help) = if let Some(first) = scope.local.get(output.as_str())
-        {
-            (
-                first,
+        let parent = scope.parent;
+        let (first, summary, message, help) = match scope.local.entry(output) {
+            Entry::Occupied(first) => (
+                first.get().definition,
                 format!("`{output}` is assigned a second time"),
                 format!("`{output}` is first defined here"),
                 "every value must be assigned exactly once; rename one of them",
-            )
-        } else if let Some(first) = scope.outer(output) {
-            (
-                first,
-                format!("`{output}` is already defined in an enclosing graph"),
-                format!("`{output}` is defined here"),
-                "a subgraph may not redefine a value of an enclosing graph",
-            )
-        } else {
-            scope.local.insert(output, output_path);
-            continue;
+            ),
+            Entry::Vacant(vacant) => {
+                let Some(first) = parent.and_then(|p| p.path_in_scope(output)) else {
+                    let definition = Definition::Output { node: index, slot };
+                    vacant.insert(Value::new(definition));
+                    continue;
+                };
+                let path = body.node_path(index);
+                findings
+                    .error(
+                        "onnxtxt::check::reassigned",
+                        &node_subject(node, &path),
+                        format!("{path}.output[{slot}]"),
+                        format!("`{output}` is already defined in an enclosing graph"),
+                    )
+                    .related(first, format!("`{output}` is defined here"))
+                    .help("a subgraph may not redefine a value of an enclosing graph");
+                continue;
+            }
         };
+        let first = scope.path_of(first);
+        let path = body.node_path(index);
         findings
-            .error("onnxtxt::check::reassigned", &subject, output_path, summary)
-            .related(first.clone(), message)
+            .error(
+                "onnxtxt::check::reassigned",
+                &node_subject(node, &path),
+                format!("{path}.output[{slot}]"),
+                summary,
+            )
+            .related(first, message)
             .help(help);
     }
 }
 
 /// Every output must be assigned, and listed once.
-fn check_outputs(body: &Body<'_>, scope: &Scope<'_, '_>, findings: &mut Findings) {
+fn check_outputs(scope: &Scope<'_, '_>, findings: &mut Findings) {
+    let body = scope.body;
     let mut listed: HashSet<&str> = HashSet::new();
-    for (name, path) in &body.outputs {
+    for output in &body.outputs {
+        let name = output.name;
         if name.is_empty() {
             continue;
         }
-        if !scope.visible(name) {
+        if !scope.read(name) {
             // onnx.checker rejects this in a graph, not in a function.
             let severity = match body.kind {
-                BodyKind::Graph => super::Severity::Error,
-                BodyKind::Function => super::Severity::Warning,
+                BodyKind::Graph => Severity::Error,
+                BodyKind::Function => Severity::Warning,
             };
+            let path = body.item_path(output);
             findings
                 .push(
                     severity,
                     "onnxtxt::check::output_not_assigned",
-                    &named_subject(path, name),
+                    &named_subject(&path, name),
                     path.clone(),
                     format!("{} output `{name}` is never assigned", body.kind.name()),
                 )
@@ -238,9 +341,10 @@ fn check_outputs(body: &Body<'_>, scope: &Scope<'_, '_>, findings: &mut Findings
                 ));
         }
         if !listed.insert(name) {
+            let path = body.item_path(output);
             findings.warning(
                 "onnxtxt::check::duplicate_output",
-                &named_subject(path, name),
+                &named_subject(&path, name),
                 path.clone(),
                 format!("`{name}` is listed twice among the outputs"),
             );
@@ -248,53 +352,43 @@ fn check_outputs(body: &Body<'_>, scope: &Scope<'_, '_>, findings: &mut Findings
     }
 }
 
-/// Node outputs and initializers nobody reads.
-fn report_unused(body: &Body<'_>, findings: &mut Findings) {
-    let mut used: HashSet<&str> = body.outputs.iter().map(|(n, _)| *n).collect();
-    for node in body.nodes {
-        uses_of_node(node, &mut used);
+/// Node outputs and initializers nobody reads, in the order of the body.
+fn report_unused(scope: &Scope<'_, '_>, findings: &mut Findings) {
+    let body = scope.body;
+    let mut unused: Vec<(usize, usize, &str)> = scope
+        .local
+        .iter()
+        .filter(|(name, value)| !value.used.get() && !scope.read_early.contains(*name))
+        .filter_map(|(name, value)| match value.definition {
+            Definition::Output { node, slot } => Some((node, slot, *name)),
+            Definition::Item(_) => None,
+        })
+        .collect();
+    unused.sort_unstable();
+    for (index, slot, output) in unused {
+        let path = body.node_path(index);
+        findings
+            .warning(
+                "onnxtxt::check::unused_value",
+                &node_subject(&body.nodes[index], &path),
+                format!("{path}.output[{slot}]"),
+                format!("`{output}` is never used"),
+            )
+            .help(format!(
+                "use it, make it a {} output, or leave the output name empty",
+                body.kind.name()
+            ));
     }
-    for (index, node) in body.nodes.iter().enumerate() {
-        for (slot, output) in node.output.iter().enumerate() {
-            if output.is_empty() || used.contains(output.as_str()) {
-                continue;
-            }
-            let path = body.node_path(index);
-            findings
-                .warning(
-                    "onnxtxt::check::unused_value",
-                    &node_subject(node, &path),
-                    format!("{path}.output[{slot}]"),
-                    format!("`{output}` is never used"),
-                )
-                .help(format!(
-                    "use it, make it a {} output, or leave the output name empty",
-                    body.kind.name()
-                ));
-        }
-    }
-    for (name, path) in &body.initializers {
-        if !used.contains(name) {
+    for initializer in &body.initializers {
+        let name = initializer.name;
+        if !scope.is_used(name) {
+            let path = body.item_path(initializer);
             findings.warning(
                 "onnxtxt::check::unused_initializer",
-                &named_subject(path, name),
+                &named_subject(&path, name),
                 path.clone(),
                 format!("initializer `{name}` is never used"),
             );
-        }
-    }
-}
-
-/// Every value name a node reads, with those its subgraphs read (outer
-/// values are visible in subgraphs) or list as outputs.
-fn uses_of_node<'a>(node: &'a NodeProto, used: &mut HashSet<&'a str>) {
-    used.extend(node.input.iter().map(String::as_str));
-    for attribute in &node.attribute {
-        for graph in attribute.g.as_deref().into_iter().chain(&attribute.graphs) {
-            used.extend(graph.output.iter().filter_map(|o| o.name.as_deref()));
-            for inner in &graph.node {
-                uses_of_node(inner, used);
-            }
         }
     }
 }

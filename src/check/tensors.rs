@@ -4,130 +4,240 @@
 //! Initializers, sparse initializers, tensors in attributes (function
 //! attribute defaults too) and the shapes of value infos are checked.
 
-use super::findings::{function_subject, named_subject, node_subject, Findings, Severity};
-use super::model::{Body, Model};
+use super::findings::{function_subject, named_subject, Findings, Severity};
+use super::model::{Body, Model, Site};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::type_proto::Value as TypeValue;
-use crate::proto::{AttributeProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto};
+use crate::proto::{
+    AttributeProto, SparseTensorProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+};
 use crate::tensor_data::{raw_byte_len, typed_field, TypedField};
 
 const TENSOR_SIZE: &str = "onnxtxt::check::tensor_size";
 const TENSOR_FIELD: &str = "onnxtxt::check::tensor_field";
 const TENSOR_VALUE: &str = "onnxtxt::check::tensor_value";
 
+/// Where a tensor or type is, for messages: its IR path and how messages
+/// name it, made only when something is reported (most tensors of a model
+/// are fine).
+#[derive(Clone, Copy)]
+struct Place<'x> {
+    path: &'x dyn Fn() -> String,
+    subject: &'x dyn Fn() -> String,
+}
+
+impl Place<'_> {
+    fn path(&self) -> String {
+        (self.path)()
+    }
+
+    fn subject(&self) -> String {
+        (self.subject)()
+    }
+}
+
 /// Checks every tensor constant and declared shape of the model.
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    model.for_each_body(&mut |body| check_body(body, findings));
+    for body in model.bodies() {
+        check_body(model, body, findings);
+    }
     for (index, function) in model.proto.functions.iter().enumerate() {
         if super::model::is_headless(function) {
             continue;
         }
-        let path = format!("functions[{index}]");
-        let subject = function_subject(function, &path);
+        let path = || format!("functions[{index}]");
         for (i, attribute) in function.attribute_proto.iter().enumerate() {
-            let attribute_path =
-                super::attribute_path(&path, "attribute_proto", i, &function.attribute_proto);
-            attribute_values(attribute, &attribute_path, &subject, findings);
+            let list = &function.attribute_proto;
+            let place = Place {
+                path: &|| super::attribute_path(&path(), "attribute_proto", i, list),
+                subject: &|| function_subject(function, &path()),
+            };
+            attribute_values(attribute, &place, findings);
         }
         value_infos(
             &function.value_info,
-            &format!("{path}.value_info"),
+            &|| format!("{}.value_info", path()),
             findings,
         );
     }
 }
 
 /// A body's value infos and initializers, and its nodes' attributes.
-fn check_body(body: &Body<'_>, findings: &mut Findings) {
+fn check_body<'a>(model: &'a Model<'a>, body: &'a Body<'a>, findings: &mut Findings) {
     if let Some(graph) = body.graph {
         let path = &body.path;
-        value_infos(&graph.input, &format!("{path}.input"), findings);
-        value_infos(&graph.output, &format!("{path}.output"), findings);
-        value_infos(&graph.value_info, &format!("{path}.value_info"), findings);
+        value_infos(&graph.input, &|| format!("{path}.input"), findings);
+        value_infos(&graph.output, &|| format!("{path}.output"), findings);
+        value_infos(
+            &graph.value_info,
+            &|| format!("{path}.value_info"),
+            findings,
+        );
         for (index, tensor) in graph.initializer.iter().enumerate() {
-            let tensor_path = format!("{path}.initializer[{index}]");
-            let subject = named_subject(&tensor_path, tensor.name.as_deref().unwrap_or(""));
-            check_tensor(tensor, &tensor_path, &subject, findings);
+            let tensor_path = || format!("{path}.initializer[{index}]");
+            let name = tensor.name.as_deref().unwrap_or("");
+            let place = Place {
+                path: &tensor_path,
+                subject: &|| named_subject(&tensor_path(), name),
+            };
+            check_tensor(tensor, &place, findings);
         }
         for (index, sparse) in graph.sparse_initializer.iter().enumerate() {
-            let sparse_path = format!("{path}.sparse_initializer[{index}]");
+            let sparse_path = || format!("{path}.sparse_initializer[{index}]");
             let name = sparse.values.as_ref().and_then(|v| v.name.as_deref());
-            let subject = named_subject(&sparse_path, name.unwrap_or(""));
-            check_sparse(sparse, &sparse_path, &subject, findings);
+            let place = Place {
+                path: &sparse_path,
+                subject: &|| named_subject(&sparse_path(), name.unwrap_or("")),
+            };
+            check_sparse(sparse, &place, findings);
         }
     }
-    for (index, node) in body.nodes.iter().enumerate() {
-        let path = body.node_path(index);
-        let subject = node_subject(node, &path);
-        for (i, attribute) in node.attribute.iter().enumerate() {
-            let attribute_path = super::attribute_path(&path, "attribute", i, &node.attribute);
-            attribute_values(attribute, &attribute_path, &subject, findings);
+    for index in 0..body.nodes.len() {
+        let site = Site::new(model, body, index);
+        for (i, attribute) in site.node.attribute.iter().enumerate() {
+            if holds_tensors_or_types(attribute) {
+                let place = Place {
+                    path: &|| site.attribute_path(i),
+                    subject: &|| site.subject(),
+                };
+                attribute_values(attribute, &place, findings);
+            }
         }
     }
 }
 
-/// The shapes of the types of `infos`, the list at `path`.
-fn value_infos(infos: &[ValueInfoProto], path: &str, findings: &mut Findings) {
+/// Whether `attribute` holds a tensor, sparse tensor or type.
+fn holds_tensors_or_types(attribute: &AttributeProto) -> bool {
+    let a = attribute;
+    a.t.is_some()
+        || a.sparse_tensor.is_some()
+        || a.tp.is_some()
+        || !a.tensors.is_empty()
+        || !a.sparse_tensors.is_empty()
+        || !a.type_protos.is_empty()
+}
+
+/// The shapes of the types of `infos`, the list at `path()`.
+fn value_infos(infos: &[ValueInfoProto], path: &dyn Fn() -> String, findings: &mut Findings) {
     for (index, info) in infos.iter().enumerate() {
-        let info_path = format!("{path}[{index}]");
-        if let Some(ty) = &info.r#type {
+        let Some(ty) = &info.r#type else {
+            continue;
+        };
+        if has_negative_dimension(ty) {
+            let info_path = format!("{}[{index}]", path());
             let subject = named_subject(&info_path, info.name.as_deref().unwrap_or(""));
-            type_dims(ty, &info_path, &subject, findings);
+            let place = Place {
+                path: &|| info_path.clone(),
+                subject: &|| subject.clone(),
+            };
+            type_dims(ty, &place, findings);
         }
     }
 }
 
-/// The tensors, sparse tensors and types an attribute holds.
-fn attribute_values(
-    attribute: &AttributeProto,
-    path: &str,
-    subject: &str,
-    findings: &mut Findings,
-) {
+/// Whether a shape in `ty` (or in the types inside it) has a negative
+/// dimension.
+fn has_negative_dimension(ty: &TypeProto) -> bool {
+    let (shape, inner) = shape_and_inner(ty);
+    let negative = |dims: &[crate::proto::tensor_shape_proto::Dimension]| {
+        dims.iter()
+            .any(|d| matches!(d.value, Some(DimValue::DimValue(v)) if v < 0))
+    };
+    shape.is_some_and(|s| negative(&s.dim)) || inner.is_some_and(has_negative_dimension)
+}
+
+/// The shape of a tensor or sparse tensor type, and the type inside a
+/// sequence, optional or map.
+fn shape_and_inner(ty: &TypeProto) -> (Option<&TensorShapeProto>, Option<&TypeProto>) {
+    match &ty.value {
+        Some(TypeValue::TensorType(t)) => (t.shape.as_ref(), None),
+        Some(TypeValue::SparseTensorType(t)) => (t.shape.as_ref(), None),
+        Some(TypeValue::SequenceType(s)) => (None, s.elem_type.as_deref()),
+        Some(TypeValue::OptionalType(s)) => (None, s.elem_type.as_deref()),
+        Some(TypeValue::MapType(m)) => (None, m.value_type.as_deref()),
+        _ => (None, None),
+    }
+}
+
+/// The tensors, sparse tensors and types an attribute (at `place`) holds.
+fn attribute_values(attribute: &AttributeProto, place: &Place<'_>, findings: &mut Findings) {
     let name = attribute.name.as_deref().unwrap_or("");
-    let subject = format!("{subject} attribute `{name}`");
+    let subject = || format!("{} attribute `{name}`", place.subject());
+    let part = |suffix: &'static str| move || format!("{}{suffix}", place.path());
+    let item = |list: &'static str, i: usize| move || format!("{}.{list}[{i}]", place.path());
     if let Some(t) = &attribute.t {
-        check_tensor(t, &format!("{path}.t"), &subject, findings);
+        check_tensor(
+            t,
+            &Place {
+                path: &part(".t"),
+                subject: &subject,
+            },
+            findings,
+        );
     }
     for (i, t) in attribute.tensors.iter().enumerate() {
-        check_tensor(t, &format!("{path}.tensors[{i}]"), &subject, findings);
+        let path = item("tensors", i);
+        check_tensor(
+            t,
+            &Place {
+                path: &path,
+                subject: &subject,
+            },
+            findings,
+        );
     }
     if let Some(s) = &attribute.sparse_tensor {
-        check_sparse(s, &format!("{path}.sparse_tensor"), &subject, findings);
-    }
-    for (i, s) in attribute.sparse_tensors.iter().enumerate() {
+        let path = part(".sparse_tensor");
         check_sparse(
             s,
-            &format!("{path}.sparse_tensors[{i}]"),
-            &subject,
+            &Place {
+                path: &path,
+                subject: &subject,
+            },
+            findings,
+        );
+    }
+    for (i, s) in attribute.sparse_tensors.iter().enumerate() {
+        let path = item("sparse_tensors", i);
+        check_sparse(
+            s,
+            &Place {
+                path: &path,
+                subject: &subject,
+            },
             findings,
         );
     }
     if let Some(tp) = &attribute.tp {
-        type_dims(tp, &format!("{path}.tp"), &subject, findings);
+        type_dims(
+            tp,
+            &Place {
+                path: &part(".tp"),
+                subject: &subject,
+            },
+            findings,
+        );
     }
     for (i, tp) in attribute.type_protos.iter().enumerate() {
-        type_dims(tp, &format!("{path}.type_protos[{i}]"), &subject, findings);
+        let path = item("type_protos", i);
+        type_dims(
+            tp,
+            &Place {
+                path: &path,
+                subject: &subject,
+            },
+            findings,
+        );
     }
 }
 
 /// Negative dimensions in a type (and the types inside it).
-fn type_dims(ty: &TypeProto, path: &str, subject: &str, findings: &mut Findings) {
-    let inner = match &ty.value {
-        Some(TypeValue::SequenceType(s)) => s.elem_type.as_deref(),
-        Some(TypeValue::OptionalType(s)) => s.elem_type.as_deref(),
-        Some(TypeValue::MapType(m)) => m.value_type.as_deref(),
-        _ => None,
-    };
+fn type_dims(ty: &TypeProto, place: &Place<'_>, findings: &mut Findings) {
+    let (shape, inner) = shape_and_inner(ty);
     if let Some(inner) = inner {
-        type_dims(inner, path, subject, findings);
+        type_dims(inner, place, findings);
     }
-    let shape = match &ty.value {
-        Some(TypeValue::TensorType(t)) => t.shape.as_ref(),
-        Some(TypeValue::SparseTensorType(t)) => t.shape.as_ref(),
-        _ => None,
-    };
     let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
     // A warning in a type: onnx.checker rejects a negative dimension of a
     // tensor constant, but not of a declared type by itself.
@@ -135,7 +245,7 @@ fn type_dims(ty: &TypeProto, path: &str, subject: &str, findings: &mut Findings)
         Some(DimValue::DimValue(v)) => v,
         _ => 0,
     });
-    negative_dimensions(Severity::Warning, values, path, subject, findings);
+    negative_dimensions(Severity::Warning, values, place, findings);
 }
 
 /// Reports every negative value of `dims`, a shape's dimensions (0 for
@@ -143,8 +253,7 @@ fn type_dims(ty: &TypeProto, path: &str, subject: &str, findings: &mut Findings)
 fn negative_dimensions(
     severity: Severity,
     dims: impl IntoIterator<Item = i64>,
-    path: &str,
-    subject: &str,
+    place: &Place<'_>,
     findings: &mut Findings,
 ) -> bool {
     let mut any = false;
@@ -153,8 +262,8 @@ fn negative_dimensions(
             findings.push(
                 severity,
                 "onnxtxt::check::negative_dimension",
-                subject,
-                path,
+                &place.subject(),
+                place.path(),
                 format!("dimension {index} is {d}; dimensions cannot be negative"),
             );
             any = true;
@@ -163,22 +272,38 @@ fn negative_dimensions(
     any
 }
 
-fn check_sparse(sparse: &SparseTensorProto, path: &str, subject: &str, findings: &mut Findings) {
+fn check_sparse(sparse: &SparseTensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = sparse.dims.iter().copied();
-    negative_dimensions(Severity::Error, dims, path, subject, findings);
+    negative_dimensions(Severity::Error, dims, place, findings);
+    let part = |suffix: &'static str| move || format!("{}{suffix}", place.path());
     if let Some(values) = &sparse.values {
-        check_tensor(values, &format!("{path}.values"), subject, findings);
+        let path = part(".values");
+        check_tensor(
+            values,
+            &Place {
+                path: &path,
+                ..*place
+            },
+            findings,
+        );
     }
     if let Some(indices) = &sparse.indices {
-        check_tensor(indices, &format!("{path}.indices"), subject, findings);
+        let path = part(".indices");
+        check_tensor(
+            indices,
+            &Place {
+                path: &path,
+                ..*place
+            },
+            findings,
+        );
     }
 }
 
 /// One tensor constant being checked.
 struct Tensor<'a> {
     tensor: &'a TensorProto,
-    path: &'a str,
-    subject: &'a str,
+    place: &'a Place<'a>,
     /// Its element type's code and name.
     data_type: i32,
     type_name: &'static str,
@@ -188,9 +313,9 @@ struct Tensor<'a> {
 
 /// A tensor constant: dims, element count against the stored values,
 /// and values that fit the element type.
-fn check_tensor(tensor: &TensorProto, path: &str, subject: &str, findings: &mut Findings) {
+fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = tensor.dims.iter().copied();
-    if negative_dimensions(Severity::Error, dims, path, subject, findings) {
+    if negative_dimensions(Severity::Error, dims, place, findings) {
         return;
     }
     let Some(count) = tensor
@@ -202,7 +327,7 @@ fn check_tensor(tensor: &TensorProto, path: &str, subject: &str, findings: &mut 
             "the shape {:?} has more elements than can be counted",
             tensor.dims
         );
-        findings.error(TENSOR_SIZE, subject, path, summary);
+        findings.error(TENSOR_SIZE, &place.subject(), place.path(), summary);
         return;
     };
     let data_type = tensor.data_type.unwrap_or(0);
@@ -212,7 +337,12 @@ fn check_tensor(tensor: &TensorProto, path: &str, subject: &str, findings: &mut 
         } else {
             format!("the tensor has an unknown element type ({data_type})")
         };
-        findings.error("onnxtxt::check::tensor_type", subject, path, summary);
+        findings.error(
+            "onnxtxt::check::tensor_type",
+            &place.subject(),
+            place.path(),
+            summary,
+        );
         return;
     };
     if tensor.data_location == Some(DataLocation::External as i32) || tensor.segment.is_some() {
@@ -220,8 +350,7 @@ fn check_tensor(tensor: &TensorProto, path: &str, subject: &str, findings: &mut 
     }
     let checked = Tensor {
         tensor,
-        path,
-        subject,
+        place,
         data_type,
         type_name: crate::vocabulary::element_type_name(data_type).unwrap_or("?"),
         count,
@@ -261,7 +390,12 @@ impl Tensor<'_> {
         if let Some((_, name, n)) = fields.iter().find(|(f, _, n)| *f != field && *n > 0) {
             let type_name = self.type_name;
             let summary = format!("{type_name} values belong in {expected}, but {n} are in {name}");
-            findings.error(TENSOR_FIELD, self.subject, self.path, summary);
+            findings.error(
+                TENSOR_FIELD,
+                &self.place.subject(),
+                self.place.path(),
+                summary,
+            );
             return None;
         }
         Some((len, expected))
@@ -273,12 +407,22 @@ impl Tensor<'_> {
         let (count, type_name) = (self.count, self.type_name);
         if self.data_type == DataType::String as i32 {
             let summary = "string tensors cannot be stored in raw_data";
-            findings.error(TENSOR_FIELD, self.subject, self.path, summary);
+            findings.error(
+                TENSOR_FIELD,
+                &self.place.subject(),
+                self.place.path(),
+                summary,
+            );
             return;
         }
         if typed > 0 {
             let summary = format!("the values are stored twice, in raw_data and in {field}");
-            findings.error(TENSOR_FIELD, self.subject, self.path, summary);
+            findings.error(
+                TENSOR_FIELD,
+                &self.place.subject(),
+                self.place.path(),
+                summary,
+            );
             return;
         }
         let expected = usize::try_from(count)
@@ -290,8 +434,8 @@ impl Tensor<'_> {
             findings.push(
                 size_severity(raw.len(), expected),
                 TENSOR_SIZE,
-                self.subject,
-                self.path,
+                &self.place.subject(),
+                self.place.path(),
                 format!(
                     "raw_data holds {} bytes, but {count} {type_name} elements (shape {shape}) take {takes}",
                     raw.len()
@@ -303,8 +447,8 @@ impl Tensor<'_> {
             if let Some(i) = raw.iter().position(|&b| b > 1) {
                 findings.warning(
                     TENSOR_VALUE,
-                    self.subject,
-                    self.path,
+                    &self.place.subject(),
+                    self.place.path(),
                     format!("element {i} is {}; bool values are 0 or 1", raw[i]),
                 );
             }
@@ -364,7 +508,13 @@ impl Tensor<'_> {
             )
         };
         findings
-            .push(severity, TENSOR_SIZE, self.subject, self.path, summary)
+            .push(
+                severity,
+                TENSOR_SIZE,
+                &self.place.subject(),
+                self.place.path(),
+                summary,
+            )
             .help(help);
     }
 
@@ -386,8 +536,8 @@ impl Tensor<'_> {
         // onnx.checker does not look at values; runtimes truncate.
         let finding = findings.warning(
             TENSOR_VALUE,
-            self.subject,
-            self.path,
+            &self.place.subject(),
+            self.place.path(),
             format!(
                 "{what} {index} is {value}, which does not fit {type_name} (range {min} to {max})"
             ),
