@@ -4,7 +4,7 @@
 //! Initializers, sparse initializers, tensors in attributes (function
 //! attribute defaults too) and the shapes of value infos are checked.
 
-use super::findings::{function_subject, named_subject, Findings, Severity};
+use super::findings::{function_subject, named_subject, Finding, Findings, Severity};
 use super::model::{Body, Model, Site};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
@@ -27,7 +27,11 @@ struct Place<'x> {
     subject: &'x dyn Fn() -> String,
 }
 
-impl Place<'_> {
+impl<'x> Place<'x> {
+    fn new(path: &'x dyn Fn() -> String, subject: &'x dyn Fn() -> String) -> Self {
+        Place { path, subject }
+    }
+
     fn path(&self) -> String {
         (self.path)()
     }
@@ -167,68 +171,26 @@ fn attribute_values(attribute: &AttributeProto, place: &Place<'_>, findings: &mu
     let part = |suffix: &'static str| move || format!("{}{suffix}", place.path());
     let item = |list: &'static str, i: usize| move || format!("{}.{list}[{i}]", place.path());
     if let Some(t) = &attribute.t {
-        check_tensor(
-            t,
-            &Place {
-                path: &part(".t"),
-                subject: &subject,
-            },
-            findings,
-        );
+        check_tensor(t, &Place::new(&part(".t"), &subject), findings);
     }
     for (i, t) in attribute.tensors.iter().enumerate() {
-        let path = item("tensors", i);
-        check_tensor(
-            t,
-            &Place {
-                path: &path,
-                subject: &subject,
-            },
-            findings,
-        );
+        check_tensor(t, &Place::new(&item("tensors", i), &subject), findings);
     }
     if let Some(s) = &attribute.sparse_tensor {
-        let path = part(".sparse_tensor");
-        check_sparse(
-            s,
-            &Place {
-                path: &path,
-                subject: &subject,
-            },
-            findings,
-        );
+        check_sparse(s, &Place::new(&part(".sparse_tensor"), &subject), findings);
     }
     for (i, s) in attribute.sparse_tensors.iter().enumerate() {
-        let path = item("sparse_tensors", i);
         check_sparse(
             s,
-            &Place {
-                path: &path,
-                subject: &subject,
-            },
+            &Place::new(&item("sparse_tensors", i), &subject),
             findings,
         );
     }
     if let Some(tp) = &attribute.tp {
-        type_dims(
-            tp,
-            &Place {
-                path: &part(".tp"),
-                subject: &subject,
-            },
-            findings,
-        );
+        type_dims(tp, &Place::new(&part(".tp"), &subject), findings);
     }
     for (i, tp) in attribute.type_protos.iter().enumerate() {
-        let path = item("type_protos", i);
-        type_dims(
-            tp,
-            &Place {
-                path: &path,
-                subject: &subject,
-            },
-            findings,
-        );
+        type_dims(tp, &Place::new(&item("type_protos", i), &subject), findings);
     }
 }
 
@@ -365,6 +327,18 @@ fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings
 }
 
 impl Tensor<'_> {
+    /// Reports a finding about the tensor.
+    fn report<'f>(
+        &self,
+        findings: &'f mut Findings,
+        severity: Severity,
+        code: &'static str,
+        summary: impl Into<String>,
+    ) -> &'f mut Finding {
+        let subject = self.place.subject();
+        findings.push(severity, code, &subject, self.place.path(), summary)
+    }
+
     /// How many values are stored in `field`, the one the element type
     /// uses, and its name; `None` (after reporting it) when other fields
     /// hold values.
@@ -390,12 +364,7 @@ impl Tensor<'_> {
         if let Some((_, name, n)) = fields.iter().find(|(f, _, n)| *f != field && *n > 0) {
             let type_name = self.type_name;
             let summary = format!("{type_name} values belong in {expected}, but {n} are in {name}");
-            findings.error(
-                TENSOR_FIELD,
-                &self.place.subject(),
-                self.place.path(),
-                summary,
-            );
+            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
             return None;
         }
         Some((len, expected))
@@ -407,22 +376,12 @@ impl Tensor<'_> {
         let (count, type_name) = (self.count, self.type_name);
         if self.data_type == DataType::String as i32 {
             let summary = "string tensors cannot be stored in raw_data";
-            findings.error(
-                TENSOR_FIELD,
-                &self.place.subject(),
-                self.place.path(),
-                summary,
-            );
+            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
             return;
         }
         if typed > 0 {
             let summary = format!("the values are stored twice, in raw_data and in {field}");
-            findings.error(
-                TENSOR_FIELD,
-                &self.place.subject(),
-                self.place.path(),
-                summary,
-            );
+            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
             return;
         }
         let expected = usize::try_from(count)
@@ -431,11 +390,10 @@ impl Tensor<'_> {
         if expected != Some(raw.len()) {
             let takes = expected.map_or_else(|| "too many".to_string(), |e| e.to_string());
             let shape = shape_text(&self.tensor.dims);
-            findings.push(
+            self.report(
+                findings,
                 size_severity(raw.len(), expected),
                 TENSOR_SIZE,
-                &self.place.subject(),
-                self.place.path(),
                 format!(
                     "raw_data holds {} bytes, but {count} {type_name} elements (shape {shape}) take {takes}",
                     raw.len()
@@ -445,10 +403,10 @@ impl Tensor<'_> {
         }
         if self.data_type == DataType::Bool as i32 {
             if let Some(i) = raw.iter().position(|&b| b > 1) {
-                findings.warning(
+                self.report(
+                    findings,
+                    Severity::Warning,
                     TENSOR_VALUE,
-                    &self.place.subject(),
-                    self.place.path(),
                     format!("element {i} is {}; bool values are 0 or 1", raw[i]),
                 );
             }
@@ -507,14 +465,7 @@ impl Tensor<'_> {
                 "the number of values must be the product of the dimensions",
             )
         };
-        findings
-            .push(
-                severity,
-                TENSOR_SIZE,
-                &self.place.subject(),
-                self.place.path(),
-                summary,
-            )
+        self.report(findings, severity, TENSOR_SIZE, summary)
             .help(help);
     }
 
@@ -534,10 +485,10 @@ impl Tensor<'_> {
             return;
         };
         // onnx.checker does not look at values; runtimes truncate.
-        let finding = findings.warning(
+        let finding = self.report(
+            findings,
+            Severity::Warning,
             TENSOR_VALUE,
-            &self.place.subject(),
-            self.place.path(),
             format!(
                 "{what} {index} is {value}, which does not fit {type_name} (range {min} to {max})"
             ),

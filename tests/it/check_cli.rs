@@ -78,22 +78,25 @@ fn run_in(dir: &Path, args: &[&str]) -> Run {
     run_with(args, how)
 }
 
+/// A directory with `good.onnxtxt` (no findings), `bad.onnxtxt` (an
+/// error: `Rleu` on line 3) and `warned.onnxtxt` (a warning).
+fn three_models() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let graphs = [
+        ("good", "  y = Relu(x)"),
+        ("bad", "  y = Rleu(x)"),
+        ("warned", "  h = Neg(x)\n  y = Relu(x)"),
+    ];
+    for (name, nodes) in graphs {
+        let text = model(&format!("g (float x) => (float y) {{\n{nodes}\n}}"));
+        std::fs::write(dir.path().join(format!("{name}.onnxtxt")), text).unwrap();
+    }
+    dir
+}
+
 #[test]
 fn command_checks_every_file_given() {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
-    write(
-        "good.onnxtxt",
-        &model("g (float x) => (float y) {\n  y = Relu(x)\n}"),
-    );
-    write(
-        "bad.onnxtxt",
-        &model("g (float x) => (float y) {\n  y = Rleu(x)\n}"),
-    );
-    write(
-        "warned.onnxtxt",
-        &model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}"),
-    );
+    let dir = three_models();
     let run = run_in(
         dir.path(),
         &["check", "bad.onnxtxt", "good.onnxtxt", "warned.onnxtxt"],
@@ -129,16 +132,7 @@ fn command_checks_every_file_given() {
 
 #[test]
 fn parse_check_writes_nothing_when_the_model_has_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
-    write(
-        "bad.onnxtxt",
-        &model("g (float x) => (float y) {\n  y = Rleu(x)\n}"),
-    );
-    write(
-        "warned.onnxtxt",
-        &model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}"),
-    );
+    let dir = three_models();
     let run = run_in(
         dir.path(),
         &["parse", "--check", "bad.onnxtxt", "-o", "bad.onnx"],
