@@ -84,6 +84,7 @@ pub mod diff;
 mod error;
 pub mod external;
 mod format;
+pub mod infer;
 mod lexer;
 #[cfg(feature = "lsp")]
 pub mod lsp;

@@ -1,0 +1,645 @@
+//! The walk over graphs, subgraphs and function bodies, node by node, as
+//! onnx's `infer_shapes` does it: the values' types known so far (declared
+//! ones, initializers', inferred ones), each node inferred by its rule, its
+//! schema's function body, or the function of the model it calls, its
+//! outputs' types merged with what is declared of them, `Constant` values
+//! and propagated contents recorded for later nodes.
+//!
+//! [`Run`] is what the whole inference shares (options, the model's
+//! functions, fresh dimension names, findings, results); a [`Scope`] is one
+//! graph or function body being inferred, seeing its parent's values.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::check::{Finding, Related, Severity};
+use crate::error::Diagnostic;
+use crate::ops::{self, Schema};
+use crate::proto::{
+    AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, TensorProto,
+    ValueInfoProto,
+};
+
+use super::call::{call_site, context_site, Callee};
+use super::constants::{bind, constant_of};
+use super::constraints;
+use super::context::{propagation_input, Node, Propagation};
+use super::data::tensor_type;
+use super::error::{fail, ErrorKind, InferError, Stop};
+use super::rules;
+use super::symbols::Symbols;
+use super::types::{contradiction, merge_into, Dim, TensorType, Type};
+use super::{GraphTypes, Options};
+
+/// What the inference of one model shares.
+pub(crate) struct Run<'m> {
+    pub(super) options: Options,
+    /// The model's functions by domain, name and overload, with their index.
+    pub(super) functions: HashMap<(&'m str, &'m str, &'m str), (usize, &'m FunctionProto)>,
+    pub(super) symbols: Symbols,
+    /// Findings of the graphs of the model.
+    pub(super) findings: Vec<Finding>,
+    /// The types of each graph of the model (not of function bodies).
+    pub(super) graphs: Vec<GraphTypes<'m>>,
+    /// The functions being inferred, innermost last (to stop recursion).
+    pub(super) active: Vec<*const FunctionProto>,
+    /// Errors of a subgraph just inferred, for the node that holds it.
+    pending: Vec<NodeError>,
+}
+
+/// An error at a node.
+pub(super) struct NodeError {
+    /// The node's IR path.
+    pub path: String,
+    /// What the node is, for messages (`graph.node[3] (MatMul)`).
+    pub subject: String,
+    pub error: InferError,
+    pub related: Vec<Related>,
+}
+
+/// Why a node could not be inferred.
+pub(super) struct NodeFailure {
+    pub error: InferError,
+    pub related: Vec<Related>,
+}
+
+impl From<InferError> for NodeFailure {
+    fn from(error: InferError) -> Self {
+        NodeFailure {
+            error,
+            related: Vec::new(),
+        }
+    }
+}
+
+/// A node's inferred output types and the contents propagated to them.
+pub(super) type Inferred = (Vec<Type>, Vec<Option<Vec<Dim>>>);
+
+/// One graph or function body being inferred.
+pub(crate) struct Scope<'p, 'm> {
+    pub(super) parent: Option<&'p Scope<'p, 'm>>,
+    /// The types known, by value name.
+    pub(super) types: HashMap<&'m str, Type>,
+    /// Constant values (initializers, `Constant` outputs); not inherited.
+    pub(super) constants: HashMap<&'m str, Cow<'m, TensorProto>>,
+    /// Contents computed by data propagation.
+    pub(super) data: HashMap<&'m str, Vec<Dim>>,
+    pub(super) opsets: &'p HashMap<&'m str, i64>,
+    /// Attribute references' values, in a function body.
+    pub(super) bindings: Option<&'p HashMap<String, AttributeProto>>,
+    /// The IR path of the graph or function (`graph`,
+    /// `graph.node[2].attribute["body"].g`, `functions[0]`); empty for a
+    /// schema's function body.
+    pub(super) path: Rc<str>,
+    /// Whether the types are kept for the model's value infos (graphs of
+    /// the model, not function bodies nor their subgraphs).
+    record: bool,
+    /// Whether a node had no schema nor function: as in onnx, errors after
+    /// it are not reported, since they may come from its unknown outputs.
+    unsupported: bool,
+    pub(super) errors: Vec<NodeError>,
+    /// Names given a type by inference that had none (value infos to add).
+    appended: Vec<&'m str>,
+}
+
+impl<'p, 'm> Scope<'p, 'm> {
+    pub(super) fn new(
+        parent: Option<&'p Scope<'p, 'm>>,
+        opsets: &'p HashMap<&'m str, i64>,
+        bindings: Option<&'p HashMap<String, AttributeProto>>,
+        path: &str,
+    ) -> Self {
+        Scope {
+            parent,
+            types: HashMap::new(),
+            constants: HashMap::new(),
+            data: HashMap::new(),
+            opsets,
+            bindings,
+            path: path.into(),
+            record: bindings.is_none() && parent.is_none_or(|p| p.record),
+            unsupported: false,
+            errors: Vec::new(),
+            appended: Vec::new(),
+        }
+    }
+
+    /// The type of `name`, here or in an enclosing graph.
+    pub(super) fn lookup(&self, name: &str) -> Option<&Type> {
+        let mut scope = Some(self);
+        while let Some(s) = scope {
+            if let Some(ty) = s.types.get(name) {
+                return Some(ty);
+            }
+            scope = s.parent;
+        }
+        None
+    }
+
+    /// The propagated contents of `name`, here or in an enclosing graph.
+    pub(super) fn lookup_data(&self, name: &str) -> Option<&[Dim]> {
+        let mut scope = Some(self);
+        while let Some(s) = scope {
+            if let Some(dims) = s.data.get(name) {
+                return Some(dims);
+            }
+            scope = s.parent;
+        }
+        None
+    }
+
+    /// The opset version the scope imports for `domain`; `ai.onnx` stands
+    /// in for `""` as in onnx.
+    fn opset(&self, domain: &str) -> Option<i64> {
+        let found = self.opsets.get(domain);
+        let fallback = || {
+            domain
+                .is_empty()
+                .then(|| self.opsets.get(ops::AI_ONNX))
+                .flatten()
+        };
+        found.or_else(fallback).copied()
+    }
+
+    fn error(&mut self, error: NodeError) {
+        if !self.unsupported {
+            self.errors.push(error);
+        }
+    }
+}
+
+/// The opset imports as a map (the last import of a domain wins, as in
+/// onnx).
+pub(super) fn opsets_of(imports: &[OperatorSetIdProto]) -> HashMap<&str, i64> {
+    imports
+        .iter()
+        .map(|o| (o.domain.as_deref().unwrap_or(""), o.version.unwrap_or(0)))
+        .collect()
+}
+
+/// `graph.node[3] (MatMul)` or `graph.node[3] "name"`.
+pub(super) fn node_subject(node: &NodeProto, path: &str) -> String {
+    match node.name.as_deref() {
+        Some(name) if !name.is_empty() => format!("{path} {name:?}"),
+        _ => format!("{path} ({})", node.op_type.as_deref().unwrap_or("")),
+    }
+}
+
+impl<'m> Run<'m> {
+    pub(super) fn new(options: Options, functions: &'m [FunctionProto]) -> Self {
+        let functions = functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let key = (
+                    f.domain.as_deref().unwrap_or(""),
+                    f.name.as_deref().unwrap_or(""),
+                    f.overload.as_deref().unwrap_or(""),
+                );
+                (key, (i, f))
+            })
+            .collect();
+        Run {
+            options,
+            functions,
+            symbols: Symbols::default(),
+            findings: Vec::new(),
+            graphs: Vec::new(),
+            active: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// Infers a graph of the model (its main graph, or a graph on its own)
+    /// with `opsets`; `ir_version` says whether initializers have types of
+    /// their own (from 4 on).
+    pub(super) fn top_graph(
+        &mut self,
+        graph: &'m GraphProto,
+        opsets: &HashMap<&'m str, i64>,
+        ir_version: i64,
+    ) {
+        self.symbols.take_from(graph);
+        let mut scope = Scope::new(None, opsets, None, "graph");
+        declare(&mut scope, graph);
+        self.initializers_and_nodes(&mut scope, graph, ir_version);
+        let errors = std::mem::take(&mut scope.errors);
+        self.report(errors);
+        self.keep(scope);
+    }
+
+    /// Turns errors into findings.
+    pub(super) fn report(&mut self, errors: Vec<NodeError>) {
+        for e in errors {
+            let mut diagnostic = Diagnostic::new(
+                e.error.kind.code(),
+                format!("{}: {}", e.subject, e.error.message),
+                0..0,
+            );
+            diagnostic.path = Some(e.path);
+            self.findings.push(Finding {
+                severity: Severity::Error,
+                diagnostic,
+                summary: e.error.message,
+                related: e.related,
+            });
+        }
+    }
+
+    /// Records what a graph of the model holds, for its value infos.
+    fn keep(&mut self, scope: Scope<'_, 'm>) {
+        if scope.record {
+            self.graphs.push(GraphTypes {
+                path: scope.path.to_string(),
+                types: scope.types,
+                appended: scope.appended,
+            });
+        }
+    }
+
+    pub(super) fn initializers_and_nodes(
+        &mut self,
+        scope: &mut Scope<'_, 'm>,
+        graph: &'m GraphProto,
+        ir_version: i64,
+    ) {
+        for (index, tensor) in graph.initializer.iter().enumerate() {
+            let name = tensor.name.as_deref().unwrap_or("");
+            scope.constants.insert(name, Cow::Borrowed(tensor));
+            let path = format!("{}.initializer[{index}]", scope.path);
+            self.initializer(scope, name, tensor_type(tensor), path, ir_version);
+        }
+        for (index, sparse) in graph.sparse_initializer.iter().enumerate() {
+            let values = sparse.values.as_ref();
+            let name = values.and_then(|v| v.name.as_deref()).unwrap_or("");
+            let ty = Type::SparseTensor(TensorType {
+                elem_type: values.and_then(|v| v.data_type).unwrap_or(0),
+                shape: Some(sparse.dims.iter().map(|&d| Dim::Value(d)).collect()),
+            });
+            let path = format!("{}.sparse_initializer[{index}]", scope.path);
+            self.initializer(scope, name, ty, path, ir_version);
+        }
+        self.nodes(scope, &graph.node);
+    }
+
+    /// Infers `nodes` in order.
+    pub(super) fn nodes(&mut self, scope: &mut Scope<'_, 'm>, nodes: &'m [NodeProto]) {
+        for (index, node) in nodes.iter().enumerate() {
+            self.node(scope, index, node);
+        }
+    }
+
+    /// An initializer's type: checked against a declared one, else known
+    /// from IR version 4 on (before, initializers were graph inputs).
+    fn initializer(
+        &mut self,
+        scope: &mut Scope<'_, 'm>,
+        name: &'m str,
+        ty: Type,
+        path: String,
+        ir_version: i64,
+    ) {
+        if let Some(declared) = scope.lookup(name) {
+            if let Some(why) = contradiction(&ty, declared) {
+                scope.error(NodeError {
+                    subject: format!("{path} {name:?}"),
+                    path,
+                    error: InferError {
+                        kind: ErrorKind::DeclaredMismatch,
+                        message: format!("the initializer does not match its declared type: {why}"),
+                    },
+                    related: Vec::new(),
+                });
+            }
+        } else if ir_version >= 4 {
+            scope.types.insert(name, ty);
+        }
+    }
+
+    /// Infers one node and records its outputs.
+    fn node(&mut self, scope: &mut Scope<'_, 'm>, index: usize, node: &'m NodeProto) {
+        let prefix = scope.path.clone();
+        let path = move || {
+            if prefix.is_empty() {
+                format!("node[{index}]")
+            } else {
+                format!("{prefix}.node[{index}]")
+            }
+        };
+        let outcome = self.infer_node(scope, node, &path);
+        for e in std::mem::take(&mut self.pending) {
+            scope.error(e);
+        }
+        let (outputs, data) = match outcome {
+            Some(Ok(done)) => done,
+            Some(Err(NodeFailure { error, related })) => {
+                let path = path();
+                scope.error(NodeError {
+                    subject: node_subject(node, &path),
+                    path,
+                    error,
+                    related,
+                });
+                return;
+            }
+            None => return,
+        };
+        for (i, (name, mut ty)) in node.output.iter().zip(outputs).enumerate() {
+            if name.is_empty() || ty.is_unknown() {
+                continue;
+            }
+            self.symbols.materialize(&mut ty);
+            if let Err(error) = update(scope, name, ty) {
+                let node_path = path();
+                scope.error(NodeError {
+                    subject: node_subject(node, &node_path),
+                    path: format!("{node_path}.output[{i}]"),
+                    error,
+                    related: Vec::new(),
+                });
+                return;
+            }
+        }
+        constant_of(scope, node);
+        for (name, dims) in node.output.iter().zip(data) {
+            if let Some(dims) = dims.filter(|_| !name.is_empty()) {
+                scope.data.entry(name.as_str()).or_insert(dims);
+            }
+        }
+    }
+
+    /// The node's output types and propagated contents; `None` when the
+    /// node cannot be inferred at all (no opset, no schema, no function).
+    fn infer_node(
+        &mut self,
+        scope: &mut Scope<'_, 'm>,
+        node: &'m NodeProto,
+        path: &dyn Fn() -> String,
+    ) -> Option<Result<Inferred, NodeFailure>> {
+        let domain = node.domain.as_deref().unwrap_or("");
+        let op = node.op_type.as_deref().unwrap_or("");
+        let version = scope.opset(domain)?;
+        let attributes = bind(scope.bindings, &node.attribute);
+        // onnx finds no schema for a node whose domain is spelt `ai.onnx`.
+        let schema = if domain == ops::AI_ONNX {
+            None
+        } else {
+            ops::schema(domain, op, version)
+        };
+        if let Some(schema) = schema {
+            return Some(self.schema_node(scope, node, &attributes, schema, path));
+        }
+        let overload = node.overload.as_deref().unwrap_or("");
+        let Some(&(index, function)) = self.functions.get(&(domain, op, overload)) else {
+            scope.unsupported = true;
+            return None;
+        };
+        let mut site = call_site(scope, node, &attributes);
+        let callee = Callee {
+            function,
+            path: format!("functions[{index}]"),
+            what: format!("function `{}`", qualified(domain, op)),
+            schema: None,
+        };
+        Some(self.call(&mut site, callee))
+    }
+
+    /// The context a rule sees for `node`.
+    fn context<'a>(
+        &'a mut self,
+        scope: &'a Scope<'_, 'm>,
+        node: &'m NodeProto,
+        attributes: &'a [AttributeProto],
+        schema: &'static Schema,
+        path: &'a dyn Fn() -> String,
+    ) -> Node<'a, 'm> {
+        let n = node.input.len();
+        let mut inputs = Vec::with_capacity(n);
+        let mut constants = Vec::with_capacity(n);
+        let mut symbolic = Vec::with_capacity(n);
+        for name in &node.input {
+            let name = name.as_str();
+            if name.is_empty() {
+                inputs.push(None);
+                constants.push(None);
+                symbolic.push(None);
+                continue;
+            }
+            inputs.push(scope.lookup(name).filter(|t| !t.is_unknown()));
+            let constant = scope.constants.get(name).map(|c| &**c);
+            constants.push(constant);
+            symbolic.push(constant.map_or_else(|| scope.lookup_data(name), |_| None));
+        }
+        Node {
+            proto: node,
+            attributes,
+            schema,
+            inputs,
+            constants,
+            symbolic,
+            outputs: vec![Type::Unknown; node.output.len()],
+            path,
+            run: self,
+            scope,
+        }
+    }
+
+    /// A node with a schema: its rule, else its function body, else the
+    /// type constraints alone; then, when checking, the type constraints.
+    fn schema_node(
+        &mut self,
+        scope: &Scope<'_, 'm>,
+        node: &'m NodeProto,
+        attributes: &[AttributeProto],
+        schema: &'static Schema,
+        path: &dyn Fn() -> String,
+    ) -> Result<Inferred, NodeFailure> {
+        let check = self.options.check_types;
+        let propagating = self.options.data_propagation;
+        let mut context = self.context(scope, node, attributes, schema, path);
+        let rule = rules::find(schema.domain(), schema.name(), schema.since_version());
+        let mut data = Vec::new();
+        let mut outcome = match (rule, super::call::function_body(schema)) {
+            (Some(rule), _) => (rule.infer)(&mut context),
+            (None, Some(function)) => {
+                let callee = Callee {
+                    function,
+                    path: String::new(),
+                    what: format!("the function body of `{}`", schema.name()),
+                    schema: Some(schema),
+                };
+                let mut site = context_site(&context);
+                let (outputs, returned) = context.run.call(&mut site, callee)?;
+                context.outputs = outputs;
+                data = returned;
+                Ok(())
+            }
+            (None, None) => constraints::apply(&mut context, false),
+        };
+        if check && !matches!(outcome, Err(Stop::Error(_))) {
+            outcome = constraints::apply(&mut context, true);
+        }
+        if let Err(Stop::Error(error)) = outcome {
+            return Err(NodeFailure::from(error));
+        }
+        if propagating {
+            if let Some(propagate) = rule.and_then(|r| r.propagate) {
+                data = propagated(&context, propagate, scope);
+            }
+        }
+        Ok((context.outputs, data))
+    }
+
+    /// Infers a subgraph of a node: its inputs take `inputs` (merged with
+    /// what they declare), and its outer scope is `parent`. Errors in it
+    /// are reported at its nodes, and the node that holds it learns
+    /// nothing ([`Stop::Unknown`]).
+    pub(super) fn subgraph(
+        &mut self,
+        parent: &Scope<'_, 'm>,
+        graph: &'m GraphProto,
+        path: String,
+        inputs: Vec<Option<Type>>,
+    ) -> Result<Vec<Type>, Stop> {
+        if graph.input.len() != inputs.len() {
+            return Err(fail(
+                ErrorKind::Invalid,
+                format!(
+                    "the subgraph has {} inputs, but {} are given to it",
+                    graph.input.len(),
+                    inputs.len()
+                ),
+            ));
+        }
+        let mut scope = Scope::new(Some(parent), parent.opsets, parent.bindings, &path);
+        declare(&mut scope, graph);
+        for (input, given) in graph.input.iter().zip(inputs) {
+            let Some(given) = given.filter(|t| !t.is_unknown()) else {
+                continue;
+            };
+            let name = input.name.as_deref().unwrap_or("");
+            let slot = scope.types.entry(name).or_default();
+            if let Some(why) = contradiction(&given, slot) {
+                return Err(fail(
+                    ErrorKind::DeclaredMismatch,
+                    format!(
+                        "the subgraph's input `{name}` does not match what is given to it: {why}"
+                    ),
+                ));
+            }
+            merge_into(&given, slot);
+            self.symbols.materialize(slot);
+        }
+        // Subgraphs have no IR version of their own: the latest applies.
+        self.initializers_and_nodes(&mut scope, graph, i64::MAX);
+        let outputs = graph
+            .output
+            .iter()
+            .map(|o| output_type(&scope, o))
+            .collect();
+        let failed = !scope.errors.is_empty();
+        self.pending.append(&mut scope.errors);
+        self.keep(scope);
+        if failed {
+            return Err(Stop::Unknown);
+        }
+        Ok(outputs)
+    }
+}
+
+/// Puts the types `graph` declares (value infos, inputs, outputs, in this
+/// order, as onnx reads them) in `scope`.
+fn declare<'m>(scope: &mut Scope<'_, 'm>, graph: &'m GraphProto) {
+    let infos = graph
+        .value_info
+        .iter()
+        .chain(&graph.input)
+        .chain(&graph.output);
+    for info in infos {
+        if let Some(ty) = &info.r#type {
+            let name = info.name.as_deref().unwrap_or("");
+            scope.types.insert(name, Type::from_proto(ty));
+        }
+    }
+}
+
+/// The type of a graph output after inference: the declared one, merged
+/// with what was inferred, or what a node of the graph inferred for an
+/// undeclared one.
+fn output_type(scope: &Scope<'_, '_>, output: &ValueInfoProto) -> Type {
+    let name = output.name.as_deref().unwrap_or("");
+    let inferred = output.r#type.is_some() || scope.appended.contains(&name);
+    match scope.types.get(name) {
+        Some(ty) if inferred => ty.clone(),
+        _ => Type::Unknown,
+    }
+}
+
+/// Merges an output's inferred type into what is known of the value, as
+/// onnx's `UpdateType` does; a contradiction is an error.
+fn update<'m>(scope: &mut Scope<'_, 'm>, name: &'m str, ty: Type) -> Result<(), InferError> {
+    if let Some(existing) = scope.types.get_mut(name) {
+        if let Some(why) = contradiction(&ty, existing) {
+            return Err(declared_mismatch(name, &why));
+        }
+        merge_into(&ty, existing);
+        return Ok(());
+    }
+    if let Some(outer) = scope.parent.and_then(|p| p.lookup(name)) {
+        if let Some(why) = contradiction(&ty, outer) {
+            return Err(declared_mismatch(name, &why));
+        }
+        let mut merged = outer.clone();
+        merge_into(&ty, &mut merged);
+        scope.types.insert(name, merged);
+        return Ok(());
+    }
+    scope.types.insert(name, ty);
+    scope.appended.push(name);
+    Ok(())
+}
+
+fn declared_mismatch(name: &str, why: &str) -> InferError {
+    InferError {
+        kind: ErrorKind::DeclaredMismatch,
+        message: format!("the declared type of `{name}` contradicts the inferred one: {why}"),
+    }
+}
+
+/// The contents the rule's data propagation computes for the outputs.
+fn propagated(
+    context: &Node<'_, '_>,
+    propagate: rules::PropagateFn,
+    scope: &Scope<'_, '_>,
+) -> Vec<Option<Vec<Dim>>> {
+    let data = (0..context.input_count())
+        .map(|i| {
+            let name = context.input_name(i);
+            let known = if name.is_empty() {
+                None
+            } else {
+                scope.lookup_data(name)
+            };
+            propagation_input(context, i, known)
+        })
+        .collect();
+    let mut propagation = Propagation {
+        node: context,
+        data,
+        results: vec![None; context.output_count()],
+    };
+    // A failure here only means nothing is propagated: the node's types
+    // stand.
+    let _ = propagate(&mut propagation);
+    propagation.results
+}
+
+/// `domain.op`, or `op` in `ai.onnx`.
+pub(super) fn qualified(domain: &str, op: &str) -> String {
+    if domain.is_empty() {
+        op.to_owned()
+    } else {
+        format!("{domain}.{op}")
+    }
+}

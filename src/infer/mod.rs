@@ -1,0 +1,268 @@
+//! Type and shape inference: the element type and shape of every value of
+//! a model, as `onnx.shape_inference.infer_shapes(model, strict_mode=True,
+//! data_prop=True)` computes them, with the mistakes it finds as located
+//! findings.
+//!
+//! ```
+//! use onnxtxt::infer::{self, Options};
+//!
+//! let model = onnxtxt::parse_model(r#"
+//!     <ir_version: 10, opset_import: ["": 21]>
+//!     g (float[B, 3] x, float[3, 4] w) => (float[B, 4] y) {
+//!         h = MatMul(x, w)
+//!         y = Relu(h)
+//!     }
+//! "#)?;
+//! let inference = infer::infer_model(&model, Options::default());
+//! assert!(inference.findings().is_empty());
+//! assert_eq!(inference.value_type("graph", "h").unwrap().to_string(), "float[B,4]");
+//! # Ok::<(), onnxtxt::Error>(())
+//! ```
+//!
+//! Mistakes are findings with the node's IR path, as [`crate::check`]
+//! reports them (`onnxtxt check` runs inference with the other checks):
+//!
+//! ```
+//! let model = onnxtxt::parse_model(r#"
+//!     <ir_version: 10, opset_import: ["": 21]>
+//!     g (float[2, 3] a, float[4, 5] b) => (float[] y) { y = MatMul(a, b) }
+//! "#)?;
+//! let inference = onnxtxt::infer::infer_model(&model, Default::default());
+//! let finding = &inference.findings()[0];
+//! assert_eq!(finding.diagnostic.path.as_deref(), Some("graph.node[0]"));
+//! assert_eq!(finding.diagnostic.code, "onnxtxt::infer::incompatible_shapes");
+//! # Ok::<(), onnxtxt::Error>(())
+//! ```
+//!
+//! # How it works
+//!
+//! The engine (`engine.rs`) walks each graph in node order, as onnx does:
+//! values start with the types their graph declares and initializers'
+//! types; each node is inferred from its inputs' types (`context.rs`), its
+//! outputs' types are merged with what is declared of them (a
+//! contradiction is a finding), and `Constant` values and the contents of
+//! small integer tensors (data propagation: `Shape`, `Gather`, `Concat`,
+//! ...) are kept for the nodes after it. A node is inferred by, in order:
+//!
+//! 1. the **rule** written for its operator and schema version, from the
+//!    rule table (`rules.rs`);
+//! 2. else its operator's **function body** (from the registry), inferred
+//!    for the node's inputs and attributes (`call.rs`); a call to a
+//!    **function of the model** is inferred the same way, per call site;
+//! 3. else the **type constraints** alone (`constraints.rs`): an output
+//!    whose type variable an input binds gets that element type.
+//!
+//! Unknown stays unknown: a rule that lacks something it needs stops
+//! without a finding, and only what onnx's strict inference rejects is an
+//! error.
+//!
+//! # The rule table
+//!
+//! Each operator family has one file under `ops/` (`elementwise.rs`,
+//! `shape.rs`, ...) holding its rule functions and, at the top, a `RULES`
+//! constant that lists which function infers which operator versions:
+//!
+//! ```text
+//! pub(super) const RULES: &[Rule] = &[
+//!     Rule::new("Relu", 6, same_as_input),
+//!     Rule::new("Squeeze", 1, squeeze_with_attribute).until(11),
+//!     Rule::new("Squeeze", 13, squeeze_with_input).propagate(squeeze_data),
+//!     Rule::new("LabelEncoder", 1, label_encoder).domain("ai.onnx.ml"),
+//! ];
+//! ```
+//!
+//! The numbers are schema versions (`since_version`): a rule covers its
+//! first version and every later one, up to `until`. A rule function takes the node's
+//! context (`Node`: input types and shapes, attributes with the schema's
+//! defaults, constant and propagated inputs) and sets the output types;
+//! `?` on a missing piece (`node.shape(0)?`) stops quietly. To add a
+//! family, write `ops/<family>.rs` with its `RULES` and add its name to
+//! the `families!` list in `ops/mod.rs`; nothing else changes.
+
+mod call;
+mod constants;
+mod constraints;
+mod context;
+mod data;
+mod engine;
+mod error;
+mod ops;
+mod rules;
+mod symbols;
+mod types;
+mod value_info;
+
+use std::collections::HashMap;
+
+pub use symbols::FRESH_PREFIX;
+pub use types::{contradiction, Dim, Shape, TensorType, Type, UNDEFINED};
+pub use value_info::fill_value_info;
+
+use crate::check::Finding;
+use crate::proto::{FunctionProto, GraphProto, ModelProto, OperatorSetIdProto};
+
+use engine::{opsets_of, Run, Scope};
+
+/// What inference does besides inferring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Check every node's inputs and outputs against its operator's type
+    /// constraints, as `onnx.checker.check_model(full_check=True)` does
+    /// (`onnxtxt check`). Without it, only operators that have no rule
+    /// get their outputs' element types from the constraints.
+    pub check_types: bool,
+    /// Compute the contents of small integer tensors (shapes taken with
+    /// `Shape`, then gathered, sliced, concatenated...) so that the nodes
+    /// that read them (`Reshape`, `Expand`...) know their output shapes,
+    /// as onnx's `data_prop=True` does.
+    pub data_propagation: bool,
+}
+
+impl Default for Options {
+    /// No type checking; data propagation.
+    fn default() -> Self {
+        Options {
+            check_types: false,
+            data_propagation: true,
+        }
+    }
+}
+
+/// The types inferred for one graph of a model.
+#[derive(Debug)]
+pub struct GraphTypes<'m> {
+    /// Its IR path: `graph`, or a subgraph's
+    /// (`graph.node[3].attribute["body"].g`).
+    pub path: String,
+    /// The type of every value the graph knows of: its inputs,
+    /// initializers and node outputs (what they declare, merged with what
+    /// was inferred).
+    pub types: HashMap<&'m str, Type>,
+    /// The values that had no declared type and got one, in the order
+    /// onnx adds them to `value_info`.
+    pub appended: Vec<&'m str>,
+}
+
+/// The result of inferring a model or graph.
+#[derive(Debug)]
+pub struct Inference<'m> {
+    graphs: Vec<GraphTypes<'m>>,
+    findings: Vec<Finding>,
+}
+
+impl<'m> Inference<'m> {
+    /// The mistakes found, as errors with the IR path of their node.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The findings, owned.
+    pub fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
+    /// The types of each graph inferred, main graph first.
+    pub fn graphs(&self) -> &[GraphTypes<'m>] {
+        &self.graphs
+    }
+
+    /// The types of the graph at `path` (`graph`, or a subgraph's path).
+    pub fn graph(&self, path: &str) -> Option<&GraphTypes<'m>> {
+        self.graphs.iter().rev().find(|g| g.path == path)
+    }
+
+    /// The type of value `name` in the graph at `path`.
+    pub fn value_type(&self, path: &str, name: &str) -> Option<&Type> {
+        self.graph(path)?.types.get(name)
+    }
+}
+
+/// Infers the types of every value of `model`'s graph and subgraphs.
+pub fn infer_model(model: &ModelProto, options: Options) -> Inference<'_> {
+    let mut run = Run::new(options, &model.functions);
+    if let Some(graph) = &model.graph {
+        let opsets = opsets_of(&model.opset_import);
+        run.top_graph(graph, &opsets, model.ir_version.unwrap_or(0));
+    }
+    Inference {
+        graphs: run.graphs,
+        findings: run.findings,
+    }
+}
+
+/// Infers the types of every value of a graph on its own, with the
+/// operator sets `opset_import` and no functions.
+pub fn infer_graph<'m>(
+    graph: &'m GraphProto,
+    opset_import: &'m [OperatorSetIdProto],
+    options: Options,
+) -> Inference<'m> {
+    let mut run = Run::new(options, &[]);
+    let opsets = opsets_of(opset_import);
+    run.top_graph(graph, &opsets, i64::MAX);
+    Inference {
+        graphs: run.graphs,
+        findings: run.findings,
+    }
+}
+
+/// The types inferred for a function's values.
+#[derive(Debug)]
+pub struct FunctionTypes<'m> {
+    /// The type of each of its outputs (`Type::Unknown` where nothing is
+    /// known).
+    pub outputs: Vec<Type>,
+    /// The type of every value of its body known.
+    pub types: HashMap<&'m str, Type>,
+    /// The mistakes found, with paths `node[i]` into the body.
+    pub findings: Vec<Finding>,
+}
+
+/// Infers a function's body for inputs of types `inputs` (missing or
+/// [`Type::Unknown`] ones unknown) and its attributes' defaults, as
+/// `onnx.shape_inference.infer_function_output_types` does.
+///
+/// ```
+/// use onnxtxt::infer::{infer_function, Type};
+///
+/// let f = onnxtxt::parse_function(r#"
+///     <domain: "local", opset_import: ["": 21]>
+///     Twice (x) => (y) { y = Add(x, x) }
+/// "#)?;
+/// let x = Type::from_proto(&onnxtxt::parse_type("float[N]")?);
+/// let types = infer_function(&f, &[x], Default::default());
+/// assert_eq!(types.outputs[0].to_string(), "float[N]");
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn infer_function<'m>(
+    function: &'m FunctionProto,
+    inputs: &[Type],
+    options: Options,
+) -> FunctionTypes<'m> {
+    let mut run = Run::new(options, &[]);
+    let opsets = opsets_of(&function.opset_import);
+    let defaults = function
+        .attribute_proto
+        .iter()
+        .map(|a| (a.name.clone().unwrap_or_default(), a.clone()))
+        .collect();
+    let mut scope = Scope::new(None, &opsets, Some(&defaults), "");
+    for (name, ty) in function.input.iter().zip(inputs) {
+        if !ty.is_unknown() {
+            scope.types.insert(name, ty.clone());
+        }
+    }
+    run.nodes(&mut scope, &function.node);
+    let errors = std::mem::take(&mut scope.errors);
+    run.report(errors);
+    let outputs = function
+        .output
+        .iter()
+        .map(|o| scope.types.get(o.as_str()).cloned().unwrap_or_default())
+        .collect();
+    FunctionTypes {
+        outputs,
+        types: scope.types,
+        findings: run.findings,
+    }
+}

@@ -1,0 +1,98 @@
+//! Fresh names for unknown dimensions. As onnx does, every unknown
+//! dimension of an inferred type gets a name of its own (`unk__0`,
+//! `unk__1`, ...) when the type is recorded, so that a later node sees
+//! that two dimensions are the same one; names the model already uses are
+//! skipped.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::proto::{GraphProto, ValueInfoProto};
+
+use super::types::{Dim, Type};
+
+/// The prefix of the names given to unknown dimensions.
+pub const FRESH_PREFIX: &str = "unk__";
+
+/// The names in use and the next number to try.
+#[derive(Default)]
+pub(super) struct Symbols {
+    next: u64,
+    taken: HashSet<Arc<str>>,
+}
+
+impl Symbols {
+    /// Notes the dimension names of `graph`'s inputs, outputs and value
+    /// infos, and of its subgraphs', so that fresh names differ from them.
+    pub fn take_from(&mut self, graph: &GraphProto) {
+        let infos = graph
+            .input
+            .iter()
+            .chain(&graph.output)
+            .chain(&graph.value_info);
+        for info in infos {
+            self.take_from_info(info);
+        }
+        for node in &graph.node {
+            for attribute in &node.attribute {
+                attribute
+                    .g
+                    .as_deref()
+                    .into_iter()
+                    .chain(&attribute.graphs)
+                    .for_each(|g| self.take_from(g));
+            }
+        }
+    }
+
+    fn take_from_info(&mut self, info: &ValueInfoProto) {
+        if let Some(ty) = &info.r#type {
+            Type::from_proto(ty).dims(&mut |d| {
+                if let Dim::Param(p) = d {
+                    self.taken.insert(p.clone());
+                }
+            });
+        }
+    }
+
+    /// A name not in use.
+    pub fn fresh(&mut self) -> Arc<str> {
+        loop {
+            let name: Arc<str> = format!("{FRESH_PREFIX}{}", self.next).into();
+            self.next += 1;
+            if self.taken.insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+
+    /// Names every unknown dimension of `ty`.
+    pub fn materialize(&mut self, ty: &mut Type) {
+        ty.dims_mut(&mut |d| {
+            if !d.is_known() {
+                *d = Dim::Param(self.fresh());
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_names_skip_the_models_own() {
+        let model = crate::parse_model(
+            r#"<ir_version: 10, opset_import: ["": 21]>
+            g (float[unk__0, N] x) => (float[unk__2] y) { y = Relu(x) }"#,
+        )
+        .unwrap();
+        let mut symbols = Symbols::default();
+        symbols.take_from(model.graph.as_ref().unwrap());
+        assert_eq!(&*symbols.fresh(), "unk__1");
+        assert_eq!(&*symbols.fresh(), "unk__3");
+        let mut ty = Type::from_proto(&crate::parse_type("float[?,3,?]").unwrap());
+        symbols.materialize(&mut ty);
+        assert_eq!(ty.to_string(), "float[unk__4,3,unk__5]");
+    }
+}
