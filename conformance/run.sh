@@ -12,7 +12,10 @@
 # print(m)), each ending with a line `conformance(<check>): N passed, M
 # failed`; in tests/it/ops_reference.rs the operator registry against onnx
 # (after checking that grammar/operators.py would generate it unchanged);
-# and the library's ignored test that the plain readers read the corpus.
+# in tests/it/infer_reference.rs type and shape inference against onnx's
+# (written by infer_reference.py to ONNXTXT_INFERENCE, default
+# target/inference), value by value, with lines `infer(...)`; and the
+# library's ignored test that the plain readers read the corpus.
 # Runs from any directory; exits non-zero when anything fails.
 # ONNXTXT_CORPUS (default target/conformance, relative to the crate root) says
 # where the corpus goes; ONNXTXT_CONFORMANCE_FILTER narrows
@@ -67,7 +70,13 @@ cargo build --release --quiet --bin onnxtxt
 "$python" grammar/operators.py --check
 "$python" grammar/operators.py --json "$corpus/operators.json"
 
-# The ignored tests: tests/it/conformance.rs, tests/it/ops_reference.rs and
-# tests/it/schema.rs, and the library's own corpus test (the plain readers
-# read the corpus). --no-fail-fast: a failing test must not hide the others.
+# What onnx.shape_inference.infer_shapes makes of every model of the corpus,
+# for tests/it/infer_reference.rs (rewritten only when it or the corpus
+# changed).
+"$python" conformance/infer_reference.py
+
+# The ignored tests: tests/it/conformance.rs, tests/it/ops_reference.rs,
+# tests/it/infer_reference.rs and tests/it/schema.rs, and the library's own
+# corpus test (the plain readers read the corpus). --no-fail-fast: a failing
+# test must not hide the others.
 cargo test --release --no-fail-fast --lib --test it -- --ignored --nocapture
