@@ -19,6 +19,11 @@ the crate root):
                         inputs alone
   <case>.stripped.inferred.onnx | .stripped.inferred.err
                         the reference's strict inference of that
+  <case>.valued.onnx    for node test models: the stripped model with the
+                        test's input values as initializers, so that
+                        tests/infer_reference.rs can tell outputs whose
+                        shapes depend on the inputs' values from those
+                        their types determine
 
 and `manifest.tsv` there: one line per model case, `name`, `inferred`,
 `checker` and `stripped` (each `ok` or `error`). A `stamp` file records the
@@ -87,6 +92,36 @@ def infer(model: onnx.ModelProto, base: str) -> str:
     return "ok"
 
 
+def valued(model: onnx.ModelProto, inputs) -> onnx.ModelProto | None:
+    """The model with the given input values as initializers (tensor
+    inputs only), or None when there are none to give."""
+    import numpy as np
+    import onnx.numpy_helper
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    given = False
+    for info, value in zip(list(copy.graph.input), inputs):
+        if isinstance(value, np.generic):
+            value = np.asarray(value)
+        if not isinstance(value, np.ndarray) or not info.type.HasField("tensor_type"):
+            continue
+        try:
+            tensor = onnx.numpy_helper.from_array(value, info.name)
+        except Exception:  # noqa: BLE001 - a type numpy_helper cannot write
+            continue
+        copy.graph.initializer.append(tensor)
+        given = True
+    return copy if given else None
+
+
+def node_inputs():
+    """The first data set's inputs of every node test case, by case name."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    return {f"node/{c.name}": c.data_sets[0][0] for c in collect_testcases(None) if c.data_sets}
+
+
 def model_cases(corpus: Path):
     for line in (corpus / "manifest.tsv").read_text().splitlines():
         if not line or line.startswith("#"):
@@ -108,6 +143,7 @@ def main() -> int:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     warnings.simplefilter("ignore")
+    inputs = node_inputs()
     rows = []
     for name in model_cases(corpus):
         model = onnx.load_model(str(corpus / f"{name}.onnx"), load_external_data=False)
@@ -117,6 +153,10 @@ def main() -> int:
         bare = stripped(model)
         Path(f"{base}.stripped.onnx").write_bytes(bare.SerializeToString(deterministic=True))
         stripped_status = infer(bare, f"{base}.stripped")
+        if name in inputs:
+            with_values = valued(bare, inputs[name])
+            if with_values is not None:
+                Path(f"{base}.valued.onnx").write_bytes(with_values.SerializeToString(deterministic=True))
         try:
             onnx.checker.check_model(model, full_check=True)
             checker_status = "ok"

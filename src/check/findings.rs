@@ -122,6 +122,11 @@ impl Findings {
         self.push(Severity::Warning, code, subject, path, summary)
     }
 
+    /// Adds findings made elsewhere (by [`crate::infer`]).
+    pub(crate) fn extend(&mut self, found: impl IntoIterator<Item = Finding>) {
+        self.list.extend(found);
+    }
+
     /// The findings in the order of the model: the header's, then the
     /// graph's, then each function's, and within those by node (a node's
     /// subgraphs after it); the order the passes found them otherwise.

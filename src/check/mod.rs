@@ -42,6 +42,7 @@ mod arity;
 mod attributes;
 mod findings;
 mod header;
+mod inference;
 mod model;
 mod operators;
 mod scope;
@@ -59,8 +60,8 @@ use model::Model;
 /// finds.
 type Pass = fn(&Model<'_>, &mut Findings);
 
-/// The passes [`check_model`] runs, in order. A new family of rules (the
-/// type and shape inference's, say) is a new module with a
+/// The passes [`check_model`] runs, in order. A new family of rules is a
+/// new module with a
 /// `check(&Model, &mut Findings)` function, added here; [`Model`] gives it
 /// the bodies to walk, with the operator sets and function each is in.
 const PASSES: &[Pass] = &[
@@ -69,6 +70,7 @@ const PASSES: &[Pass] = &[
     tensors::check,
     operators::check,
     attributes::check_parameters,
+    inference::check,
 ];
 
 /// Checks `model` and returns its findings, errors and warnings, in the

@@ -5,6 +5,7 @@ mod check;
 mod diff;
 mod encode;
 mod fmt;
+mod infer;
 mod input;
 mod io;
 mod lsp;
@@ -46,6 +47,9 @@ pub(crate) enum Command {
     /// Check models (text or binary) for what the grammar cannot catch.
     #[command(long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
+    /// Infer the types and shapes of a model's values, and write the model
+    /// with them (text or binary).
+    Infer(infer::InferArgs),
     /// Rewrite text models in the canonical style, keeping comments.
     Fmt(fmt::FmtArgs),
     /// Show how two models (text or binary) differ, as a unified diff.
@@ -76,6 +80,7 @@ impl Command {
             Command::Diff(args) => args.run(format),
             Command::Ops(args) => args.run(),
             Command::Lsp(args) => args.run(),
+            Command::Infer(args) => args.run(format),
         }
     }
 }

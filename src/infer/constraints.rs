@@ -51,7 +51,7 @@ pub(super) fn apply(node: &mut Node<'_, '_>, check: bool) -> Outcome {
         }
         let ty = &node.outputs[i];
         let Some(name) = type_name(ty) else { continue };
-        let what = format!("output {i} (`{}`)", node.proto.output[i]);
+        let what = format!("output {i} (`{}`)", node.output_name(i));
         if check && !allows(schema, param, ty) {
             return Err(not_allowed(schema, param, &what, &name));
         }

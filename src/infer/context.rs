@@ -1,6 +1,6 @@
 //! What a rule sees of the node it infers: input types, constant and
 //! propagated input contents, attributes (with the schema's defaults), and
-//! the output types it sets. [`Propagation`] is the same for data
+//! the output types it sets. [`DataNode`] is the same for data
 //! propagation, which computes the contents of small integer outputs.
 
 use std::borrow::Cow;
@@ -103,9 +103,22 @@ impl<'a, 'm> Node<'a, 'm> {
         self.constants.get(i).copied().flatten()
     }
 
-    /// The elements of constant integer input `i`.
+    /// Whether data propagation goes beyond onnx's
+    /// ([`Propagation::Extended`](super::Propagation)).
+    pub fn extended(&self) -> bool {
+        self.run.options.propagation == super::Propagation::Extended
+    }
+
+    /// The elements of integer input `i`: a constant's, or with extended
+    /// propagation the propagated contents when every element is known.
     pub fn constant_ints(&self, i: usize) -> Option<Vec<i64>> {
-        data::int_values(self.constant(i)?)
+        if let Some(constant) = self.constant(i) {
+            return data::int_values(constant);
+        }
+        if !self.extended() {
+            return None;
+        }
+        self.symbolic(i)?.iter().map(Dim::value).collect()
     }
 
     /// The contents data propagation computed for input `i` (when it is not
@@ -185,6 +198,17 @@ impl<'a, 'm> Node<'a, 'm> {
         }
     }
 
+    /// Float list attribute `name` (node's, else the schema's default).
+    pub fn floats(&self, name: &str) -> Option<Cow<'a, [f32]>> {
+        if let Some(attr) = self.attr(name) {
+            return Some(Cow::Borrowed(&attr.floats));
+        }
+        match self.default(name)? {
+            AttributeValue::Floats(v) => Some(Cow::Borrowed(v)),
+            _ => None,
+        }
+    }
+
     /// String attribute `name` (node's, else the schema's default); `None`
     /// when it is not UTF-8.
     pub fn string(&self, name: &str) -> Option<&'a str> {
@@ -193,6 +217,17 @@ impl<'a, 'm> Node<'a, 'm> {
         }
         match self.default(name)? {
             AttributeValue::String(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// String list attribute `name` (node's, else the schema's default).
+    pub fn strings(&self, name: &str) -> Option<Vec<&'a [u8]>> {
+        if let Some(attr) = self.attr(name) {
+            return Some(attr.strings.iter().map(Vec::as_slice).collect());
+        }
+        match self.default(name)? {
+            AttributeValue::Strings(v) => Some(v.iter().map(|s| s.as_bytes()).collect()),
             _ => None,
         }
     }
@@ -207,6 +242,11 @@ impl<'a, 'm> Node<'a, 'm> {
     /// How many outputs the node lists (missing optional ones included).
     pub fn output_count(&self) -> usize {
         self.outputs.len()
+    }
+
+    /// The name of output `i` (`""` when missing).
+    pub fn output_name(&self, i: usize) -> &'m str {
+        self.proto.output.get(i).map_or("", String::as_str)
     }
 
     /// The type inferred so far for output `i`.
@@ -372,7 +412,7 @@ pub(super) fn copy_shape_into(from: &Type, to: &mut Type) {
 
 /// What a data propagation function sees: the node's attributes and types,
 /// and the contents known of its inputs.
-pub(crate) struct Propagation<'a, 'm> {
+pub(crate) struct DataNode<'a, 'm> {
     pub(super) node: &'a Node<'a, 'm>,
     /// The contents known of each input (looked up by the engine).
     pub(super) data: Vec<Option<Cow<'a, [Dim]>>>,
@@ -380,7 +420,7 @@ pub(crate) struct Propagation<'a, 'm> {
     pub(super) results: Vec<Option<Vec<Dim>>>,
 }
 
-impl<'a, 'm> Propagation<'a, 'm> {
+impl<'a, 'm> DataNode<'a, 'm> {
     /// The node (attributes, input and output types).
     pub fn node(&self) -> &Node<'a, 'm> {
         self.node
@@ -392,6 +432,11 @@ impl<'a, 'm> Propagation<'a, 'm> {
     /// known length has.
     pub fn input(&self, i: usize) -> Option<&[Dim]> {
         self.data.get(i)?.as_deref()
+    }
+
+    /// The type inferred for output `i`.
+    pub fn output_type(&self, i: usize) -> Option<&Type> {
+        self.node.output(i)
     }
 
     /// Sets the contents of output `i`.

@@ -24,13 +24,13 @@ use crate::proto::{
 use super::call::{call_site, context_site, Callee};
 use super::constants::{bind, constant_of};
 use super::constraints;
-use super::context::{propagation_input, Node, Propagation};
+use super::context::{propagation_input, DataNode, Node};
 use super::data::tensor_type;
 use super::error::{fail, ErrorKind, InferError, Stop};
 use super::rules;
 use super::symbols::Symbols;
 use super::types::{contradiction, merge_into, Dim, TensorType, Type};
-use super::{GraphTypes, Options};
+use super::{GraphTypes, Options, Propagation};
 
 /// What the inference of one model shares.
 pub(crate) struct Run<'m> {
@@ -456,7 +456,7 @@ impl<'m> Run<'m> {
         path: &dyn Fn() -> String,
     ) -> Result<Inferred, NodeFailure> {
         let check = self.options.check_types;
-        let propagating = self.options.data_propagation;
+        let propagation = self.options.propagation;
         let mut context = self.context(scope, node, attributes, schema, path);
         let rule = rules::find(schema.domain(), schema.name(), schema.since_version());
         let mut data = Vec::new();
@@ -483,8 +483,13 @@ impl<'m> Run<'m> {
         if let Err(Stop::Error(error)) = outcome {
             return Err(NodeFailure::from(error));
         }
-        if propagating {
-            if let Some(propagate) = rule.and_then(|r| r.propagate) {
+        if let Some(rule) = rule {
+            let wanted = match propagation {
+                Propagation::Off => false,
+                Propagation::Onnx => rule.onnx_propagates,
+                Propagation::Extended => true,
+            };
+            if let (true, Some(propagate)) = (wanted, rule.propagate) {
                 data = propagated(&context, propagate, scope);
             }
         }
@@ -624,7 +629,7 @@ fn propagated(
             propagation_input(context, i, known)
         })
         .collect();
-    let mut propagation = Propagation {
+    let mut propagation = DataNode {
         node: context,
         data,
         results: vec![None; context.output_count()],

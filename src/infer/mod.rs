@@ -111,21 +111,53 @@ pub struct Options {
     /// (`onnxtxt check`). Without it, only operators that have no rule
     /// get their outputs' element types from the constraints.
     pub check_types: bool,
-    /// Compute the contents of small integer tensors (shapes taken with
-    /// `Shape`, then gathered, sliced, concatenated...) so that the nodes
-    /// that read them (`Reshape`, `Expand`...) know their output shapes,
-    /// as onnx's `data_prop=True` does.
-    pub data_propagation: bool,
+    /// How far to follow the contents of small integer tensors (shapes
+    /// taken with `Shape`, then gathered, sliced, concatenated...) to the
+    /// nodes that read them (`Reshape`, `Expand`, `Slice`...).
+    pub propagation: Propagation,
 }
 
 impl Default for Options {
-    /// No type checking; data propagation.
+    /// No type checking; extended data propagation.
     fn default() -> Self {
         Options {
             check_types: false,
-            data_propagation: true,
+            propagation: Propagation::Extended,
         }
     }
+}
+
+impl Options {
+    /// What `onnx.checker.check_model(full_check=True)` does: type
+    /// checking, and no data propagation. `onnxtxt check` reports what
+    /// this finds wrong, and nothing more: no false alarms.
+    pub fn checker() -> Self {
+        Options {
+            check_types: true,
+            propagation: Propagation::Off,
+        }
+    }
+}
+
+/// How far inference follows the contents of small integer tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagation {
+    /// Not at all: only constants (initializers, `Constant` outputs) are
+    /// read.
+    Off,
+    /// As onnx's `data_prop=True` does: through `Shape`, `Size`, `Cast`,
+    /// `Gather`, `Slice`, `Concat`, `Squeeze`, `Unsqueeze`, and `Add`,
+    /// `Sub`, `Mul` from their version 14 (each at the versions onnx
+    /// does); `Reshape` before version 14, `Slice`'s starts and the like
+    /// read constants only.
+    Onnx,
+    /// Further: through `Div`, `Neg`, `Abs`, `Max`, `Min`, `Mod`,
+    /// `Identity`, `Range`, `ConstantOfShape`, `Reshape`, and the versions
+    /// of the operators above onnx skips; and every input read as a list
+    /// of integers (`axes`, `starts`, `split`, `repeats`, `pads`...) may be
+    /// propagated contents, not only a constant. More shapes are known
+    /// than onnx knows.
+    Extended,
 }
 
 /// The types inferred for one graph of a model.
@@ -188,6 +220,23 @@ pub fn infer_model(model: &ModelProto, options: Options) -> Inference<'_> {
         graphs: run.graphs,
         findings: run.findings,
     }
+}
+
+/// What inference finds wrong in `model` as `onnx.checker.check_model(m,
+/// full_check=True)` would (type constraints checked, no data
+/// propagation): the inference part of [`crate::check::check_model`].
+///
+/// ```
+/// let model = onnxtxt::parse_model(r#"
+///     <ir_version: 10, opset_import: ["": 21]>
+///     g (float[2] a, int64[2] b) => (float[2] c) { c = Add(a, b) }
+/// "#)?;
+/// let findings = onnxtxt::infer::check(&model);
+/// assert_eq!(findings[0].diagnostic.code, "onnxtxt::infer::type_mismatch");
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn check(model: &ModelProto) -> Vec<Finding> {
+    infer_model(model, Options::checker()).into_findings()
 }
 
 /// Infers the types of every value of a graph on its own, with the

@@ -11,14 +11,14 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::context::{Node, Propagation};
+use super::context::{DataNode, Node};
 use super::error::Outcome;
 
 /// Infers a node's output types.
 pub(crate) type InferFn = for<'a, 'm> fn(&mut Node<'a, 'm>) -> Outcome;
 
 /// Computes the contents of a node's small integer outputs.
-pub(crate) type PropagateFn = for<'a, 'm> fn(&mut Propagation<'a, 'm>) -> Outcome;
+pub(crate) type PropagateFn = for<'a, 'm> fn(&mut DataNode<'a, 'm>) -> Outcome;
 
 /// How one operator's versions are inferred.
 pub(crate) struct Rule {
@@ -29,8 +29,11 @@ pub(crate) struct Rule {
     /// The last one.
     pub until: i64,
     pub infer: InferFn,
-    /// Data propagation, for the operators onnx propagates through.
+    /// Data propagation: computing the contents of small integer outputs.
     pub propagate: Option<PropagateFn>,
+    /// Whether onnx propagates through this operator version too (else
+    /// only [`Propagation::Extended`](super::Propagation) does).
+    pub onnx_propagates: bool,
 }
 
 impl Rule {
@@ -44,6 +47,7 @@ impl Rule {
             until: i64::MAX,
             infer,
             propagate: None,
+            onnx_propagates: false,
         }
     }
 
@@ -62,10 +66,21 @@ impl Rule {
         Rule { domain, ..self }
     }
 
-    /// The same rule, with data propagation.
+    /// The same rule, with data propagation as onnx does it.
     pub const fn propagate(self, propagate: PropagateFn) -> Rule {
         Rule {
             propagate: Some(propagate),
+            onnx_propagates: true,
+            ..self
+        }
+    }
+
+    /// The same rule, with data propagation where onnx has none (only
+    /// with [`Propagation::Extended`](super::Propagation)).
+    pub const fn propagate_beyond_onnx(self, propagate: PropagateFn) -> Rule {
+        Rule {
+            propagate: Some(propagate),
+            onnx_propagates: false,
             ..self
         }
     }

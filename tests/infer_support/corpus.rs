@@ -85,6 +85,14 @@ impl Corpus {
         ModelProto::decode(&read(&path)[..]).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
+    /// The stripped model with the test's input values as initializers,
+    /// for node test models whose inputs are tensors.
+    pub fn valued_model(&self, case: &ModelCase) -> Option<ModelProto> {
+        let path = Self::file(&self.inference, case, ".valued.onnx");
+        let bytes = fs::read(&path).ok()?;
+        Some(ModelProto::decode(&bytes[..]).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+    }
+
     /// What the reference's strict inference makes of the model (or of the
     /// stripped model), or its error.
     pub fn reference(&self, case: &ModelCase, stripped: bool) -> Result<ModelProto, String> {

@@ -53,6 +53,11 @@ impl Tally {
         }
     }
 
+    /// The share of values that agree.
+    pub fn agreement(&self) -> f64 {
+        self.all.agree as f64 / self.all.total().max(1) as f64
+    }
+
     pub fn reference_failed(&mut self, case: &str, message: &str, we_fail: bool, known: bool) {
         let ours = if we_fail {
             "onnxtxt reports an error too"

@@ -176,7 +176,7 @@ fn subgraphs_see_outer_values_defined_before_their_node() {
     let shadow = model(
         "g (bool c, float x) => (float y) {
   y = If (c) <
-    then_branch = t () => (float x) { x = Relu(c) },
+    then_branch = t () => (float x) { x = Neg(x) },
     else_branch = e () => (float b) { b = Neg(x) }
   >
 }",
@@ -239,13 +239,13 @@ fn domain_imported_twice_is_a_warning() {
 
 #[test]
 fn duplicate_graph_inputs() {
-    let text = model("g (float x, float[2] x) => (float y) {\n  y = Relu(x)\n}");
+    let text = model("g (float x, float[2] x) => (float[] y) {\n  y = Relu(x)\n}");
     assert_eq!(
         errors(&text),
         one("duplicate_input", "graph.input[1]", "float[2] x")
     );
     clean(&model(
-        "g (float x, float[2] x2) => (float y) {\n  y = Add(x, x2)\n}",
+        "g (float x, float[2] x2) => (float[2] y) {\n  y = Add(x, x2)\n}",
     ));
 }
 
@@ -292,7 +292,8 @@ g (float x) => (float y) {
 
 #[test]
 fn duplicate_node_attributes() {
-    let text = model("g (float x) => (float y) {\n  y = Softmax <axis = 1, axis = 0> (x)\n}");
+    let text =
+        model("g (float[2, 3] x) => (float[2, 3] y) {\n  y = Softmax <axis = 1, axis = 0> (x)\n}");
     assert_eq!(
         errors(&text),
         one(
@@ -302,7 +303,7 @@ fn duplicate_node_attributes() {
         )
     );
     clean(&model(
-        "g (float x) => (float y) {\n  y = Softmax <axis = 1> (x)\n}",
+        "g (float[2, 3] x) => (float[2, 3] y) {\n  y = Softmax <axis = 1> (x)\n}",
     ));
 }
 
@@ -431,7 +432,7 @@ g (float x) => (float y) {
 #[test]
 fn attribute_references_outside_functions_are_warnings() {
     // onnx.checker accepts a reference in a graph (it is never resolved).
-    let text = model("g (float x) => (float y) {\n  y = Softmax <axis: int = @ax> (x)\n}");
+    let text = model("g (float[2] x) => (float[2] y) {\n  y = Softmax <axis: int = @ax> (x)\n}");
     assert_eq!(
         warnings(&text),
         one(
@@ -445,7 +446,7 @@ fn attribute_references_outside_functions_are_warnings() {
 #[test]
 fn undeclared_attribute_references_are_warnings() {
     let main = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
-g (float x) => (float y) {
+g (float[2, 3] x) => (float[2, 3] y) {
   y = local.Soft <ax = 1> (x)
 }"#;
     let f = |attrs: &str, reference: &str| {
@@ -473,7 +474,7 @@ g (float x) => (float y) {
     clean(&f("<ax: int = 1>", "ax"));
     // References in subgraphs of function bodies are inside the function.
     let nested = format!(
-        "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft <ax> (x) => (y) {{\n  c = Constant <value: tensor = bool {{1}}> ()\n  y = If (c) <then_branch = t () => (float a) {{ a = Softmax <axis: int = @ax> (x) }}, else_branch = e () => (float b) {{ b = Relu(x) }}>\n}}\n"
+        "{main}\n<domain: \"local\", opset_import: [\"\": 21]>\nSoft <ax> (x) => (y) {{\n  c = Constant <value: tensor = bool {{1}}> ()\n  y = If (c) <then_branch = t () => (float[2, 3] a) {{ a = Softmax <axis: int = @ax> (x) }}, else_branch = e () => (float[2, 3] b) {{ b = Relu(x) }}>\n}}\n"
     );
     clean(&nested);
 }
@@ -513,10 +514,11 @@ aten_split (self, split_size) => (return_val)
 // Tensor constants and shapes.
 // ---------------------------------------------------------------------------
 
+/// A model whose output is the initializer `decl` (`int8[2] w = {1, 2}`),
+/// declared with its element type.
 fn initializer(decl: &str) -> String {
-    model(&format!(
-        "g (float x) => (float y) <{decl}> {{\n  y = Add(x, w)\n}}"
-    ))
+    let elem = decl.split(['[', ' ']).next().unwrap_or("float");
+    model(&format!("g () => ({elem}[] w) <{decl}> {{\n}}"))
 }
 
 #[test]
@@ -614,7 +616,7 @@ fn values_fit_their_element_type() {
 #[test]
 fn tensor_attributes_are_checked_too() {
     let text =
-        model("g () => (float y) {\n  y = Constant <value: tensor = int8[2] {1, 200}> ()\n}");
+        model("g () => (int8[2] y) {\n  y = Constant <value: tensor = int8[2] {1, 200}> ()\n}");
     assert_eq!(
         warnings(&text),
         one(
@@ -623,10 +625,11 @@ fn tensor_attributes_are_checked_too() {
             "value: tensor = int8[2] {1, 200}"
         )
     );
-    let text = model("g () => (float y) {\n  y = Constant <value: tensor = float[3] {1, 2}> ()\n}");
+    let text =
+        model("g () => (float[3] y) {\n  y = Constant <value: tensor = float[3] {1, 2}> ()\n}");
     assert_eq!(errors(&text)[0].0, "tensor_size");
     clean(&model(
-        "g () => (float y) {\n  y = Constant <value: tensor = float[2] {1, 2}> ()\n}",
+        "g () => (float[2] y) {\n  y = Constant <value: tensor = float[2] {1, 2}> ()\n}",
     ));
 }
 
@@ -643,13 +646,13 @@ fn dimensions_are_not_negative() {
     );
     // In a declared type, onnx.checker lets it pass (unless shape
     // inference contradicts it), so it is a warning.
-    let text = model("g (float[N, -3] x) => (float y) {\n  y = ReduceSum(x)\n}");
+    let text = model("g (float[N, -3] x) => (float[] y) {\n  y = ReduceSum(x)\n}");
     assert_eq!(
         warnings(&text),
         one("negative_dimension", "graph.input[0]", "float[N, -3] x")
     );
     clean(&model(
-        "g (float[N, 3] x) => (float y) {\n  y = ReduceSum(x)\n}",
+        "g (float[N, 3] x) => (float[] y) {\n  y = ReduceSum(x)\n}",
     ));
     let sparse = "sparse_value: sparse_tensor = sparse_tensor[-4, 2] \
                   {values: float[1] {1.0}, indices: int64[1] {0}}";

@@ -1,7 +1,7 @@
 //! What several families need: broadcasting, axes, arithmetic on
 //! dimensions, and the imports every family file uses.
 
-pub(super) use crate::infer::context::{Node, Propagation};
+pub(super) use crate::infer::context::{DataNode, Node};
 pub(super) use crate::infer::error::{fail, failed, ErrorKind, Known, Outcome, Stop};
 pub(super) use crate::infer::rules::Rule;
 pub(super) use crate::infer::types::{shape_text, Dim, Shape, TensorType, Type, UNDEFINED};
@@ -17,6 +17,7 @@ pub(super) const INT64: i32 = code(DataType::Int64);
 pub(super) const INT32: i32 = code(DataType::Int32);
 pub(super) const FLOAT: i32 = code(DataType::Float);
 pub(super) const STRING: i32 = code(DataType::String);
+pub(super) const UINT8: i32 = code(DataType::Uint8);
 
 /// The shape numpy-style broadcasting gives `shapes`, as onnx computes it:
 /// sizes other than 1 must agree; a dimension that is 1 everywhere but one
@@ -109,6 +110,16 @@ pub(super) fn mul(a: &Dim, b: &Dim) -> Dim {
 /// The product of `dims`.
 pub(super) fn product(dims: &[Dim]) -> Dim {
     dims.iter().fold(Dim::Value(1), |acc, d| mul(&acc, d))
+}
+
+/// `dim` divided by a known amount (unknown unless `dim` is known or `n`
+/// is 1).
+pub(super) fn div(dim: &Dim, n: i64) -> Dim {
+    match dim {
+        Dim::Value(v) if n != 0 => Dim::Value(v / n),
+        other if n == 1 => other.clone(),
+        _ => Dim::Unknown,
+    }
 }
 
 /// What is known of a dimension that must equal `target` (the target's

@@ -7,11 +7,14 @@ use super::sequence::union;
 pub(super) const RULES: &[Rule] = &[
     Rule::new("If", 1, if_),
     Rule::new("Loop", 1, loop_),
+    Rule::new("Scan", 8, scan_with_batch).until(8),
     Rule::new("Scan", 9, scan),
 ];
 
-/// The outputs are what both branches give: their types' common part.
+/// The outputs are what both branches give: their types' common part;
+/// with extended propagation and a condition known, the branch taken.
 fn if_(node: &mut Node) -> Outcome {
+    let condition = node.constant_ints(0).filter(|c| c.len() == 1);
     let then = node.infer_graph("then_branch", Vec::new())?;
     let otherwise = node.infer_graph("else_branch", Vec::new())?;
     if then.len() != otherwise.len() {
@@ -31,7 +34,12 @@ fn if_(node: &mut Node) -> Outcome {
         );
     }
     for (i, (a, b)) in then.iter().zip(&otherwise).enumerate() {
-        node.set(i, union(a, b)?);
+        let ty = match (node.extended(), condition.as_deref()) {
+            (true, Some([0])) => b.clone(),
+            (true, Some(_)) => a.clone(),
+            _ => union(a, b)?,
+        };
+        node.set(i, ty);
     }
     Ok(())
 }
@@ -189,4 +197,63 @@ fn merge_shapes(source: &[Dim], target: Option<&[Dim]>) -> Result<Shape, Stop> {
         .enumerate()
         .map(|(i, (s, t))| merge_dim(s, t, || format!("dimension {i} of a loop-carried value")))
         .collect()
+}
+
+/// `Scan` 8: a first input `sequence_lens`, and a batch axis before the
+/// scanned one on every value.
+fn scan_with_batch(node: &mut Node) -> Outcome {
+    let n = node.input_count();
+    let scans = usize::try_from(node.int("num_scan_inputs").known()?).unwrap_or(usize::MAX);
+    if scans.saturating_add(1) > n {
+        return failed(ErrorKind::Invalid, "`num_scan_inputs` and `sequence_lens` exceed the inputs");
+    }
+    let state = n - 1 - scans;
+    let (mut batch, mut length) = (Dim::Unknown, Dim::Unknown);
+    let mut inputs = Vec::with_capacity(n - 1);
+    for i in 1..n {
+        let input = node.tensor(i)?;
+        let Some(shape) = &input.shape else {
+            if i - 1 < state {
+                node.copy_elem(i, i - 1)?;
+            }
+            inputs.push(node.input(i).cloned());
+            continue;
+        };
+        if i - 1 < state {
+            node.copy_elem(i, i - 1)?;
+            node.copy_shape(i, i - 1)?;
+            inputs.push(Some(Type::tensor(input.elem_type, shape.get(1..).unwrap_or_default().to_vec())));
+        } else {
+            if shape.len() > 2 {
+                batch = merge_dim(&shape[0], &batch, || "the scan inputs differ in batch size".into())?;
+                length = merge_dim(&shape[1], &length, || "the scan inputs differ in length".into())?;
+            }
+            inputs.push(Some(Type::tensor(input.elem_type, shape.get(2..).unwrap_or_default().to_vec())));
+        }
+    }
+    let body = node.infer_graph("body", inputs)?;
+    if body.len() != node.output_count() {
+        return failed(
+            ErrorKind::Invalid,
+            format!("`body` has {} outputs, but the node {}", body.len(), node.output_count()),
+        );
+    }
+    for (i, ty) in body.iter().enumerate() {
+        let Some(t) = ty.as_tensor() else { continue };
+        let is_state = i < state;
+        if !is_state {
+            node.set_elem(i, t.elem_type);
+        }
+        if let Some(shape) = &t.shape {
+            let mut stacked = vec![batch.clone()];
+            if !is_state {
+                stacked.push(length.clone());
+            }
+            stacked.extend(shape.iter().cloned());
+            let known = node.output(i).and_then(Type::shape).map(<[Dim]>::to_vec);
+            let merged = merge_shapes(&stacked, known.as_deref())?;
+            node.set_shape(i, merged);
+        }
+    }
+    Ok(())
 }

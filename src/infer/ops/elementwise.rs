@@ -7,7 +7,7 @@ use super::common::*;
 
 pub(super) const RULES: &[Rule] = &[
     // Unary: the output is the input's type and shape.
-    Rule::new("Abs", 6, same_as_input),
+    Rule::new("Abs", 6, same_as_input).propagate_beyond_onnx(abs_data),
     Rule::new("Acos", 7, same_as_input),
     Rule::new("Acosh", 9, same_as_input),
     Rule::new("Asin", 7, same_as_input),
@@ -29,11 +29,11 @@ pub(super) const RULES: &[Rule] = &[
     Rule::new("Gelu", 20, same_as_input),
     Rule::new("HardSigmoid", 6, same_as_input),
     Rule::new("HardSwish", 14, same_as_input),
-    Rule::new("Identity", 1, same_as_input),
+    Rule::new("Identity", 1, same_as_input).propagate_beyond_onnx(first_input_data),
     Rule::new("LeakyRelu", 6, same_as_input),
     Rule::new("Log", 6, same_as_input),
     Rule::new("Mish", 18, same_as_input),
-    Rule::new("Neg", 6, same_as_input),
+    Rule::new("Neg", 6, same_as_input).propagate_beyond_onnx(neg_data),
     Rule::new("PRelu", 6, same_as_input),
     Rule::new("Reciprocal", 6, same_as_input),
     Rule::new("Relu", 6, same_as_input),
@@ -58,16 +58,16 @@ pub(super) const RULES: &[Rule] = &[
     // Binary, broadcasting; before opset 7 they broadcast by attribute
     // only, and onnx gives the first input's shape.
     Rule::new("Add", 6, same_as_input).until(6),
-    Rule::new("Add", 7, binary).until(13),
+    Rule::new("Add", 7, binary).until(13).propagate_beyond_onnx(add_data),
     Rule::new("Add", 14, binary).propagate(add_data),
     Rule::new("Sub", 6, same_as_input).until(6),
-    Rule::new("Sub", 7, binary).until(13),
+    Rule::new("Sub", 7, binary).until(13).propagate_beyond_onnx(sub_data),
     Rule::new("Sub", 14, binary).propagate(sub_data),
     Rule::new("Mul", 6, same_as_input).until(6),
-    Rule::new("Mul", 7, binary).until(13),
+    Rule::new("Mul", 7, binary).until(13).propagate_beyond_onnx(mul_data),
     Rule::new("Mul", 14, binary).propagate(mul_data),
     Rule::new("Div", 6, same_as_input).until(6),
-    Rule::new("Div", 7, binary),
+    Rule::new("Div", 7, binary).propagate_beyond_onnx(div_data),
     Rule::new("Pow", 1, same_as_input).until(1),
     Rule::new("Pow", 7, binary),
     Rule::new("Mod", 10, binary),
@@ -86,9 +86,9 @@ pub(super) const RULES: &[Rule] = &[
     Rule::new("LessOrEqual", 16, comparison),
     // Variadic, broadcasting all inputs together.
     Rule::new("Max", 6, same_as_input).until(6),
-    Rule::new("Max", 8, variadic),
+    Rule::new("Max", 8, variadic).propagate_beyond_onnx(max_data),
     Rule::new("Min", 6, same_as_input).until(6),
-    Rule::new("Min", 8, variadic),
+    Rule::new("Min", 8, variadic).propagate_beyond_onnx(min_data),
     Rule::new("Sum", 6, same_as_input).until(6),
     Rule::new("Sum", 8, variadic),
     Rule::new("Mean", 6, same_as_input).until(6),
@@ -144,21 +144,75 @@ fn broadcast_inputs(node: &mut Node, count: usize) -> Outcome {
     Ok(())
 }
 
-fn add_data(p: &mut Propagation) -> Outcome {
-    arithmetic_data(p, i64::wrapping_add)
+fn add_data(p: &mut DataNode) -> Outcome {
+    arithmetic_data(p, |a, b| Some(a.wrapping_add(b)))
 }
 
-fn sub_data(p: &mut Propagation) -> Outcome {
-    arithmetic_data(p, i64::wrapping_sub)
+fn sub_data(p: &mut DataNode) -> Outcome {
+    arithmetic_data(p, |a, b| Some(a.wrapping_sub(b)))
 }
 
-fn mul_data(p: &mut Propagation) -> Outcome {
-    arithmetic_data(p, i64::wrapping_mul)
+fn mul_data(p: &mut DataNode) -> Outcome {
+    arithmetic_data(p, |a, b| Some(a.wrapping_mul(b)))
+}
+
+/// Integer division rounds towards zero; by zero, nothing is known.
+fn div_data(p: &mut DataNode) -> Outcome {
+    arithmetic_data(p, i64::checked_div)
+}
+
+fn max_data(p: &mut DataNode) -> Outcome {
+    if p.node().input_count() != 2 {
+        return Ok(());
+    }
+    arithmetic_data(p, |a, b| Some(a.max(b)))
+}
+
+fn min_data(p: &mut DataNode) -> Outcome {
+    if p.node().input_count() != 2 {
+        return Ok(());
+    }
+    arithmetic_data(p, |a, b| Some(a.min(b)))
+}
+
+fn neg_data(p: &mut DataNode) -> Outcome {
+    unary_data(p, i64::checked_neg)
+}
+
+fn abs_data(p: &mut DataNode) -> Outcome {
+    unary_data(p, i64::checked_abs)
+}
+
+/// Copies input 0's propagated contents to output 0.
+pub(super) fn first_input_data(p: &mut DataNode) -> Outcome {
+    let data = p.input(0).known()?.to_vec();
+    p.set(0, data);
+    Ok(())
+}
+
+/// Applies `op` to each element of input 0's contents.
+fn unary_data(p: &mut DataNode, op: fn(i64) -> Option<i64>) -> Outcome {
+    if !is_integer_tensor(p, 0) {
+        return Ok(());
+    }
+    let data = p.input(0).known()?;
+    let result = data
+        .iter()
+        .map(|d| d.value().and_then(op).map_or(Dim::Unknown, Dim::Value))
+        .collect();
+    p.set(0, result);
+    Ok(())
+}
+
+/// Whether input `i` is an integer tensor (contents of float tensors are
+/// not propagated).
+fn is_integer_tensor(p: &DataNode, i: usize) -> bool {
+    matches!(p.node().input(i).map(Type::elem_type), Some(INT64 | INT32))
 }
 
 /// Elementwise arithmetic on two shape values of the same length (or one
-/// of length 1); an element is known when both are.
-fn arithmetic_data(p: &mut Propagation, op: fn(i64, i64) -> i64) -> Outcome {
+/// of length 1); an element is known when both are and `op` gives one.
+fn arithmetic_data(p: &mut DataNode, op: fn(i64, i64) -> Option<i64>) -> Outcome {
     let (Some(a), Some(b)) = (p.input(0), p.input(1)) else {
         return Ok(());
     };
@@ -172,7 +226,7 @@ fn arithmetic_data(p: &mut Propagation, op: fn(i64, i64) -> i64) -> Outcome {
             let x = &a[if n == 1 { 0 } else { i }];
             let y = &b[if m == 1 { 0 } else { i }];
             match (x, y) {
-                (Dim::Value(x), Dim::Value(y)) => Dim::Value(op(*x, *y)),
+                (Dim::Value(x), Dim::Value(y)) => op(*x, *y).map_or(Dim::Unknown, Dim::Value),
                 _ => Dim::Unknown,
             }
         })

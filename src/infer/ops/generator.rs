@@ -9,8 +9,8 @@ use crate::proto::TensorProto;
 
 pub(super) const RULES: &[Rule] = &[
     Rule::new("Constant", 1, constant),
-    Rule::new("ConstantOfShape", 9, constant_of_shape),
-    Rule::new("Cast", 6, cast).until(12),
+    Rule::new("ConstantOfShape", 9, constant_of_shape).propagate_beyond_onnx(constant_of_shape_data),
+    Rule::new("Cast", 6, cast).until(12).propagate_beyond_onnx(cast_data),
     Rule::new("Cast", 13, cast).propagate(cast_data),
     Rule::new("CastLike", 15, cast_like),
     Rule::new("EyeLike", 9, eye_like),
@@ -20,7 +20,7 @@ pub(super) const RULES: &[Rule] = &[
     Rule::new("RandomUniformLike", 1, random_like),
     Rule::new("Bernoulli", 15, random_like),
     Rule::new("Multinomial", 7, multinomial),
-    Rule::new("Range", 11, range),
+    Rule::new("Range", 11, range).propagate_beyond_onnx(range_data),
 ];
 
 /// The element type an `int` attribute names, checked.
@@ -56,14 +56,10 @@ fn constant(node: &mut Node) -> Outcome {
     let attr = node.attr(which).known()?;
     let ty = match which {
         "value" => crate::infer::data::tensor_type(attr.t.as_deref().known()?),
-        "sparse_value" => {
-            let sparse = attr.sparse_tensor.as_ref().known()?;
-            let elem = sparse.values.as_ref().and_then(|v| v.data_type).unwrap_or(UNDEFINED);
-            Type::SparseTensor(TensorType {
-                elem_type: elem,
-                shape: Some(sparse.dims.iter().map(|&d| Dim::Value(d)).collect()),
-            })
-        }
+        // onnx's rule gives a sparse constant a dense type (with no
+        // element type); a sparse tensor type would fail its own type
+        // check. Nothing is inferred.
+        "sparse_value" => return Ok(()),
         "value_int" => Type::tensor(INT64, Vec::new()),
         "value_ints" => Type::tensor(INT64, vec![Dim::Value(attr.ints.len() as i64)]),
         "value_float" => Type::tensor(FLOAT, Vec::new()),
@@ -102,7 +98,7 @@ fn cast(node: &mut Node) -> Outcome {
     Ok(())
 }
 
-fn cast_data(p: &mut Propagation) -> Outcome {
+fn cast_data(p: &mut DataNode) -> Outcome {
     let data = p.input(0).known()?.to_vec();
     p.set(0, data);
     Ok(())
@@ -178,6 +174,17 @@ fn range(node: &mut Node) -> Outcome {
     node.set_shape(0, vec![Dim::Unknown]);
     let (Some(start), Some(limit), Some(delta)) = (node.constant(0), node.constant(1), node.constant(2))
     else {
+        // Integers whose values data propagation knows.
+        let scalar = |i: usize| match node.constant_ints(i).as_deref() {
+            Some([v]) => Some(*v),
+            _ => None,
+        };
+        if let (Some(start), Some(limit), Some(delta)) = (scalar(0), scalar(1), scalar(2)) {
+            if delta != 0 {
+                let n = (limit.saturating_sub(start) as f64 / delta as f64).ceil();
+                node.set_shape(0, vec![Dim::Value((n as i64).max(0))]);
+            }
+        }
         return Ok(());
     };
     if start.data_type != limit.data_type || start.data_type != delta.data_type {
@@ -218,4 +225,49 @@ fn range_length(start: &TensorProto, limit: &TensorProto, delta: &TensorProto) -
     };
     let n = (span / d).ceil();
     Ok(n.is_finite().then(|| (n as i64).max(0)))
+}
+
+/// The most elements propagated contents may have (`Range`,
+/// `ConstantOfShape`): shapes are short.
+const MAX_DATA_ELEMENTS: i64 = 1 << 10;
+
+/// A 1-D integer `ConstantOfShape` of known length is its value repeated.
+fn constant_of_shape_data(p: &mut DataNode) -> Outcome {
+    let [Dim::Value(n)] = p.input(0).known()? else { return Ok(()) };
+    if !(0..=MAX_DATA_ELEMENTS).contains(n) {
+        return Ok(());
+    }
+    let value = match p.node().tensor_attr("value") {
+        Some(t) if matches!(t.data_type, Some(INT64 | INT32)) => {
+            int_values(t).and_then(|v| v.first().copied()).known()?
+        }
+        Some(_) => return Ok(()),
+        None => return Ok(()),
+    };
+    p.set(0, vec![Dim::Value(value); *n as usize]);
+    Ok(())
+}
+
+/// An integer `Range` of known scalars.
+fn range_data(p: &mut DataNode) -> Outcome {
+    if !matches!(p.node().input(0).map(Type::elem_type), Some(INT64 | INT32)) {
+        return Ok(());
+    }
+    let scalar = |i: usize| match p.input(i) {
+        Some([Dim::Value(v)]) => Some(*v),
+        _ => None,
+    };
+    let (Some(start), Some(limit), Some(delta)) = (scalar(0), scalar(1), scalar(2)) else {
+        return Ok(());
+    };
+    if delta == 0 {
+        return Ok(());
+    }
+    let count = (limit.saturating_sub(start) as f64 / delta as f64).ceil().max(0.0);
+    if count > MAX_DATA_ELEMENTS as f64 {
+        return Ok(());
+    }
+    let values = (0..count as i64).map(|i| Dim::Value(start + i * delta)).collect();
+    p.set(0, values);
+    Ok(())
 }

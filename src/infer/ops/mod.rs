@@ -14,15 +14,23 @@ macro_rules! families {
 }
 
 families! {
+    attention,
     control,
     conv,
     elementwise,
     generator,
+    image,
     linalg,
+    misc,
     ml,
     norm,
+    quant,
     reduce,
+    rnn,
     select,
     sequence,
     shape,
+    signal,
+    text,
+    training,
 }

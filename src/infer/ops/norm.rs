@@ -11,6 +11,9 @@ pub(super) const RULES: &[Rule] = &[
     Rule::new("BatchNormalization", 6, same_as_input).until(9),
     Rule::new("BatchNormalization", 14, batch_normalization),
     Rule::new("InstanceNormalization", 6, same_as_input),
+    // onnx infers nothing for GroupNormalization (it has only a body built
+    // for each node); its output is the input's type and shape.
+    Rule::new("GroupNormalization", 18, same_as_input),
     Rule::new("LpNormalization", 1, same_as_input),
     Rule::new("LRN", 1, same_as_input),
     Rule::new("MeanVarianceNormalization", 9, same_as_input).until(9),

@@ -7,11 +7,11 @@ use super::common::*;
 use super::elementwise::same_as_input;
 
 pub(super) const RULES: &[Rule] = &[
-    Rule::new("Concat", 4, concat).until(11),
+    Rule::new("Concat", 4, concat).until(11).propagate_beyond_onnx(concat_data),
     Rule::new("Concat", 13, concat).propagate(concat_data),
     Rule::new("Split", 2, split),
     Rule::new("Slice", 1, slice_with_attributes).until(1),
-    Rule::new("Slice", 10, slice_with_inputs).until(11),
+    Rule::new("Slice", 10, slice_with_inputs).until(11).propagate_beyond_onnx(slice_data),
     Rule::new("Slice", 13, slice_with_inputs).propagate(slice_data),
     Rule::new("Gather", 1, gather).propagate(gather_data),
     Rule::new("GatherElements", 11, gather_elements),
@@ -78,7 +78,7 @@ fn concat(node: &mut Node) -> Outcome {
 
 /// Whether `axis` is 0 for data propagation, which only follows axis 0 of
 /// 1-D shape values.
-fn axis_is_zero(p: &Propagation, default: Option<i64>) -> bool {
+fn axis_is_zero(p: &DataNode, default: Option<i64>) -> bool {
     let Some(axis) = p.node().int("axis").or(default) else {
         return false;
     };
@@ -88,7 +88,7 @@ fn axis_is_zero(p: &Propagation, default: Option<i64>) -> bool {
     p.node().shape_opt(0).is_some_and(|s| axis + s.len() as i64 == 0)
 }
 
-fn concat_data(p: &mut Propagation) -> Outcome {
+fn concat_data(p: &mut DataNode) -> Outcome {
     if !axis_is_zero(p, None) {
         return Ok(());
     }
@@ -292,7 +292,7 @@ fn slice_with_inputs(node: &mut Node) -> Outcome {
     Ok(())
 }
 
-fn slice_data(p: &mut Propagation) -> Outcome {
+fn slice_data(p: &mut DataNode) -> Outcome {
     let n = p.node().input_count();
     let axes_given = n >= 4;
     let steps_given = n >= 5;
@@ -350,7 +350,7 @@ fn gather(node: &mut Node) -> Outcome {
     Ok(())
 }
 
-fn gather_data(p: &mut Propagation) -> Outcome {
+fn gather_data(p: &mut DataNode) -> Outcome {
     if !axis_is_zero(p, Some(0)) {
         return Ok(());
     }

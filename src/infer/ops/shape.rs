@@ -4,19 +4,20 @@
 //! `Squeeze` and `Unsqueeze`.
 
 use super::common::*;
+use super::elementwise::first_input_data;
 
 pub(super) const RULES: &[Rule] = &[
     Rule::new("Shape", 1, shape).propagate(shape_data),
-    Rule::new("Size", 1, size).until(1),
+    Rule::new("Size", 1, size).until(1).propagate_beyond_onnx(size_data),
     Rule::new("Size", 13, size).propagate(size_data),
-    Rule::new("Reshape", 5, reshape),
+    Rule::new("Reshape", 5, reshape).propagate_beyond_onnx(reshape_data),
     Rule::new("Expand", 8, expand),
     Rule::new("Tile", 6, tile),
     Rule::new("Flatten", 1, flatten),
     Rule::new("Transpose", 1, transpose),
-    Rule::new("Squeeze", 1, squeeze_with_attribute).until(11),
+    Rule::new("Squeeze", 1, squeeze_with_attribute).until(11).propagate_beyond_onnx(first_input_data),
     Rule::new("Squeeze", 13, squeeze_with_input).propagate(first_input_data),
-    Rule::new("Unsqueeze", 1, unsqueeze_with_attribute).until(11),
+    Rule::new("Unsqueeze", 1, unsqueeze_with_attribute).until(11).propagate_beyond_onnx(first_input_data),
     Rule::new("Unsqueeze", 13, unsqueeze_with_input).propagate(first_input_data),
 ];
 
@@ -38,7 +39,7 @@ fn shape(node: &mut Node) -> Outcome {
     Ok(())
 }
 
-fn shape_data(p: &mut Propagation) -> Outcome {
+fn shape_data(p: &mut DataNode) -> Outcome {
     let input = p.node().shape(0)?;
     let (start, end) = shape_range(p.node(), input.len());
     let dims = input.get(start..end.max(start)).unwrap_or_default().to_vec();
@@ -51,22 +52,24 @@ fn size(node: &mut Node) -> Outcome {
     Ok(())
 }
 
-fn size_data(p: &mut Propagation) -> Outcome {
+fn size_data(p: &mut DataNode) -> Outcome {
     let n = p.input(0).known()?.len();
     p.set(0, vec![Dim::Value(n as i64)]);
     Ok(())
 }
 
-/// Copies input 0's propagated contents to output 0.
-fn first_input_data(p: &mut Propagation) -> Outcome {
-    let data = p.input(0).known()?.to_vec();
-    p.set(0, data);
-    Ok(())
+/// A reshape to rank 0 or 1 keeps the contents.
+fn reshape_data(p: &mut DataNode) -> Outcome {
+    match p.output_type(0).and_then(Type::shape) {
+        Some(shape) if shape.len() <= 1 => first_input_data(p),
+        _ => Ok(()),
+    }
 }
 
 fn reshape(node: &mut Node) -> Outcome {
     node.copy_elem(0, 0)?;
-    let target = if node.version() < 13 {
+    // Before version 14, only a constant gives the target shape.
+    let target = if node.version() < 14 {
         match node.constant_ints(1) {
             Some(values) => values.into_iter().map(Dim::Value).collect(),
             None => return Ok(()),
