@@ -27,9 +27,16 @@ use crate::printer::{Comments, Printer};
 /// assert_eq!(formatted, "g (float x) => (float y) {\n  # the activation\n  y = Relu (x) # in place\n}\n");
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
+///
+/// Type comments (`#: float[B,4]`, as `onnxtxt print --types` writes them)
+/// are refreshed: when the text has any, each node's are replaced by the
+/// types inferred now (see [`crate::infer::print_with_types`]).
 pub fn format(text: &str) -> Result<String, Error> {
     let (model, map, comments) = parse_model_with_comments(text)?;
-    let table = attach(text, &map, &comments);
+    let mut table = attach(text, &map, &comments);
+    if crate::infer::annotate::strip_type_comments(&mut table.trailing) {
+        crate::infer::annotate::add_type_comments(&model, &mut table);
+    }
     Ok(Printer::new().print_with_comments(&model, &table))
 }
 

@@ -31,6 +31,10 @@ pub(crate) struct PrintArgs {
     /// mark the rest as elided (such text cannot be parsed back).
     #[arg(long, value_name = "N", conflicts_with = "external_data")]
     pub(crate) elide: Option<usize>,
+    /// Write each node's inferred output types as a comment at the end of
+    /// its line (`y = MatMul (a, b) #: float[B,4]`); `fmt` refreshes them.
+    #[arg(long)]
+    pub(crate) types: bool,
 }
 
 impl PrintArgs {
@@ -59,6 +63,11 @@ impl PrintArgs {
         let printer = onnxtxt::Printer::new()
             .compat(self.compat)
             .elide(self.elide);
+        if self.types {
+            let text = onnxtxt::infer::print_with_types(&model, &printer);
+            drop(progress);
+            return write_output(self.output.as_ref(), text.as_bytes(), false);
+        }
         let mut dropped = Vec::new();
         write_output_with(self.output.as_ref(), false, |out| {
             dropped = printer.write(&model, progress.counting(out))?;

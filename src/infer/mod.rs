@@ -79,6 +79,7 @@
 //! family, write `ops/<family>.rs` with its `RULES` and add its name to
 //! the `families!` list in `ops/mod.rs`; nothing else changes.
 
+pub(crate) mod annotate;
 mod call;
 mod constants;
 mod constraints;
@@ -94,6 +95,7 @@ mod value_info;
 
 use std::collections::HashMap;
 
+pub use annotate::{print_with_types, TYPE_COMMENT};
 pub use symbols::FRESH_PREFIX;
 pub use types::{contradiction, Dim, Shape, TensorType, Type, UNDEFINED};
 pub use value_info::fill_value_info;

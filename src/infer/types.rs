@@ -245,13 +245,53 @@ impl Type {
     }
 }
 
-/// The type in the text syntax (`float[N,3]`, `seq(int64[?])`).
+/// The type in the text syntax (`float[N,3]`, `seq(int64[?])`; `float[]`
+/// when the rank is unknown), with `?` for an unknown element type.
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_unknown() {
-            return f.write_str("?");
+        match self {
+            Type::Unknown => f.write_str("?"),
+            Type::Tensor(t) => tensor_text(f, t),
+            Type::SparseTensor(t) => {
+                f.write_str("sparse_tensor(")?;
+                tensor_text(f, t)?;
+                f.write_str(")")
+            }
+            Type::Sequence(t) => write!(f, "seq({t})"),
+            Type::Optional(t) => write!(f, "optional({t})"),
+            Type::Map(key, value) => write!(f, "map({}, {value})", elem_text(*key)),
+            Type::Opaque(domain, name) => write!(f, "opaque({domain}, {name})"),
         }
-        f.write_str(&crate::to_text(&self.to_proto()))
+    }
+}
+
+/// An element type's name, `?` when unknown.
+fn elem_text(code: i32) -> String {
+    if code == UNDEFINED {
+        "?".to_owned()
+    } else {
+        elem_name(code)
+    }
+}
+
+fn tensor_text(f: &mut fmt::Formatter<'_>, t: &TensorType) -> fmt::Result {
+    f.write_str(&elem_text(t.elem_type))?;
+    match &t.shape {
+        None => f.write_str("[]"),
+        Some(dims) if dims.is_empty() => Ok(()),
+        Some(dims) => {
+            f.write_str("[")?;
+            for (i, d) in dims.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                match d {
+                    Dim::Param(p) if !crate::names::is_identifier(p) => write!(f, "{:?}", &**p)?,
+                    d => write!(f, "{d}")?,
+                }
+            }
+            f.write_str("]")
+        }
     }
 }
 
