@@ -97,6 +97,15 @@ pub(super) fn axes(values: &[i64], rank: usize, what: &str) -> Result<Vec<usize>
     values.iter().map(|&a| axis(a, rank, what)).collect()
 }
 
+/// The sum of `values` (sizes given in attributes or inputs); unknown when
+/// it overflows.
+pub(super) fn sum(values: &[i64]) -> Result<i64, Stop> {
+    values
+        .iter()
+        .try_fold(0i64, |sum, &v| sum.checked_add(v))
+        .ok_or(Stop::Unknown)
+}
+
 /// The product of two dimensions, as onnx multiplies them: known sizes
 /// multiply, a size of 1 leaves the other, anything else is unknown.
 pub(super) fn mul(a: &Dim, b: &Dim) -> Dim {

@@ -44,8 +44,15 @@ fn per_axis(node: &Node, name: &str, count: usize) -> Result<Option<Vec<i64>>, S
             format!("`{name}` has {} values, but there are {count} spatial axes", values.len()),
         );
     }
+    // Beyond any real size: left unknown rather than overflowing.
+    if values.iter().any(|v| v.unsigned_abs() > HUGE) {
+        return Err(Stop::Unknown);
+    }
     Ok(Some(values.into_owned()))
 }
+
+/// Larger than any stride, kernel, dilation or pad (2³²).
+const HUGE: u64 = 1 << 32;
 
 /// A list attribute whose values must all be positive.
 fn positive(name: &str, values: &[i64]) -> Outcome {
@@ -118,6 +125,10 @@ fn window_output(node: &mut Node, window: &Window) -> Outcome {
             output.push(Dim::Unknown);
             continue;
         };
+        if size.unsigned_abs() > HUGE << 8 {
+            output.push(Dim::Unknown);
+            continue;
+        }
         let padded = size + pads[i] + pads[i + spatial];
         let span = padded - effective[i];
         let count = if window.ceil_drops_padded_window {
@@ -153,6 +164,9 @@ fn window_pads(node: &Node, input: &[Dim], effective: &[i64], strides: &[i64]) -
         }
         if pads.iter().any(|&p| p < 0) {
             return failed(ErrorKind::Invalid, "`pads` has a negative value");
+        }
+        if pads.iter().any(|p| p.unsigned_abs() > HUGE) {
+            return Err(Stop::Unknown);
         }
         return Ok(pads.into_owned());
     }
@@ -449,7 +463,12 @@ fn max_unpool(node: &mut Node) -> Outcome {
     let mut output = vec![input[0].clone(), indices[1].clone()];
     for i in 0..spatial {
         output.push(match input[2 + i] {
-            Dim::Value(size) => Dim::Value(strides[i] * (size - 1) + kernel[i] - pads[i] - pads[i + spatial]),
+            Dim::Value(size) => {
+                let wide = i128::from(strides[i]) * (i128::from(size) - 1) + i128::from(kernel[i])
+                    - i128::from(pads[i])
+                    - i128::from(pads[i + spatial]);
+                i64::try_from(wide).map_or(Dim::Unknown, Dim::Value)
+            }
             _ => Dim::Unknown,
         });
     }

@@ -59,7 +59,7 @@ fn concat(node: &mut Node) -> Outcome {
         for (j, dim) in shape.iter().enumerate() {
             if j == axis {
                 total = match dim {
-                    Dim::Value(v) => total.map(|t| t + v),
+                    Dim::Value(v) => total.and_then(|t: i64| t.checked_add(*v)),
                     _ => None,
                 };
             } else {
@@ -146,7 +146,7 @@ fn split_sizes(node: &Node, size: i64, outputs: usize) -> Result<Vec<i64>, Stop>
                 format!("`split` has {} sizes for {outputs} outputs", split.len()),
             );
         }
-        let total: i64 = split.iter().sum();
+        let total = sum(&split)?;
         if total != size {
             return failed(
                 ErrorKind::IncompatibleShapes,
@@ -162,9 +162,23 @@ fn split_sizes(node: &Node, size: i64, outputs: usize) -> Result<Vec<i64>, Stop>
         if parts < 1 {
             return failed(ErrorKind::Invalid, format!("`num_outputs` is {parts}"));
         }
+        // Parts of `chunk`, the last one smaller; onnx reads as many as the
+        // node has outputs, whatever `num_outputs` says (past the parts,
+        // nothing is known).
         let chunk = if size % parts == 0 { size / parts } else { size / parts + 1 };
-        let mut sizes = vec![chunk; parts as usize - 1];
-        sizes.push(size - chunk * (parts - 1));
+        let last = chunk
+            .checked_mul(parts - 1)
+            .and_then(|m| size.checked_sub(m))
+            .unwrap_or(-1);
+        let count = outputs.min(usize::try_from(parts).unwrap_or(usize::MAX));
+        let mut sizes = vec![chunk; count];
+        if count as i64 == parts {
+            if last < 0 {
+                sizes.pop();
+            } else if let Some(l) = sizes.last_mut() {
+                *l = last;
+            }
+        }
         return Ok(sizes);
     }
     let parts = outputs as i64;
@@ -180,7 +194,7 @@ fn split_sizes(node: &Node, size: i64, outputs: usize) -> Result<Vec<i64>, Stop>
 /// Start and end as `Slice` clamps them to a dimension of `size` for
 /// `step` (onnx's `processSliceInputs`).
 fn clamp_slice(size: i64, start: i64, end: i64, step: i64) -> (i64, i64) {
-    if size == 0 {
+    if size <= 0 {
         return (0, 0);
     }
     let start = if start < 0 { start.saturating_add(size) } else { start };
@@ -389,7 +403,7 @@ fn gather_nd(node: &mut Node) -> Outcome {
     let Dim::Value(last) = indices[indices.len() - 1] else {
         return Ok(());
     };
-    let consumed = last + node.int_or("batch_dims", 0);
+    let consumed = last.saturating_add(node.int_or("batch_dims", 0));
     if consumed > data.len() as i64 {
         return failed(
             ErrorKind::IncompatibleShapes,

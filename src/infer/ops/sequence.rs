@@ -188,9 +188,9 @@ fn split_size(node: &Node, input: &[Dim], axis: usize) -> Result<Option<i64>, St
         return Ok(None);
     };
     if split_shape.is_empty() {
-        return Ok((sizes[0] != 0 && size % sizes[0] == 0).then_some(sizes[0]));
+        return Ok((sizes[0] > 0 && size % sizes[0] == 0).then_some(sizes[0]));
     }
-    let total: i64 = sizes.iter().sum();
+    let total = sum(&sizes)?;
     if total != size {
         return failed(
             ErrorKind::IncompatibleShapes,

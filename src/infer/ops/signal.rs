@@ -139,7 +139,8 @@ fn stft(node: &mut Node) -> Outcome {
     };
     let onesided = node.int_or("onesided", 0) != 0;
     let bins = if onesided { (size >> 1) + 1 } else { size };
-    let frames = ((signal - size) as f32 / step as f32) as i64 + 1;
+    let frames = ((i128::from(signal) - i128::from(size)) as f32 / step as f32) as i64;
+    let frames = frames.saturating_add(1);
     let batch = if input[0].value().is_some() { input[0].clone() } else { Dim::Unknown };
     node.set_shape(0, vec![batch, Dim::Value(frames), Dim::Value(bins), Dim::Value(2)]);
     Ok(())

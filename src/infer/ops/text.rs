@@ -53,7 +53,8 @@ fn tf_idf_vectorizer(node: &mut Node) -> Outcome {
     if indexes.is_empty() || indexes.iter().any(|&i| i < 0) {
         return failed(ErrorKind::Invalid, "`ngram_indexes` must be non-empty, without negative values");
     }
-    let width = Dim::Value(indexes.iter().max().copied().unwrap_or(0) + 1);
+    let max = indexes.iter().max().copied().unwrap_or(0);
+    let width = Dim::Value(max.checked_add(1).ok_or(Stop::Unknown)?);
     let shape = match input {
         [_] => vec![width],
         [batch, _] => vec![batch.clone(), width],
