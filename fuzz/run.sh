@@ -3,8 +3,8 @@
 #
 #   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
-# TARGET is parse_text, decode_binary, structured_model, fmt_idempotent or
-# lsp_edits.
+# TARGET is parse_text, decode_binary, structured_model, fmt_idempotent,
+# lsp_edits or infer.
 # cargo-fuzz passes nightly-only `-Z` flags to rustc (sanitizer and
 # coverage instrumentation); RUSTC_BOOTSTRAP=1 lets the stable compiler
 # accept them. The address sanitizer is left out (`--sanitizer none`): the

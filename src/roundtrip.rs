@@ -405,6 +405,81 @@ pub fn binary_round_trips(bytes: &[u8]) -> Check {
     }
 }
 
+/// Inference over a model never panics, whatever its options, and what it
+/// writes is consistent:
+///
+/// * `print --types` text parses back to the model (type comments are
+///   comments), and `fmt` leaves it as it is (it refreshes the comments to
+///   the same types);
+/// * a model whose inference found no error, once its inferred types are
+///   written into it ([`crate::infer::fill_value_info`]), is inferred
+///   again without an error: what inference writes, it agrees with.
+///
+/// ```
+/// let bytes = onnxtxt::smith::seeded_bytes(5, 3000);
+/// let mut u = arbitrary::Unstructured::new(&bytes);
+/// let model = onnxtxt::smith::ops::operator_model(&mut u).unwrap();
+/// onnxtxt::roundtrip::inference_is_consistent(&model).unwrap();
+/// ```
+pub fn inference_is_consistent(model: &ModelProto) -> Check {
+    use crate::check::Severity;
+    use crate::infer::{self, Options, Propagation};
+
+    let errors = |findings: &[crate::check::Finding]| -> Vec<String> {
+        findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.diagnostic.message.clone())
+            .collect()
+    };
+    for propagation in [Propagation::Off, Propagation::Onnx, Propagation::Extended] {
+        for check_types in [false, true] {
+            let options = Options {
+                check_types,
+                propagation,
+            };
+            guard("infer_model", || infer::infer_model(model, options).into_findings())?;
+        }
+    }
+    guard("infer::check", || infer::check(model))?;
+    let typed = guard("print_with_types", || {
+        infer::print_with_types(model, &Printer::new())
+    })?;
+    let reparsed = guard("parse_model", || crate::parse_model(&typed))?
+        .map_err(|e| format!("print --types text does not parse: {e:?}\n{typed}"))?;
+    if reparsed.encode_to_vec() != model.encode_to_vec() {
+        return Err(format!(
+            "print --types text parses to another model\n{typed}"
+        ));
+    }
+    let formatted = guard("format", || crate::format(&typed))?
+        .map_err(|e| format!("fmt refuses print --types text: {e:?}\n{typed}"))?;
+    if formatted != typed {
+        return Err(format!(
+            "fmt changes print --types text\n--- typed\n{typed}\n--- formatted\n{formatted}"
+        ));
+    }
+    let mut filled = model.clone();
+    let first = guard("fill_value_info", || {
+        infer::fill_value_info(&mut filled, Options::default())
+    })?;
+    if errors(&first).is_empty() {
+        let again = guard("infer_model", || {
+            infer::infer_model(&filled, Options::default()).into_findings()
+        })?;
+        let again = errors(&again);
+        if !again.is_empty() {
+            return Err(format!(
+                "inference disagrees with the types it wrote: {}\n--- model\n{}\n--- filled\n{}",
+                again.join("; "),
+                crate::to_text(model),
+                crate::to_text(&filled)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The fuzz targets of `fuzz/`, each a check over raw fuzzer bytes. The
 /// regression replay (`tests/it/fuzz_regressions.rs`) runs the files under
 /// `fuzz/regressions/<target>/` and `fuzz/corpus/<target>/` through
@@ -420,15 +495,19 @@ pub enum Target {
     StructuredModel,
     /// UTF-8 text through [`fmt_is_idempotent`].
     FmtIdempotent,
+    /// Bytes through [`crate::smith::ops::operator_model`], then
+    /// [`inference_is_consistent`].
+    Infer,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 5] = [
         Target::ParseText,
         Target::DecodeBinary,
         Target::StructuredModel,
         Target::FmtIdempotent,
+        Target::Infer,
     ];
 
     /// The target's name: its file in `fuzz/fuzz_targets/` and its
@@ -439,6 +518,7 @@ impl Target {
             Target::DecodeBinary => "decode_binary",
             Target::StructuredModel => "structured_model",
             Target::FmtIdempotent => "fmt_idempotent",
+            Target::Infer => "infer",
         }
     }
 
@@ -455,6 +535,13 @@ impl Target {
                 }
             }
             Target::FmtIdempotent => std::str::from_utf8(data).map_or(Ok(()), fmt_is_idempotent),
+            Target::Infer => {
+                let mut u = arbitrary::Unstructured::new(data);
+                match crate::smith::ops::operator_model(&mut u) {
+                    Ok(model) => inference_is_consistent(&model),
+                    Err(_) => Ok(()),
+                }
+            }
         }
     }
 }

@@ -34,6 +34,8 @@
 
 use arbitrary::{Result, Unstructured};
 
+pub mod ops;
+
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{

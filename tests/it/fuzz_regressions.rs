@@ -141,3 +141,20 @@ fn the_fuzz_scripts_agree_and_pin_their_dependencies() {
     let ignored = read(".gitignore");
     assert!(!ignored.lines().any(|line| line.trim() == "Cargo.lock"));
 }
+
+/// The inference target over seeded operator models.
+#[test]
+fn seeded_operator_models_pass_the_inference_target() {
+    let seeds: u64 = std::env::var("ONNXTXT_INFER_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
+    let mut failures = Vec::new();
+    for seed in 0..seeds {
+        let bytes = onnxtxt::smith::seeded_bytes(seed, 4096);
+        if let Err(e) = Target::Infer.check(&bytes) {
+            failures.push(format!("seed {seed}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures\n{}", failures.len(), failures.join("\n\n"));
+}
