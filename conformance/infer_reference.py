@@ -21,14 +21,14 @@ the crate root):
                         the reference's strict inference of that
   <case>.valued.onnx    for node test models: the stripped model with the
                         test's input values as initializers, so that
-                        tests/infer_reference.rs can tell outputs whose
+                        tests/it/infer_reference.rs can tell outputs whose
                         shapes depend on the inputs' values from those
                         their types determine
 
 and `manifest.tsv` there: one line per model case, `name`, `inferred`,
 `checker` and `stripped` (each `ok` or `error`). A `stamp` file records the
 onnx version, this script's digest and the corpus's stamp; the folder is rewritten only when
-they change (or with `--force`). tests/infer_reference.rs reads all this.
+they change (or with `--force`). tests/it/infer_reference.rs reads all this.
 
 Function cases (schema function bodies) have no input types for the
 reference to start from; they are compared through the node test models

@@ -422,13 +422,12 @@ pub fn binary_round_trips(bytes: &[u8]) -> Check {
 /// onnxtxt::roundtrip::inference_is_consistent(&model).unwrap();
 /// ```
 pub fn inference_is_consistent(model: &ModelProto) -> Check {
-    use crate::check::Severity;
     use crate::infer::{self, Options, Propagation};
 
     let errors = |findings: &[crate::check::Finding]| -> Vec<String> {
         findings
             .iter()
-            .filter(|f| f.severity == Severity::Error)
+            .filter(|f| f.is_error())
             .map(|f| f.diagnostic.message.clone())
             .collect()
     };
@@ -438,7 +437,9 @@ pub fn inference_is_consistent(model: &ModelProto) -> Check {
                 check_types,
                 propagation,
             };
-            guard("infer_model", || infer::infer_model(model, options).into_findings())?;
+            guard("infer_model", || {
+                infer::infer_model(model, options).into_findings()
+            })?;
         }
     }
     guard("infer::check", || infer::check(model))?;

@@ -286,7 +286,9 @@ fn tensor_text(f: &mut fmt::Formatter<'_>, t: &TensorType) -> fmt::Result {
                     f.write_str(",")?;
                 }
                 match d {
-                    Dim::Param(p) if !crate::names::is_identifier(p) => write!(f, "{:?}", &**p)?,
+                    Dim::Param(p) if !crate::vocabulary::is_identifier(p) => {
+                        write!(f, "{:?}", &**p)?
+                    }
                     d => write!(f, "{d}")?,
                 }
             }
@@ -330,7 +332,7 @@ pub fn shape_proto(dims: &[Dim]) -> TensorShapeProto {
 
 /// The element type's name (`float`, `int64`), or its number.
 pub fn elem_name(code: i32) -> String {
-    crate::names::element_type_name(code).map_or_else(|| code.to_string(), str::to_owned)
+    crate::vocabulary::element_type_name(code).map_or_else(|| code.to_string(), str::to_owned)
 }
 
 /// How an inferred type contradicts a declared one, if it does: a different

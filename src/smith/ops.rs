@@ -196,9 +196,7 @@ impl Gen<'_, '_> {
         for _ in 0..rank {
             let value = match self.range(0, 5)? {
                 0 => None,
-                1 => Some(dimension::Value::DimParam(
-                    self.pick(SYMBOLS)?.to_owned(),
-                )),
+                1 => Some(dimension::Value::DimParam(self.pick(SYMBOLS)?.to_owned())),
                 _ => Some(dimension::Value::DimValue(self.range(1, 4)?)),
             };
             dim.push(Dimension {
@@ -239,8 +237,7 @@ impl Gen<'_, '_> {
 
     fn random_tensor_type(&mut self) -> Result<TypeProto> {
         let elem = self.pick(ELEMS)?;
-        let mut ty = ops::type_proto(&format!("tensor({})", elem_name(elem)))
-            .unwrap_or_default();
+        let mut ty = ops::type_proto(&format!("tensor({})", elem_name(elem))).unwrap_or_default();
         self.add_shapes(&mut ty)?;
         Ok(ty)
     }
@@ -271,7 +268,8 @@ impl Gen<'_, '_> {
                     if elem == DataType::Float {
                         t.float_data.push(v as f32)
                     } else {
-                        t.int32_data.push(half::f16::from_f32(v as f32).to_bits() as i32)
+                        t.int32_data
+                            .push(half::f16::from_f32(v as f32).to_bits() as i32)
                     }
                 }
                 DataType::Double => t.double_data.push(v as f64),
@@ -504,8 +502,7 @@ impl Gen<'_, '_> {
         let fitting: Vec<&Avail> = pool
             .iter()
             .filter(|v| {
-                v.ty
-                    .as_ref()
+                v.ty.as_ref()
                     .is_some_and(|t| allowed.iter().any(|a| ops::type_matches(a, t)))
             })
             .collect();

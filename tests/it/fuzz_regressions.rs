@@ -156,5 +156,10 @@ fn seeded_operator_models_pass_the_inference_target() {
             failures.push(format!("seed {seed}: {e}"));
         }
     }
-    assert!(failures.is_empty(), "{} failures\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

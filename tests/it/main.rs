@@ -28,6 +28,9 @@ mod fuzz_regressions;
 #[cfg(feature = "cli")]
 mod git_textconv;
 #[cfg(feature = "cli")]
+mod infer_cli;
+mod infer_reference;
+#[cfg(feature = "cli")]
 mod lsp;
 #[cfg(feature = "lsp")]
 mod lsp_edits;

@@ -35,12 +35,15 @@
 //! contains it; `ONNXTXT_INFER_DUMP` (a case name) prints every value of
 //! that case, the reference's type and onnxtxt's side by side.
 
-mod infer_support;
+mod compare;
+mod corpus;
+mod report;
+mod values;
 
-use infer_support::compare::{compare, Verdict};
-use infer_support::corpus::{Corpus, ModelCase};
-use infer_support::report::Tally;
-use infer_support::values::{declared_symbols, values_of, Normalize};
+use compare::{compare, Verdict};
+use corpus::{Corpus, ModelCase};
+use report::Tally;
+use values::{declared_symbols, values_of, Normalize};
 
 use onnxtxt::infer::{self, Options, Propagation};
 use onnxtxt::proto::ModelProto;
@@ -182,9 +185,7 @@ fn compare_case(
         let op = our.or(their).map_or("?", |v| v.producer.as_str());
         let verdict = compare(their.map(|v| &v.ty), our.map(|v| &v.ty));
         if dump {
-            let show = |v: Option<&infer_support::values::Value>| {
-                v.map_or("-".into(), |v| v.ty.to_string())
-            };
+            let show = |v: Option<&values::Value>| v.map_or("-".into(), |v| v.ty.to_string());
             println!("{} {}: {} | {}", key.0, key.1, show(their), show(our));
         }
         let describe = || {

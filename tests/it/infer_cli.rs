@@ -3,11 +3,8 @@
 //! type comments, and `onnxtxt check` reporting what inference finds wrong,
 //! located.
 
-#[allow(dead_code)] // has no use for `run_in`
-mod support;
-
+use crate::support::{arg, run, run_stdin, write};
 use prost::Message as _;
-use support::{arg, run, run_stdin, write};
 
 const MLP: &str = r#"<ir_version: 10, opset_import: ["": 21]>
 mlp (float[B, 3] x, float[3, 4] w, float[4] b) => (float[] y) {
