@@ -7,7 +7,7 @@ const MODEL: &str = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
 main (float[N] x, float[1] w = {2}) => (float[N] y) <float[N] t> {
   t = Mul (x, w)
   [act] a = LeakyRelu <alpha = 0.2> (t)
-  c = Constant <value_int = 1> ()
+  c = Constant <value = bool {1}> ()
   y = If (c) <
     then_branch = then () => (float[N] r) { r = Neg (a) },
     else_branch = else () => (float[N] r) { r = local.Scale <factor = 2.0> (a) }
