@@ -126,6 +126,19 @@ fn scan_axes(node: &Node, name: &str, count: usize) -> Result<Vec<i64>, Stop> {
     }
 }
 
+/// The output types of a `Scan`'s `body` given `inputs`, which must be
+/// as many as the node's outputs.
+fn scan_body(node: &mut Node, inputs: Vec<Option<Type>>) -> Result<Vec<Type>, Stop> {
+    let body = node.infer_graph("body", inputs)?;
+    if body.len() != node.output_count() {
+        return failed(
+            ErrorKind::Invalid,
+            format!("`body` has {} outputs, but the node {}", body.len(), node.output_count()),
+        );
+    }
+    Ok(body)
+}
+
 fn scan(node: &mut Node) -> Outcome {
     let n = node.input_count();
     let scans = usize::try_from(node.int("num_scan_inputs").known()?).unwrap_or(usize::MAX);
@@ -153,13 +166,7 @@ fn scan(node: &mut Node) -> Outcome {
         sliced.remove(axis);
         inputs.push(Some(Type::tensor(input.elem_type, sliced)));
     }
-    let body = node.infer_graph("body", inputs)?;
-    if body.len() != node.output_count() {
-        return failed(
-            ErrorKind::Invalid,
-            format!("`body` has {} outputs, but the node {}", body.len(), node.output_count()),
-        );
-    }
+    let body = scan_body(node, inputs)?;
     for (i, ty) in body.iter().enumerate() {
         let Some(t) = ty.as_tensor() else { continue };
         if i < state {
@@ -231,13 +238,7 @@ fn scan_with_batch(node: &mut Node) -> Outcome {
             inputs.push(Some(Type::tensor(input.elem_type, shape.get(2..).unwrap_or_default().to_vec())));
         }
     }
-    let body = node.infer_graph("body", inputs)?;
-    if body.len() != node.output_count() {
-        return failed(
-            ErrorKind::Invalid,
-            format!("`body` has {} outputs, but the node {}", body.len(), node.output_count()),
-        );
-    }
+    let body = scan_body(node, inputs)?;
     for (i, ty) in body.iter().enumerate() {
         let Some(t) = ty.as_tensor() else { continue };
         let is_state = i < state;

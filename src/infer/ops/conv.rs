@@ -21,6 +21,14 @@ pub(super) const RULES: &[Rule] = &[
     Rule::new("MaxUnpool", 9, max_unpool),
 ];
 
+/// The window of `Conv` and `ConvInteger`: weights in input 1, dilated.
+const CONVOLUTION: Window = Window {
+    dilation: true,
+    pooling: false,
+    weights: 1,
+    ceil_drops_padded_window: true,
+};
+
 /// How a convolution or pooling node computes its output's spatial sizes.
 struct Window {
     /// Whether `dilations` count (pooling before some version ignores it).
@@ -199,30 +207,14 @@ fn window_pads(node: &Node, input: &[Dim], effective: &[i64], strides: &[i64]) -
 
 fn conv(node: &mut Node) -> Outcome {
     node.copy_elem(0, 0)?;
-    window_output(
-        node,
-        &Window {
-            dilation: true,
-            pooling: false,
-            weights: 1,
-            ceil_drops_padded_window: true,
-        },
-    )
+    window_output(node, &CONVOLUTION)
 }
 
 fn conv_integer(node: &mut Node) -> Outcome {
     node.tensor(0)?;
     node.tensor(1)?;
     node.set_elem(0, INT32);
-    window_output(
-        node,
-        &Window {
-            dilation: true,
-            pooling: false,
-            weights: 1,
-            ceil_drops_padded_window: true,
-        },
-    )
+    window_output(node, &CONVOLUTION)
 }
 
 fn qlinear_conv(node: &mut Node) -> Outcome {

@@ -118,9 +118,12 @@ fn split(node: &mut Node) -> Outcome {
         return Ok(());
     };
     let sizes = split_sizes(node, size, outputs)?;
-    for (i, part) in sizes.into_iter().enumerate() {
+    // Every part has the input's rank; a part whose size is not known
+    // (past those `num_outputs` gives, or one onnx would make negative)
+    // is unknown along the axis.
+    for i in 0..outputs {
         let mut shape = input.to_vec();
-        shape[axis] = Dim::Value(part);
+        shape[axis] = sizes.get(i).map_or(Dim::Unknown, |&part| Dim::Value(part));
         node.set_shape(i, shape);
     }
     Ok(())
