@@ -3,13 +3,15 @@
 //! an attribute's type and default, a function's signature, what a header
 //! key holds.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::index::{EntryKind, Index, Node, Symbol};
 use super::{Analysis, SymbolKind, TokenClass, ValueOrigin};
 use crate::error::Span;
+use crate::infer::Type;
 use crate::ops;
-use crate::proto::TypeProto;
+use crate::proto::ModelProto;
 
 pub(super) fn hover(analysis: &Analysis, offset: usize) -> Option<(Span, String)> {
     let Some(entry) = analysis.index.entry_at(offset) else {
@@ -156,16 +158,47 @@ fn function_attribute(index: &Index, symbol: &Symbol) -> String {
     }
 }
 
-/// A value's type, as far as the text tells it: its declared type.
-fn value_type(symbol: &Symbol) -> Option<&TypeProto> {
-    symbol.ty.as_ref()
+/// The type inference gives each value of the model's graphs, as text
+/// (`float[B,4]`), by the graph's IR path and the value's name; values it
+/// knows nothing of are left out.
+pub(super) type InferredTypes = HashMap<(String, String), String>;
+
+pub(super) fn inferred_types(model: Option<&ModelProto>) -> InferredTypes {
+    let Some(model) = model else {
+        return InferredTypes::new();
+    };
+    let inference = crate::infer::infer_model(model, crate::infer::Options::default());
+    let mut types = InferredTypes::new();
+    for graph in inference.graphs() {
+        for (name, ty) in &graph.types {
+            if *ty != Type::Unknown {
+                types.insert((graph.path.clone(), (*name).to_owned()), ty.to_string());
+            }
+        }
+    }
+    types
+}
+
+/// A value's type, as far as it is known: the type the text declares,
+/// or else the one inferred (`true` when inferred).
+fn value_type(analysis: &Analysis, symbol: &Symbol) -> Option<(String, bool)> {
+    if let Some(declared) = &symbol.ty {
+        return Some((crate::to_text(declared), false));
+    }
+    let body = &analysis.index.bodies[symbol.body];
+    let inferred = analysis
+        .inferred
+        .get_or_init(|| inferred_types(analysis.model.as_ref()));
+    let key = (body.path.clone(), symbol.name.clone());
+    inferred.get(&key).map(|ty| (ty.clone(), true))
 }
 
 fn value(analysis: &Analysis, symbol: &Symbol, origin: ValueOrigin) -> String {
     let index = &analysis.index;
     let body = &index.bodies[symbol.body];
-    let written = match value_type(symbol) {
-        Some(ty) => format!("{} {}", crate::to_text(ty), symbol.name),
+    let ty = value_type(analysis, symbol);
+    let written = match &ty {
+        Some((ty, _)) => format!("{ty} {}", symbol.name),
         None => symbol.name.clone(),
     };
     let mut text = code("onnxtxt", &written);
@@ -202,8 +235,12 @@ fn value(analysis: &Analysis, symbol: &Symbol, origin: ValueOrigin) -> String {
     if let Some(definition) = &symbol.definition {
         let _ = write!(text, ", line {}", line(&analysis.text, definition.start));
     }
-    if value_type(symbol).is_none() && origin != ValueOrigin::Undefined {
-        text.push_str("\n\nno type declared");
+    match ty {
+        Some((_, true)) => text.push_str("\n\ntype inferred, none declared"),
+        None if origin != ValueOrigin::Undefined => {
+            text.push_str("\n\nno type declared or inferred")
+        }
+        _ => {}
     }
     text
 }

@@ -38,6 +38,8 @@ pub(crate) struct Body {
     pub nodes: Vec<usize>,
     /// The function it is, for a function body.
     pub function: Option<usize>,
+    /// Its IR path (`graph`, a subgraph's, `functions[2]`).
+    pub path: String,
 }
 
 /// A node of a body.
@@ -321,6 +323,7 @@ impl Builder<'_> {
                 imports: imports(&function.opset_import),
                 nodes: Vec::new(),
                 function: Some(i),
+                path: path.clone(),
             });
             let definition = self.index.bodies[body].name_span.clone();
             let symbol = self.new_symbol(Symbol {
@@ -441,6 +444,7 @@ impl Builder<'_> {
             imports,
             nodes: Vec::new(),
             function: None,
+            path: path.clone(),
         });
         for (i, input) in graph.input.iter().enumerate() {
             let span = self.map.span(&format!("{path}.input[{i}].name"));

@@ -37,6 +37,8 @@ mod outline;
 mod rename;
 mod tokens;
 
+use std::sync::OnceLock;
+
 use crate::check::Severity;
 use crate::error::{Diagnostic, Span};
 use crate::proto::ModelProto;
@@ -181,6 +183,10 @@ pub struct Analysis {
     /// Spans of header keys, type words, dimensions and annotation keys,
     /// by class (see [`tokens`]).
     words: Vec<(Span, TokenClass)>,
+    /// What inference gives the values of the graphs (see
+    /// [`hover::inferred_types`]); worked out at the first hover that
+    /// asks.
+    inferred: OnceLock<hover::InferredTypes>,
 }
 
 impl Analysis {
@@ -203,6 +209,7 @@ impl Analysis {
             index,
             problems,
             words,
+            inferred: OnceLock::new(),
         }
     }
 

@@ -102,6 +102,9 @@ fn hover_shows_signatures_types_and_attributes() {
     assert!(w.contains("input of graph `main`"), "{w}");
     let (_, a) = analysis.hover(nth(MODEL, "(a)", 0) + 1).unwrap();
     assert!(a.contains("output 0 of node `act` (`LeakyRelu`)"), "{a}");
+    // `a` declares no type: the hover shows the inferred one.
+    assert!(a.contains("float[N] a"), "{a}");
+    assert!(a.contains("type inferred, none declared"), "{a}");
     let (_, alpha) = analysis.hover(nth(MODEL, "alpha", 0)).unwrap();
     assert!(alpha.contains("alpha: float = 0.01"), "{alpha}");
     let (_, factor) = analysis.hover(nth(MODEL, "@factor", 0) + 2).unwrap();

@@ -311,6 +311,14 @@ fn hover_definition_references_in_utf16() {
     assert!(markdown.contains("float[N] 𝔵"), "{markdown}");
     assert!(markdown.contains("input of graph `main`"), "{markdown}");
     assert_eq!(hover["range"], range((2, 14), (2, 18)));
+    // On `"é"`, which declares no type: the type inference gives it.
+    let hover = client.ask("textDocument/hover", at(2, 3));
+    let markdown = hover["contents"]["value"].as_str().unwrap();
+    assert!(markdown.contains("float[N] é"), "{markdown}");
+    assert!(
+        markdown.contains("type inferred, none declared"),
+        "{markdown}"
+    );
     // On the attribute `alpha`: its schema type and default.
     let hover = client.ask("textDocument/hover", at(3, 19));
     assert!(hover["contents"]["value"]
