@@ -40,6 +40,9 @@
 //! * [`check`]: what the grammar cannot catch (values used before they are
 //!   defined, duplicate names, domains not imported, ...).
 //! * [`format()`]: the canonical style with the comments kept (`onnxtxt fmt`).
+//! * [`infer`]: type and shape inference, as onnx's `infer_shapes` does
+//!   it, with located findings (`onnxtxt infer`, `print --types`; `check`
+//!   reports what it finds wrong).
 //! * [`analysis`]: what an editor asks of a text (diagnostics, definitions
 //!   and references, hover, completion, rename, outline, semantic tokens),
 //!   answered in byte offsets; `lsp` (feature `lsp`) serves it as a

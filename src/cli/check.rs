@@ -77,6 +77,19 @@ Warnings:
       a call into a domain of model-local functions that has none of that
       name (with the closest name)
 
+Type and shape inference (errors, code onnxtxt::infer::...; where
+onnx.checker's strict inference fails too):
+  incompatible_shapes, axis_out_of_range
+      shapes that cannot go together (broadcasting, MatMul's inner
+      dimensions), an axis outside [-rank, rank)
+  type_not_allowed, type_mismatch
+      an element type a type constraint does not allow, or two values of
+      one type variable with different types
+  declared_type_mismatch
+      a declared type or shape that contradicts the inferred one
+  invalid
+      anything else an operator's rules forbid
+
 Findings are shown where they are in the text (FILE:LINE:COL), or by IR
 path for binary input.";
 
