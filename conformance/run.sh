@@ -3,7 +3,8 @@
 # makes the venv (setup.sh), writes the corpus unless it is up to date
 # (generate.py), checks that onnxtxt check raises no false alarm on the
 # diagnostics suite and the corpus (checker_agreement.py) and catches the
-# mistakes of mutants of the corpus (mutants.py), then runs the ignored
+# mistakes of mutants of the corpus (mutants.py; the type and shape
+# mistakes at their node, infer_mutants.py), then runs the ignored
 # tests that read the corpus: in
 # tests/it/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
@@ -74,6 +75,10 @@ cargo build --release --quiet --bin onnxtxt
 # for tests/it/infer_reference.rs (rewritten only when it or the corpus
 # changed).
 "$python" conformance/infer_reference.py
+
+# Inference mutants: onnxtxt check reports, at the mutated node, every type
+# or shape mistake that onnx.checker rejects (200 corpus models a kind).
+"$python" conformance/infer_mutants.py target/release/onnxtxt --per-kind 200
 
 # The ignored tests: tests/it/conformance.rs, tests/it/ops_reference.rs,
 # tests/it/infer_reference.rs and tests/it/schema.rs, and the library's own
