@@ -122,6 +122,11 @@ impl Findings {
         self.push(Severity::Warning, code, subject, path, summary)
     }
 
+    /// The errors found so far.
+    pub(crate) fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.list.iter().filter(|f| f.is_error())
+    }
+
     /// Adds findings made elsewhere (by [`crate::infer`]).
     pub(crate) fn extend(&mut self, found: impl IntoIterator<Item = Finding>) {
         self.list.extend(found);
