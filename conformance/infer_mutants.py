@@ -30,19 +30,19 @@ fails unless every kept mutant is caught.
 
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import onnx
-import onnx.checker
 import onnx.defs
 import onnx.shape_inference
 from onnx import TensorProto
 
-LABEL = "mutant"
+import mutants
+from mutants import LABEL, accepted_models, at_node, chosen, mutate, node_lines, reference_rejects
+
 CRATE = Path(__file__).resolve().parent.parent
 
 
@@ -50,23 +50,10 @@ CRATE = Path(__file__).resolve().parent.parent
 # What the mutations need to know.
 
 
-def imported(model, domain=""):
-    version = None
-    for opset in model.opset_import:
-        if opset.domain == domain or (domain == "" and opset.domain == "ai.onnx"):
-            version = opset.version
-    return version
-
-
 def schema_of(model, node):
-    version = imported(model, node.domain)
-    if version is None or node.domain not in ("", "ai.onnx.ml"):
-        return None
-    try:
-        schema = onnx.defs.get_schema(node.op_type, version, node.domain)
-    except onnx.defs.SchemaError:
-        return None
-    return None if schema.deprecated else schema
+    """The schema of `node` in force, or None (also for a deprecated one)."""
+    schema = mutants.schema_of(model, node)
+    return None if schema is None or schema.deprecated else schema
 
 
 def value_types(model, data_prop=True):
@@ -337,42 +324,6 @@ KINDS = [
 # Making and judging mutants.
 
 
-def reference_rejects(model):
-    try:
-        onnx.checker.check_model(model, full_check=True)
-    except Exception:
-        return True
-    return False
-
-
-def accepted_models(corpus):
-    for line in (corpus / "manifest.tsv").read_text().splitlines()[1:]:
-        name, kind, _ = line.split("\t")
-        if kind != "model":
-            continue
-        model = onnx.load(str(corpus / f"{name}.onnx"), load_external_data=False)
-        if model.graph.node and not reference_rejects(model):
-            yield name, model
-
-
-def mutate(model, kind, seed):
-    """A copy of `model` with `kind`'s mistake at one node, named LABEL;
-    with the node's index, or None."""
-    nodes = len(model.graph.node)
-    start = random.Random(seed).randrange(nodes)
-    for offset in range(nodes):
-        index = (start + offset) % nodes
-        mutant = onnx.ModelProto()
-        mutant.CopyFrom(model)
-        trial = onnx.NodeProto()
-        trial.CopyFrom(mutant.graph.node[index])
-        if kind(mutant, trial):
-            mutant.graph.node[index].CopyFrom(trial)
-            mutant.graph.node[index].name = LABEL
-            return mutant, index
-    return None
-
-
 def errors_of(onnxtxt, file):
     run = subprocess.run(
         [onnxtxt, "--error-format", "json", "check", str(file)], capture_output=True, text=True
@@ -385,25 +336,6 @@ def errors_of(onnxtxt, file):
         if diagnostic.get("level") == "error":
             found.append(diagnostic)
     return found
-
-
-def at_node(error, path):
-    found = error.get("path") or ""
-    return found == path or found.startswith((path + ".", path + "["))
-
-
-def node_lines(lines, label):
-    """The lines (from 1) of the node labelled `label` and of what is
-    indented under it."""
-    first = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f"[{label}]"))
-    indent = len(lines[first]) - len(lines[first].lstrip())
-    last = first + 1
-    while last < len(lines):
-        depth = len(lines[last]) - len(lines[last].lstrip())
-        if depth < indent or depth == indent and not lines[last].lstrip().startswith(">"):
-            break
-        last += 1
-    return range(first + 1, last + 1)
 
 
 def missed(onnxtxt, directory, name, mutant, index):
@@ -422,13 +354,6 @@ def missed(onnxtxt, directory, name, mutant, index):
     if not any(at_node(e, path) and e["span"].get("line") in span for e in errors_of(onnxtxt, text)):
         out.append(f"in the text (lines {span.start}-{span.stop - 1})")
     return out
-
-
-def chosen(models, per_kind, kind_index):
-    if per_kind == 0 or per_kind >= len(models):
-        return models
-    step = len(models) / per_kind
-    return [models[int(i * step + kind_index) % len(models)] for i in range(per_kind)]
 
 
 def main(args):
