@@ -5,7 +5,7 @@
 //! * `mod.rs`: the public API ([`to_text`], [`Printer`] and its options,
 //!   the [`Print`] trait, the [`Dropped`] report of compat mode).
 //! * `writer.rs`: the sink every byte goes through. It owns indentation,
-//!   quoting, string escapes, number formatting, line-width probing and the
+//!   quoting, string escapes, number formatting, the list layouts and the
 //!   IR path used in reports.
 //! * `schema.rs`: the annotation key scheme (one key per proto field) as a
 //!   table shared with the parser's `apply_*` functions, and the printing
@@ -65,7 +65,6 @@ pub use writer::Sink;
 pub struct Printer {
     compat: bool,
     narrow_float_decimals: bool,
-    width: usize,
     elide: Option<usize>,
     threads: bool,
 }
@@ -75,7 +74,6 @@ impl Default for Printer {
         Printer {
             compat: false,
             narrow_float_decimals: false,
-            width: 100,
             elide: None,
             threads: true,
         }
@@ -136,15 +134,6 @@ impl Printer {
     #[must_use]
     pub fn narrow_float_decimals(mut self, on: bool) -> Self {
         self.narrow_float_decimals = on;
-        self
-    }
-
-    /// The line width beyond which lists (graph inputs, outputs,
-    /// initializers, node attributes) are broken one item per line.
-    /// 100 by default.
-    #[must_use]
-    pub fn width(mut self, width: usize) -> Self {
-        self.width = width;
         self
     }
 

@@ -206,9 +206,13 @@ fn function_body(s: &mut Sink<'_>, f: &FunctionProto) {
     let rest = &f.value_info[next..];
     if !rest.is_empty() {
         s.text(" ");
-        s.block_list("<", ">", rest, ListLayout::Fit, |s, i, vi| {
-            s.at_index("value_info", next + i, |s| types::value_info(s, vi))
-        });
+        s.block_list(
+            "<",
+            ">",
+            rest,
+            ListLayout::by_count(rest.len()),
+            |s, i, vi| s.at_index("value_info", next + i, |s| types::value_info(s, vi)),
+        );
     }
     s.text(" {");
     graph::node_lines(s, &f.node);

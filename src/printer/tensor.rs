@@ -12,7 +12,7 @@
 
 use super::annot::{self, Place};
 use super::schema::{set_fields, Ann, Field, UNSET};
-use super::writer::{name_needs_quotes, PrintedFloat, Sink};
+use super::writer::{name_needs_quotes, PrintedFloat, Sink, VALUES_PER_LINE};
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
 use crate::vocabulary;
@@ -60,15 +60,19 @@ impl<'a> Elements<'a> {
         }
     }
 
-    fn is_empty(self) -> bool {
+    fn len(self) -> usize {
         match self {
-            Elements::I32(v) => v.is_empty(),
-            Elements::I64(v) => v.is_empty(),
-            Elements::U64(v) => v.is_empty(),
-            Elements::F32(v) => v.is_empty(),
-            Elements::F64(v) => v.is_empty(),
-            Elements::Str(v) => v.is_empty(),
+            Elements::I32(v) => v.len(),
+            Elements::I64(v) => v.len(),
+            Elements::U64(v) => v.len(),
+            Elements::F32(v) => v.len(),
+            Elements::F64(v) => v.len(),
+            Elements::Str(v) => v.len(),
         }
+    }
+
+    fn is_empty(self) -> bool {
+        self.len() == 0
     }
 
     /// The first `n` elements (all of them for `None`), and how many are
@@ -242,9 +246,14 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
     };
     s.text(" {");
     if let Some(elements) = elements {
-        // Short lists stay on the line; long ones fill lines up to the
-        // width, one level deeper, with `}` on a line of its own.
-        if s.fits_on_a_line(|s| print_elements(s, data_type, elements, false)) {
+        // Short lists stay on the line; long ones take lines of
+        // `VALUES_PER_LINE` values, one level deeper, with `}` on a line of
+        // its own.
+        let shown = s
+            .opts
+            .elide
+            .map_or(elements.len(), |n| n.min(elements.len()));
+        if shown <= VALUES_PER_LINE {
             print_elements(s, data_type, elements, false);
         } else {
             s.indent();
@@ -294,7 +303,6 @@ fn print_elements(s: &mut Sink<'_>, data_type: i32, elements: Elements<'_>, fill
 fn narrow_float(s: &mut Sink<'_>, data_type: i32, bits: i32) {
     if let Ok(pattern) = u32::try_from(bits) {
         if let Some(value) = tensor_data::bits_to_f64(data_type, pattern) {
-            let mut b = zmij::Buffer::new();
             if value.is_nan() || value.is_infinite() {
                 let text = if value.is_nan() {
                     if value.is_sign_negative() {
@@ -322,7 +330,7 @@ fn narrow_float(s: &mut Sink<'_>, data_type: i32, bits: i32) {
                         continue;
                     };
                     if tensor_data::float_to_bits(data_type, parsed) == Some(pattern) {
-                        s.text(b.format_finite(parsed));
+                        s.float(parsed);
                         return;
                     }
                 }

@@ -3,14 +3,11 @@
 //! It writes into a buffer of its own: the whole text for
 //! [`Printer::print`](super::Printer::print), or pieces of about 64 KiB
 //! handed to the caller's `io::Write`, keeping the first I/O error for the
-//! end so the structure walk never checks results. It owns the lexical side of printing: indentation,
-//! identifier quoting, string escapes (including the `b"..."` byte-string
-//! extension) and number formatting. It can also *probe*: run a piece of the
-//! walk, measuring whether it fits on the rest of the line, which is how
-//! lists decide to break one item per line. A probe either writes nothing
-//! ([`Sink::fits`]) or writes as it measures and takes the text back if it
-//! does not fit ([`Sink::write_if_fits`]), so that what fits, the common
-//! case, is printed once.
+//! end so the structure walk never checks results. It owns the lexical side
+//! of printing: indentation, identifier quoting, string escapes (including
+//! the `b"..."` byte-string extension) and number formatting. Layout never
+//! depends on the width of the text (see [`ListLayout`] and
+//! [`VALUES_PER_LINE`]): a change to one item never moves its neighbours.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -20,18 +17,6 @@ use super::comments::Comments;
 
 use super::{Dropped, Printer};
 use crate::vocabulary;
-
-/// A measurement of what is printed on the current line: the columns
-/// left, and whether the text has run past them (or broken the line).
-#[derive(Debug, Clone, Copy)]
-struct Probe {
-    budget: usize,
-    overflow: bool,
-    /// Whether the text is written meanwhile, to be kept if it fits
-    /// ([`Sink::write_if_fits`]); if not, nothing is written, reported
-    /// or tracked ([`Sink::fits`]).
-    writes: bool,
-}
 
 /// Bytes the sink holds before handing them to its writer.
 const FLUSH: usize = 1 << 16;
@@ -45,8 +30,6 @@ pub struct Sink<'a> {
     error: Option<io::Error>,
     pub(crate) opts: Printer,
     level: usize,
-    column: usize,
-    probe: Option<Probe>,
     dropped: Vec<Dropped>,
     path: String,
     comments: Option<&'a Comments>,
@@ -180,12 +163,51 @@ macro_rules! float_number {
                 } else {
                     float_or_nan(self, &mut buffer)
                 };
-                copy_small(out, text.as_bytes())
+                let bytes = text.as_bytes();
+                if bytes.starts_with(b"0.0") || bytes.starts_with(b"-0.0") {
+                    shortest_small(bytes, out)
+                } else {
+                    copy_small(out, bytes)
+                }
             }
         }
     )*};
 }
 float_number!(f32, f64);
+
+/// Writes a float below 1 in magnitude, given in plain form
+/// (`0.000012345`), in the shorter of that form and the exponent form
+/// (`1.2345e-5`), the plain one when they tie; its length. The digits are
+/// the same: both read back to the same value. (Plain text is what `zmij`
+/// writes down to 1e-5; above 1 the plain form stays up to 1e16, so that
+/// `10.0` is not written `1e1`.)
+fn shortest_small(plain: &[u8], out: &mut [u8; NUMBER_MAX]) -> usize {
+    let sign = usize::from(plain[0] == b'-');
+    let fraction = &plain[sign + 2..];
+    let zeros = fraction.iter().take_while(|&&b| b == b'0').count();
+    let digits = &fraction[zeros..];
+    let mut exponent = itoa::Buffer::new();
+    let exponent = exponent.format(zeros + 1).as_bytes();
+    let point = usize::from(digits.len() > 1);
+    let length = sign + digits.len() + point + 2 + exponent.len();
+    if digits.is_empty() || length >= plain.len() {
+        return copy_small(out, plain);
+    }
+    let mut at = 0;
+    let mut push = |bytes: &[u8]| {
+        out[at..at + bytes.len()].copy_from_slice(bytes);
+        at += bytes.len();
+    };
+    push(&plain[..sign]);
+    push(&digits[..1]);
+    if point == 1 {
+        push(b".");
+        push(&digits[1..]);
+    }
+    push(b"e-");
+    push(exponent);
+    length
+}
 
 /// Copies `src` (at most [`NUMBER_MAX`] bytes) to the start of `out` with a
 /// few fixed-size (overlapping) moves instead of a `memcpy` call, and
@@ -251,8 +273,6 @@ impl<'a> Sink<'a> {
             error: None,
             opts,
             level: 0,
-            column: 0,
-            probe: None,
             dropped: Vec::new(),
             path: String::new(),
             comments: None,
@@ -266,17 +286,14 @@ impl<'a> Sink<'a> {
         self
     }
 
-    /// The comments `table` holds for the current path (none while probing
-    /// the width).
+    /// The comments `table` holds for the current path.
     pub(crate) fn comments_at(
         &self,
         table: impl Fn(&Comments) -> &HashMap<String, Vec<String>>,
     ) -> Vec<String> {
         match self.comments {
-            Some(comments) if !self.measuring() => {
-                table(comments).get(&self.path).cloned().unwrap_or_default()
-            }
-            _ => Vec::new(),
+            Some(comments) => table(comments).get(&self.path).cloned().unwrap_or_default(),
+            None => Vec::new(),
         }
     }
 
@@ -308,10 +325,9 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// [`Sink::flush`] once the buffer holds [`FLUSH`] bytes, unless a
-    /// probe is running: what it writes may yet be taken back.
+    /// [`Sink::flush`] once the buffer holds [`FLUSH`] bytes.
     fn flush_when_full(&mut self) {
-        if self.probe.is_none() && self.buf.len() >= FLUSH {
+        if self.buf.len() >= FLUSH {
             self.flush();
         }
     }
@@ -340,36 +356,13 @@ impl<'a> Sink<'a> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         debug_assert!(!bytes.contains(&b'\n'), "a line break passed to `put`");
-        if let Some(probe) = &mut self.probe {
-            if !probe.overflow {
-                if bytes.len() > probe.budget {
-                    probe.overflow = true;
-                } else {
-                    probe.budget -= bytes.len();
-                }
-            }
-            // Text that overflowed is taken back: no need to write it.
-            if !probe.writes || probe.overflow {
-                return;
-            }
-        }
         self.buf.extend_from_slice(bytes);
-        self.column += bytes.len();
         self.flush_when_full();
     }
 
-    /// Writes `bytes`, which may break lines: the column is counted from
-    /// the last break, and a probe overflows at the first.
+    /// Writes `bytes`, which may break lines.
     fn put_lines(&mut self, bytes: &[u8]) {
-        let Some(last_break) = memchr::memrchr(b'\n', bytes) else {
-            return self.put(bytes);
-        };
-        if let Some(probe) = &mut self.probe {
-            probe.overflow = true;
-            return;
-        }
         self.buf.extend_from_slice(bytes);
-        self.column = bytes.len() - last_break - 1;
         self.flush_when_full();
     }
 
@@ -388,13 +381,8 @@ impl<'a> Sink<'a> {
 
     /// A line break followed by the current indentation.
     pub(crate) fn newline(&mut self) {
-        if self.probe.is_some() {
-            return self.put_lines(b"\n");
-        }
-        let indent = 2 * self.level;
         self.buf.push(b'\n');
-        self.indentation(indent);
-        self.column = indent;
+        self.indentation(2 * self.level);
         self.flush_when_full();
     }
 
@@ -414,85 +402,14 @@ impl<'a> Sink<'a> {
         self.level -= 1;
     }
 
-    /// Whether a probe is running and has already overflowed: loops over
-    /// large data stop early.
-    pub(crate) fn exhausted(&self) -> bool {
-        self.probe.is_some_and(|p| p.overflow)
-    }
-
-    /// Whether a probe that writes nothing is running ([`Sink::fits`]):
-    /// then nothing is reported, and comments and IR paths are not needed.
-    fn measuring(&self) -> bool {
-        self.probe.is_some_and(|p| !p.writes)
-    }
-
-    /// Whether what `f` prints fits on the current line within the width,
-    /// with no line break. Nothing is written and nothing is reported.
-    ///
-    /// Inside a probe the answer is always yes: the caller then writes the
-    /// inline form, which the outer probe measures. Probing again at every
-    /// level would make nested layouts cost time exponential in their depth.
-    pub(crate) fn fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
-        self.probe_with(false, f)
-    }
-
-    /// Writes what `f` prints if it fits on the current line within the
-    /// width, with no line break, and says whether it did; if it does not
-    /// fit, the text (and what it reported) is taken back. This is
-    /// [`Sink::fits`] followed by writing the same text, in one pass: the
-    /// common case, where the text fits, is printed once.
-    pub(crate) fn write_if_fits(&mut self, f: impl FnOnce(&mut Self)) -> bool {
-        let (len, column, dropped) = (self.buf.len(), self.column, self.dropped.len());
-        if self.probe_with(true, f) {
-            self.flush_when_full();
-            return true;
-        }
-        self.buf.truncate(len);
-        self.column = column;
-        self.dropped.truncate(dropped);
-        false
-    }
-
-    /// Runs `f` under a [`Probe`] of the rest of the line that `writes` or
-    /// not; whether it fitted. Inside a probe the answer is yes, and `f`
-    /// runs as part of that probe only if it `writes` (its text is the
-    /// inline form the caller would write).
-    fn probe_with(&mut self, writes: bool, f: impl FnOnce(&mut Self)) -> bool {
-        if self.probe.is_some() {
-            if writes {
-                f(self);
-            }
-            return true;
-        }
-        self.probe = Some(Probe {
-            budget: self.opts.width.saturating_sub(self.column),
-            overflow: false,
-            writes,
-        });
-        f(self);
-        self.probe.take().is_some_and(|p| !p.overflow)
-    }
-
-    /// Whether what `f` prints fits in one line of the width at the current
-    /// indentation (wherever the current line is): short lists stay inline
-    /// even late in a long line.
-    pub(crate) fn fits_on_a_line(&mut self, f: impl FnOnce(&mut Self)) -> bool {
-        let column = std::mem::replace(&mut self.column, 2 * self.level + 2);
-        let fits = self.fits(f);
-        self.column = column;
-        fits
-    }
-
     // ----- the compat report and IR paths ------------------------------
 
     /// Records, in compat mode, that something was dropped or changed here.
     pub(crate) fn report(&mut self, what: impl Into<String>) {
-        if !self.measuring() {
-            self.dropped.push(Dropped {
-                path: self.path.clone(),
-                what: what.into(),
-            });
-        }
+        self.dropped.push(Dropped {
+            path: self.path.clone(),
+            what: what.into(),
+        });
     }
 
     /// Runs `f` with `field` appended to the IR path.
@@ -541,7 +458,7 @@ impl<'a> Sink<'a> {
     }
 
     /// Runs `f` with `field`, then what `subscript` writes, appended to the
-    /// IR path (which probes leave alone: they report nothing).
+    /// IR path.
     fn at_with<R>(
         &mut self,
         field: &str,
@@ -549,13 +466,11 @@ impl<'a> Sink<'a> {
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
         let len = self.path.len();
-        if !self.measuring() {
-            if !self.path.is_empty() {
-                self.path.push('.');
-            }
-            self.path.push_str(field);
-            subscript(&mut self.path);
+        if !self.path.is_empty() {
+            self.path.push('.');
         }
+        self.path.push_str(field);
+        subscript(&mut self.path);
         let result = f(self);
         self.path.truncate(len);
         result
@@ -655,16 +570,15 @@ impl<'a> Sink<'a> {
     /// NaN with a payload other than the default has no such text: it is
     /// written `nan` (callers check [`PrintedFloat::has_text`] first and
     /// carry the bits elsewhere).
-    pub(crate) fn float<F: PrintedFloat>(&mut self, value: F) {
-        self.put(float_or_nan(value, &mut zmij::Buffer::new()).as_bytes());
+    pub(crate) fn float<F: PrintedFloat + Number>(&mut self, value: F) {
+        let mut text = [0; NUMBER_MAX];
+        let n = value.write(&mut text);
+        self.put(&text[..n]);
     }
 
     /// Writes `items` separated by `, `.
     pub(crate) fn list<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, usize, &T)) {
         for (i, value) in items.iter().enumerate() {
-            if self.exhausted() {
-                return;
-            }
             if i > 0 {
                 self.text(", ");
             }
@@ -673,11 +587,11 @@ impl<'a> Sink<'a> {
     }
 
     /// Writes `items` separated by `, `, starting a new line (at the
-    /// current indentation) after any item that leaves less than
-    /// [`FILL_SLACK`] columns: the layout of tensor values, which are many
-    /// and short. Lines stay within the width unless one item is longer
-    /// than the slack.
-    /// With `fill` false, all items stay on the current line.
+    /// current indentation) after every [`VALUES_PER_LINE`] items: the
+    /// layout of tensor values, which are many and short. Line `k` holds
+    /// the items from `k * VALUES_PER_LINE` on, whatever their text, so a
+    /// changed value changes one line. With `fill` false, all items stay on
+    /// the current line.
     pub(crate) fn fill<T>(
         &mut self,
         fill: bool,
@@ -685,11 +599,8 @@ impl<'a> Sink<'a> {
         mut item: impl FnMut(&mut Self, usize, &T),
     ) {
         for (i, value) in items.iter().enumerate() {
-            if self.exhausted() {
-                return;
-            }
             if i > 0 {
-                if breaks_line(fill, self.column, self.opts.width) {
+                if breaks_line(fill, i) {
                     self.text(",");
                     self.newline();
                 } else {
@@ -704,23 +615,12 @@ impl<'a> Sink<'a> {
     /// formatted straight into the buffer, with no call per item. Long
     /// lists are formatted on two threads ([`Sink::fill_pipelined`]).
     pub(crate) fn fill_numbers<T: Number>(&mut self, fill: bool, items: &[T]) {
-        if self.probe.is_some() {
-            // Deciding a layout: the item-by-item path stops at the first
-            // overflow.
-            return self.fill(fill, items, |s, _, x| {
-                let mut text = [0; NUMBER_MAX];
-                let n = x.write(&mut text);
-                s.put(&text[..n]);
-            });
-        }
         // A float takes up to 16 bytes with its separator.
         self.expect_text(items.len().saturating_mul(16));
         let mut at = FillState {
             fill,
-            width: self.opts.width,
             indent: 2 * self.level,
-            column: self.column,
-            first: true,
+            index: 0,
         };
         if items.len() >= PARALLEL_MIN && crate::parallel::available() {
             self.fill_pipelined(&mut at, items);
@@ -735,7 +635,6 @@ impl<'a> Sink<'a> {
                 self.flush_when_full();
             }
         }
-        self.column = at.column;
     }
 
     /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
@@ -782,8 +681,7 @@ impl<'a> Sink<'a> {
     /// after the other. A long list is written on two threads, in chunks
     /// of [`SPLIT_CHUNK`] items taken in turn: this thread writes the even
     /// chunks, a helper the odd ones, one chunk ahead, into a sink of its
-    /// own (same path, indentation and comments; `write` must not depend on
-    /// the column it starts at) whose text and compat reports this thread
+    /// own (same path, indentation and comments) whose text and compat reports this thread
     /// appends in order. At most a few chunks of text wait in memory, so a
     /// sink that streams to a writer still does.
     pub(crate) fn each_item<T: Sync>(
@@ -791,10 +689,7 @@ impl<'a> Sink<'a> {
         items: &[T],
         write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
     ) {
-        let split = self.may_split
-            && self.probe.is_none()
-            && items.len() >= SPLIT_MIN
-            && crate::parallel::available();
+        let split = self.may_split && items.len() >= SPLIT_MIN && crate::parallel::available();
         if !split {
             for (i, x) in items.iter().enumerate() {
                 write(self, i, x);
@@ -860,11 +755,8 @@ impl<'a> Sink<'a> {
             s.list(items, &mut item);
             s.text(close);
         };
-        match layout {
-            _ if items.is_empty() => return one_line(self),
-            ListLayout::OneLine => return one_line(self),
-            ListLayout::Fit if self.write_if_fits(&mut one_line) => return,
-            ListLayout::Fit | ListLayout::OnePerLine => {}
+        if items.is_empty() || layout == ListLayout::OneLine {
+            return one_line(self);
         }
         self.text(open);
         self.indent();
@@ -884,12 +776,28 @@ impl<'a> Sink<'a> {
 /// How [`Sink::block_list`] lays out a list that is not empty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ListLayout {
-    /// On one line when it fits, else one item per line.
-    Fit,
-    /// On one line (the caller has measured it).
+    /// On one line.
     OneLine,
     /// One item per line.
     OnePerLine,
+}
+
+/// The most items a graph's input, output or `<initializers, value
+/// infos>` list holds on one line: 96% of the graphs of onnx's test
+/// models and model zoo samples have at most 4 inputs and 4 outputs.
+pub(crate) const INLINE_ITEMS_MAX: usize = 4;
+
+impl ListLayout {
+    /// One line for at most [`INLINE_ITEMS_MAX`] items, else one item per
+    /// line: the count decides, not the width of the text, so that renaming
+    /// an item never reflows the others.
+    pub(crate) fn by_count(count: usize) -> Self {
+        if count <= INLINE_ITEMS_MAX {
+            ListLayout::OneLine
+        } else {
+            ListLayout::OnePerLine
+        }
+    }
 }
 
 /// Spaces to indent with.
@@ -898,10 +806,9 @@ const SPACES: &[u8; 32] = b"                                ";
 /// Where [`Sink::fill_numbers`] is in its list.
 struct FillState {
     fill: bool,
-    width: usize,
     indent: usize,
-    column: usize,
-    first: bool,
+    /// The index of the next item.
+    index: usize,
 }
 
 impl FillState {
@@ -910,8 +817,8 @@ impl FillState {
     /// back after (no call to `memcpy`).
     #[inline(always)]
     fn item(&mut self, buf: &mut Vec<u8>, text: &[u8; NUMBER_MAX], n: usize) {
-        if !self.first {
-            if breaks_line(self.fill, self.column, self.width) {
+        if self.index > 0 {
+            if breaks_line(self.fill, self.index) {
                 buf.extend_from_slice(b",\n");
                 let indent = self.indent;
                 if indent <= SPACES.len() {
@@ -920,16 +827,13 @@ impl FillState {
                 } else {
                     buf.resize(buf.len() + indent, b' ');
                 }
-                self.column = indent;
             } else {
                 buf.extend_from_slice(b", ");
-                self.column += 2;
             }
         }
-        self.first = false;
+        self.index += 1;
         buf.extend_from_slice(text);
         buf.truncate(buf.len() - NUMBER_MAX + n);
-        self.column += n;
     }
 }
 
@@ -984,16 +888,18 @@ impl Formatted {
     }
 }
 
-/// Room left for the next tensor value before [`Sink::fill`] breaks the
-/// line: the longest float text (`-1.1754944e-38`) and its comma.
-const FILL_SLACK: usize = 16;
+/// Tensor values on each line of a filled list ([`Sink::fill`]): a fixed
+/// count, so that changing one value changes one line, and the index of
+/// the first value on a line is known from the line alone. Eight floats
+/// of the usual 10 to 12 characters make lines of about 100 columns, and
+/// 64 or 128 values, common dimensions, make whole lines.
+pub(crate) const VALUES_PER_LINE: usize = 8;
 
 /// Whether a filled list ([`Sink::fill`], [`FillState::item`]) breaks the
-/// line before its next item: when `fill` is on and less than
-/// [`FILL_SLACK`] columns are left.
+/// line before its item `index` (not the first).
 #[inline(always)]
-fn breaks_line(fill: bool, column: usize, width: usize) -> bool {
-    fill && column + FILL_SLACK > width
+fn breaks_line(fill: bool, index: usize) -> bool {
+    fill && index % VALUES_PER_LINE == 0
 }
 
 #[cfg(test)]
@@ -1029,6 +935,15 @@ mod tests {
         assert_eq!(render(|s| s.float(0.1f32)), "0.1");
         assert_eq!(render(|s| s.float(1e-7f32)), "1e-7");
         assert_eq!(render(|s| s.float(1e22f32)), "1e+22");
+        // Below 1, the exponent form when it is shorter.
+        assert_eq!(render(|s| s.float(1e-5f32)), "1e-5");
+        assert_eq!(render(|s| s.float(1.0000001e-5f32)), "1.0000001e-5");
+        assert_eq!(render(|s| s.float(-0.00012f32)), "-1.2e-4");
+        assert_eq!(render(|s| s.float(0.001f64)), "1e-3");
+        assert_eq!(render(|s| s.float(0.0012f32)), "0.0012");
+        assert_eq!(render(|s| s.float(0.01f32)), "0.01");
+        assert_eq!(render(|s| s.float(-0.0f64)), "-0.0");
+        assert_eq!(render(|s| s.float(100.0f32)), "100.0");
         assert_eq!(render(|s| s.float(f32::INFINITY)), "inf");
         assert_eq!(render(|s| s.float(f32::NEG_INFINITY)), "-inf");
         assert_eq!(render(|s| s.float(f32::NAN)), "nan");
@@ -1121,13 +1036,8 @@ mod tests {
         let ints: Vec<i64> = (0..count as i64)
             .map(|i| i * i * 7919 - 1_000_000_000)
             .collect();
-        for (width, level, fill) in [
-            (100, 1, true),
-            (40, 3, true),
-            (100, 0, false),
-            (3, 20, true),
-        ] {
-            let opts = Printer::new().width(width);
+        for (level, fill) in [(1, true), (3, true), (0, false), (20, true)] {
+            let opts = Printer::new();
             let fast = render_with(opts, |s| {
                 (0..level).for_each(|_| s.indent());
                 s.text("{");
@@ -1142,10 +1052,7 @@ mod tests {
                 s.fill(fill, &ints, |s, _, x| s.int(*x));
                 s.text("}");
             });
-            assert!(
-                fast.0 == slow.0,
-                "width {width}, level {level}, fill {fill}"
-            );
+            assert!(fast.0 == slow.0, "level {level}, fill {fill}");
             let mut memory = Sink::in_memory(opts);
             memory.fill_numbers(fill, &floats[..1000]);
             let mut streamed = Vec::new();
@@ -1201,47 +1108,31 @@ mod tests {
     }
 
     #[test]
-    fn lists_break_when_too_long() {
+    fn lists_break_by_count_not_width() {
         let items: Vec<String> = (0..5).map(|i| format!("item{i}")).collect();
-        let short = render_with(Printer::new().width(80), |s| {
-            s.block_list("(", ")", &items, ListLayout::Fit, |s, _, x| s.text(x))
-        });
-        assert_eq!(short.0, "(item0, item1, item2, item3, item4)");
-        let long = render_with(Printer::new().width(20), |s| {
-            s.block_list("(", ")", &items, ListLayout::Fit, |s, _, x| s.text(x))
-        });
+        let print = |count: usize| {
+            render(|s| {
+                let layout = ListLayout::by_count(count);
+                s.block_list("(", ")", &items[..count], layout, |s, _, x| s.text(x))
+            })
+        };
+        assert_eq!(print(INLINE_ITEMS_MAX), "(item0, item1, item2, item3)");
         assert_eq!(
-            long.0,
+            print(INLINE_ITEMS_MAX + 1),
             "(\n  item0,\n  item1,\n  item2,\n  item3,\n  item4\n)"
         );
     }
 
     #[test]
-    fn text_that_does_not_fit_is_taken_back_with_its_reports() {
-        let attempt = |s: &mut Sink<'_>| {
-            s.text("key = ");
-            s.ext_name("odd name", vocabulary::is_identifier, "op type");
-        };
-        for (width, fits) in [(40, true), (10, false)] {
-            let (text, dropped) = render_with(Printer::new().compat(true).width(width), |s| {
-                s.text("> ");
-                let written = s.write_if_fits(attempt);
-                assert_eq!(written, fits, "width {width}");
-                assert_eq!(s.column, s.buf.len(), "width {width}");
-                s.text("|");
-            });
-            let (expected, reports) = if fits {
-                ("> key = odd_name|", 1)
-            } else {
-                ("> |", 0)
-            };
-            assert_eq!((text.as_str(), dropped.len()), (expected, reports));
-        }
-        // A line break does not fit either, whatever the width.
-        let (text, _) = render_with(Printer::new(), |s| {
-            assert!(!s.write_if_fits(|s| s.string(b"two\nlines")));
-            assert!(s.write_if_fits(|s| s.string(b"one line")));
-        });
-        assert_eq!(text, "\"one line\"");
+    fn filled_lines_hold_a_fixed_count_whatever_the_text() {
+        let values: Vec<f32> = (0..2 * VALUES_PER_LINE + 1)
+            .map(|i| if i == 3 { -1.1754944e-38 } else { i as f32 })
+            .collect();
+        let text = render(|s| s.fill_numbers(true, &values));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("0.0, 1.0, 2.0, -1.1754944e-38, 4.0,"));
+        assert_eq!(lines[1], "8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,");
+        assert_eq!(lines[2], "16.0");
     }
 }

@@ -28,7 +28,9 @@ const CANONICAL: &str = r#"# the model
   ir_version: 10,
   opset_import: ["": 21, "local": 1]
 >
-main (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.0}> {
+main (float[2] x) => (float[2] y) <
+  float[2] w = {1.0, 2.0}
+> {
   # add it
   t = Add (x, w)
   y = local.Double (t) # twice
@@ -103,14 +105,17 @@ fn check_prints_a_diff_and_changes_nothing() {
     assert_eq!(modified(&messy), before);
     let name = arg(&messy);
     let expected = format!(
-        "--- {name}\n+++ {name}\n@@ -1,11 +1,18 @@
+        "--- {name}\n+++ {name}\n@@ -1,11 +1,20 @@
  # the model
 -<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>
+-main (float[2] x) => (float[2] y) <float[2] w = {{1.0, 2.0}}> {{
 +<
 +  ir_version: 10,
 +  opset_import: [\"\": 21, \"local\": 1]
 +>
- main (float[2] x) => (float[2] y) <float[2] w = {{1.0, 2.0}}> {{
++main (float[2] x) => (float[2] y) <
++  float[2] w = {{1.0, 2.0}}
++> {{
    # add it
    t = Add (x, w)
 -  y = local.Double   (t)   # twice
@@ -148,7 +153,7 @@ fn check_names_the_graph_a_change_is_in() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(
         out.text()
-            .contains("\n@@ -14,5 +14,5 @@ function local.Double\n"),
+            .contains("\n@@ -16,5 +16,5 @@ function local.Double\n"),
         "{}",
         out.text()
     );
@@ -167,7 +172,7 @@ fn standard_input_goes_to_standard_output() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out
         .text()
-        .starts_with("--- <stdin>\n+++ <stdin>\n@@ -1,11 +1,18 @@\n"));
+        .starts_with("--- <stdin>\n+++ <stdin>\n@@ -1,11 +1,20 @@\n"));
     let out = run_stdin(&["fmt", "--check"], CANONICAL.as_bytes());
     assert_eq!((out.code, out.text()), (0, ""));
 }
