@@ -9,7 +9,9 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use onnxtxt::diff::{diff_models, DiffOptions, Hunk, LineKind, DEFAULT_CONTEXT};
+use onnxtxt::diff::{
+    diff_models, structural_diff, Change, DiffOptions, Hunk, LineKind, DEFAULT_CONTEXT,
+};
 
 use super::input::read_input;
 use super::io::{load_model, write_output, Failure};
@@ -34,6 +36,18 @@ pub(crate) struct DiffArgs {
     /// changed with how many changed and by how much at most.
     #[arg(long)]
     pub(crate) summarize_tensors: bool,
+    /// List what changed, part by part (nodes matched by name, else by
+    /// position and operator; values, initializers, functions), instead of
+    /// a diff of the texts.
+    #[arg(long)]
+    pub(crate) structural: bool,
+    /// With --structural: do not report renamed values.
+    #[arg(long, requires = "structural")]
+    pub(crate) ignore_renames: bool,
+    /// With --structural: match nodes whatever their order, and do not
+    /// report moves (two exports of the same network).
+    #[arg(long, requires = "structural")]
+    pub(crate) ignore_node_order: bool,
     /// Lines of context around each change.
     #[arg(short = 'U', long, value_name = "LINES", default_value_t = DEFAULT_CONTEXT)]
     pub(crate) unified: usize,
@@ -64,15 +78,29 @@ impl DiffArgs {
         options.ignore_metadata = self.ignore_metadata;
         options.summarize_tensors = self.summarize_tensors;
         options.context = self.unified;
+        options.ignore_renames = self.ignore_renames;
+        options.ignore_node_order = self.ignore_node_order;
+        let style = self.color.style();
+        if self.structural {
+            let changes = structural_diff(&old.model, &new.model, &options);
+            if changes.is_empty() {
+                return Ok(());
+            }
+            let mut out = Vec::new();
+            write_changes(&mut out, style, &changes);
+            write_output(None, &out, false)?;
+            return Err(Failure::Exit(1));
+        }
         let diff = diff_models(&old.model, &new.model, &options);
         if diff.is_empty() {
             return Ok(());
         }
-        let style = self.color.style();
         let mut out = Vec::new();
         write_diff(&mut out, style, [&old.name, &new.name], &diff.hunks);
         for tensor in &diff.tensors {
-            style.line(&mut out, Some(Paint::Summary), &tensor.to_string());
+            for line in tensor.to_string().lines() {
+                style.line(&mut out, Some(Paint::Summary), line);
+            }
         }
         write_output(None, &out, false)?;
         Err(Failure::Exit(1))
@@ -146,6 +174,19 @@ impl Style {
                 out.push(b'\n');
             }
         }
+    }
+}
+
+/// Writes structural changes, under a line naming their scope each time
+/// it changes.
+fn write_changes(out: &mut Vec<u8>, style: Style, changes: &[Change]) {
+    let mut scope = None;
+    for change in changes {
+        if scope != Some(&change.scope) {
+            style.line(out, Some(Paint::HunkHeader), &change.scope);
+            scope = Some(&change.scope);
+        }
+        style.line(out, None, &format!("  {}", change.what));
     }
 }
 

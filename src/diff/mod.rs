@@ -8,7 +8,13 @@
 //! `@@ -40,3 +40,4 @@ function local.MyFn`. [`DiffOptions`] can leave out
 //! doc strings and metadata, and replace tensor elements by a placeholder,
 //! summarizing instead how the values of each tensor changed
-//! ([`TensorChange`]).
+//! ([`TensorChange`]). [`structural_diff`] says what changed of the
+//! model's parts instead: nodes, attributes, values, initializers,
+//! functions ([`Change`]).
+
+mod structural;
+
+pub use structural::{structural_diff, Change};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -48,6 +54,13 @@ pub struct DiffOptions {
     pub summarize_tensors: bool,
     /// Lines of unchanged text around each change.
     pub context: usize,
+    /// For [`structural_diff`]: do not report values renamed (the nodes
+    /// that use them are still compared through the rename).
+    pub ignore_renames: bool,
+    /// For [`structural_diff`]: match nodes without regard to their order
+    /// (by operator, then shared inputs and outputs, when their names do
+    /// not match them), and do not report nodes, inputs or outputs moved.
+    pub ignore_node_order: bool,
 }
 
 impl Default for DiffOptions {
@@ -57,6 +70,8 @@ impl Default for DiffOptions {
             ignore_metadata: false,
             summarize_tensors: false,
             context: DEFAULT_CONTEXT,
+            ignore_renames: false,
+            ignore_node_order: false,
         }
     }
 }
@@ -311,7 +326,7 @@ impl ModelDiff {
 /// options.summarize_tensors = true;
 /// let diff = diff_models(&old, &new, &options);
 /// assert!(diff.hunks.is_empty());
-/// assert_eq!(diff.tensors[0].to_string(), "w: 2 float, 1 value changed, max abs diff 0.5");
+/// assert_eq!(diff.tensors[0].to_string(), "w: 2 float, 1 value changed, max abs diff 0.5\n  w[1]: 2.0 → 2.5");
 /// assert!(diff_models(&old, &old, &options).is_empty());
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
@@ -669,17 +684,30 @@ pub struct TensorChange {
     /// When the shapes are the same, how many values changed and by how
     /// much at most (`None` for strings).
     pub values: Option<(usize, Option<MaxAbsDiff>)>,
+    /// When the shapes are the same, the first [`FIRST_CHANGES_SHOWN`]
+    /// changed values, in storage order.
+    pub first_changes: Vec<ValueChange>,
 }
 
 impl TensorChange {
     /// The change from `old` to `new`, if any.
     fn between(old: &Elided, new: &Elided) -> Option<Self> {
+        let mut first_changes = Vec::new();
         let values = if old.shape == new.shape {
-            let (changed, max) = compare(old.shape.data_type, &old.values, &new.values)?;
-            if changed == 0 {
+            let tally = compare(old.shape.data_type, &old.values, &new.values)?;
+            if tally.changed == 0 {
                 return None;
             }
-            Some((changed, max))
+            first_changes = tally
+                .first
+                .into_iter()
+                .map(|(index, old_text, new_text)| ValueChange {
+                    position: position(&old.shape.dims, index),
+                    old: old_text,
+                    new: new_text,
+                })
+                .collect();
+            Some((tally.changed, tally.max))
         } else {
             None
         };
@@ -688,60 +716,131 @@ impl TensorChange {
             old: old.shape.clone(),
             new: new.shape.clone(),
             values,
+            first_changes,
         })
     }
 }
 
 impl fmt::Display for TensorChange {
-    /// `W: 1000×1000 float, 37 values changed, max abs diff 0.02`, or
-    /// `W: 4×8 float → 8×8 float` when the shape or type changed.
+    /// `W: 1000×1000 float, 37 values changed, max abs diff 0.02`, then one
+    /// line per listed change, `  W[3,17]: -0.14128697 → 0.0`, and
+    /// `  ... 34 more` when there are more; or `W: 4×8 float → 8×8 float`
+    /// when the shape or type changed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.place, self.old)?;
-        match self.values {
-            None => write!(f, " → {}", self.new),
-            Some((changed, max)) => {
-                write!(f, ", {changed} {} changed", plural(changed, "value"))?;
-                match max {
-                    Some(max) => write!(f, ", max abs diff {max}"),
-                    None => Ok(()),
-                }
-            }
+        let Some((changed, max)) = self.values else {
+            return write!(f, " → {}", self.new);
+        };
+        write!(f, ", {changed} {} changed", plural(changed, "value"))?;
+        if let Some(max) = max {
+            write!(f, ", max abs diff {max}")?;
         }
+        for change in &self.first_changes {
+            write!(f, "\n  {}", self.place)?;
+            if !change.position.is_empty() {
+                let indices: Vec<String> = change.position.iter().map(usize::to_string).collect();
+                write!(f, "[{}]", indices.join(","))?;
+            }
+            write!(f, ": {} → {}", change.old, change.new)?;
+        }
+        if changed > self.first_changes.len() {
+            write!(f, "\n  ... {} more", changed - self.first_changes.len())?;
+        }
+        Ok(())
     }
 }
 
-/// How many entries differ between `old` and `new` (same type and length)
-/// and the largest absolute difference; `None` if they cannot be compared.
-/// Floats differ when their bits do.
-fn compare(
-    data_type: i32,
-    old: &TypedValues,
-    new: &TypedValues,
-) -> Option<(usize, Option<MaxAbsDiff>)> {
-    fn floats(pairs: impl Iterator<Item = (f64, f64)>) -> (usize, Option<MaxAbsDiff>) {
-        let mut max: Option<f64> = None;
-        let mut changed = 0;
-        for (a, b) in pairs.filter(|(a, b)| a.to_bits() != b.to_bits()) {
-            changed += 1;
-            let d = (a - b).abs();
-            max = Some(match max {
-                Some(m) if m.is_nan() || d.is_nan() => f64::NAN,
-                Some(m) => m.max(d),
-                None => d,
-            });
+/// The changed values a [`TensorChange`] lists, the first ones in storage
+/// order: enough to find a change without flooding the summary.
+pub const FIRST_CHANGES_SHOWN: usize = 3;
+
+/// One value that changed, at its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ValueChange {
+    /// Its position, one index per dimension (none for a scalar).
+    pub position: Vec<usize>,
+    /// The old value, as printed (`-0.14128697`, `3`, `"a"`).
+    pub old: String,
+    /// The new value.
+    pub new: String,
+}
+
+/// How the entries of two lists of values of the same type and length
+/// differ: how many, by how much at most, and the first ones.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub(crate) changed: usize,
+    pub(crate) max: Option<MaxAbsDiff>,
+    /// Flat indices and texts of the first [`FIRST_CHANGES_SHOWN`] changes.
+    pub(crate) first: Vec<(usize, String, String)>,
+}
+
+impl Tally {
+    /// Counts the pairs that differ (by `differs`), keeping the first ones
+    /// as `text` writes them; `distance` is told of each.
+    fn of<T>(
+        old: &[T],
+        new: &[T],
+        differs: impl Fn(&T, &T) -> bool,
+        text: impl Fn(&T) -> String,
+        mut distance: impl FnMut(&T, &T),
+    ) -> Tally {
+        let mut tally = Tally::default();
+        for (i, (a, b)) in old.iter().zip(new).enumerate() {
+            if differs(a, b) {
+                tally.changed += 1;
+                distance(a, b);
+                if tally.first.len() < FIRST_CHANGES_SHOWN {
+                    tally.first.push((i, text(a), text(b)));
+                }
+            }
         }
-        (changed, max.map(MaxAbsDiff::Float))
+        tally
     }
-    fn ints(pairs: impl Iterator<Item = (i128, i128)>) -> (usize, Option<MaxAbsDiff>) {
-        let diffs: Vec<u128> = pairs
-            .filter(|(a, b)| a != b)
-            .map(|(a, b)| a.abs_diff(b))
-            .collect();
-        (
-            diffs.len(),
-            diffs.iter().max().copied().map(MaxAbsDiff::Int),
-        )
+
+    /// With floats, which differ when their bits do.
+    fn floats<T: Copy + Into<f64>>(old: &[T], new: &[T], text: impl Fn(&T) -> String) -> Tally {
+        let mut max: Option<f64> = None;
+        let mut tally = Tally::of(
+            old,
+            new,
+            |&a, &b| a.into().to_bits() != b.into().to_bits(),
+            text,
+            |&a, &b| {
+                let d = (a.into() - b.into()).abs();
+                max = Some(match max {
+                    Some(m) if m.is_nan() || d.is_nan() => f64::NAN,
+                    Some(m) => m.max(d),
+                    None => d,
+                });
+            },
+        );
+        tally.max = max.map(MaxAbsDiff::Float);
+        tally
     }
+
+    /// With integers.
+    fn ints<T: Copy + Into<i128> + ToString>(old: &[T], new: &[T]) -> Tally {
+        let mut max: Option<u128> = None;
+        let mut tally = Tally::of(
+            old,
+            new,
+            |&a, &b| a.into() != b.into(),
+            T::to_string,
+            |&a, &b| {
+                let d = a.into().abs_diff(b.into());
+                max = Some(max.map_or(d, |m| m.max(d)));
+            },
+        );
+        tally.max = max.map(MaxAbsDiff::Int);
+        tally
+    }
+}
+
+/// How the entries of `old` and `new` (same type and length) differ;
+/// `None` if they cannot be compared. Floats differ when their bits do.
+pub(crate) fn compare(data_type: i32, old: &TypedValues, new: &TypedValues) -> Option<Tally> {
     if old.len() != new.len() {
         return None;
     }
@@ -755,28 +854,37 @@ fn compare(
                     .and_then(|bits| tensor_data::bits_to_f64(data_type, bits))
                     .unwrap_or(f64::NAN)
             };
-            floats(a.iter().zip(b).map(|(&a, &b)| (value(a), value(b))))
+            let a: Vec<f64> = a.iter().map(|&x| value(x)).collect();
+            let b: Vec<f64> = b.iter().map(|&x| value(x)).collect();
+            Tally::floats(&a, &b, |x| format!("{x:?}"))
         }
-        (TypedValues::Int32(a), TypedValues::Int32(b)) => {
-            ints(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
-        }
-        (TypedValues::Int64(a), TypedValues::Int64(b)) => {
-            ints(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
-        }
-        (TypedValues::Uint64(a), TypedValues::Uint64(b)) => {
-            ints(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
-        }
-        (TypedValues::Float(a), TypedValues::Float(b)) => {
-            floats(a.iter().zip(b).map(|(&a, &b)| (a.into(), b.into())))
-        }
+        (TypedValues::Int32(a), TypedValues::Int32(b)) => Tally::ints(a, b),
+        (TypedValues::Int64(a), TypedValues::Int64(b)) => Tally::ints(a, b),
+        (TypedValues::Uint64(a), TypedValues::Uint64(b)) => Tally::ints(a, b),
+        (TypedValues::Float(a), TypedValues::Float(b)) => Tally::floats(a, b, |x| format!("{x:?}")),
         (TypedValues::Double(a), TypedValues::Double(b)) => {
-            floats(a.iter().zip(b).map(|(&a, &b)| (a, b)))
+            Tally::floats(a, b, |x| format!("{x:?}"))
         }
-        (TypedValues::Bytes(a), TypedValues::Bytes(b)) => {
-            (a.iter().zip(b).filter(|(a, b)| a != b).count(), None)
-        }
+        (TypedValues::Bytes(a), TypedValues::Bytes(b)) => Tally::of(
+            a,
+            b,
+            |a, b| a != b,
+            |x| format!("{:?}", String::from_utf8_lossy(x)),
+            |_, _| {},
+        ),
         _ => return None,
     })
+}
+
+/// The position of flat index `index` in a tensor of `dims` (row-major).
+pub(crate) fn position(dims: &[i64], mut index: usize) -> Vec<usize> {
+    let mut position = vec![0; dims.len()];
+    for (p, &d) in position.iter_mut().zip(dims).rev() {
+        let d = usize::try_from(d).unwrap_or(0).max(1);
+        *p = index % d;
+        index /= d;
+    }
+    position
 }
 
 #[cfg(test)]
@@ -951,11 +1059,62 @@ f <p: tensor = float[1] {1.0}> (a) => (b) {
         assert_eq!(
             summaries,
             [
-                "h: 2 float16, 1 value changed, max abs diff 0.5",
-                "y.then_branch/i: 1 int8, 1 value changed, max abs diff 7",
-                "y.then_branch/z.value_ints[1]: 1 int64, 1 value changed, max abs diff 5",
-                "local.f/b.value: 1 float, 1 value changed, max abs diff 0.25",
+                "h: 2 float16, 1 value changed, max abs diff 0.5\n  h[1]: 2.0 → 2.5",
+                "y.then_branch/i: 1 int8, 1 value changed, max abs diff 7\n  y.then_branch/i[0]: 3 → -4",
+                "y.then_branch/z.value_ints[1]: 1 int64, 1 value changed, max abs diff 5\n  \
+                 y.then_branch/z.value_ints[1][0]: 2 → 7",
+                "local.f/b.value: 1 float, 1 value changed, max abs diff 0.25\n  \
+                 local.f/b.value[0]: 2.0 → 2.25",
             ]
+        );
+    }
+
+    #[test]
+    fn positions_are_row_major_and_the_rest_is_counted() {
+        assert_eq!(position(&[64, 128], 3 * 128 + 17), [3, 17]);
+        assert_eq!(position(&[2, 3, 4], 23), [1, 2, 3]);
+        assert!(position(&[], 0).is_empty());
+        // 0.0 stays, 1.0 to 9.0 change sign.
+        let old = TypedValues::Float((0..10).map(|i| i as f32).collect());
+        let new = TypedValues::Float((0..10).map(|i| -(i as f32)).collect());
+        let tally = compare(1, &old, &new).unwrap();
+        assert_eq!(tally.changed, 10, "-0.0 is another value than 0.0");
+        let old = TypedValues::Float((1..11).map(|i| i as f32).collect());
+        let new = TypedValues::Float(
+            (1..11)
+                .map(|i| if i == 1 { 1.0 } else { -(i as f32) })
+                .collect(),
+        );
+        let tally = compare(1, &old, &new).unwrap();
+        assert_eq!(tally.changed, 9);
+        assert_eq!(
+            tally.first,
+            [
+                (1, "2.0".into(), "-2.0".into()),
+                (2, "3.0".into(), "-3.0".into()),
+                (3, "4.0".into(), "-4.0".into())
+            ]
+        );
+        let change = TensorChange {
+            place: "W".into(),
+            old: Shape {
+                data_type: 1,
+                dims: vec![10],
+            },
+            new: Shape {
+                data_type: 1,
+                dims: vec![10],
+            },
+            values: Some((tally.changed, tally.max)),
+            first_changes: vec![ValueChange {
+                position: vec![1],
+                old: "2.0".into(),
+                new: "-2.0".into(),
+            }],
+        };
+        assert_eq!(
+            change.to_string(),
+            "W: 10 float, 9 values changed, max abs diff 20\n  W[1]: 2.0 → -2.0\n  ... 8 more"
         );
     }
 

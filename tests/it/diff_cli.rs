@@ -282,12 +282,21 @@ fn tensor_summaries_count_changes_and_the_largest_one() {
         "{}",
         out.text()
     );
+    // The first changed values, at their positions.
+    for position in [
+        "\nw: 20 float, 2 values changed, max abs diff 0.5\n  w[11]: 5.5 → 5.25\n  w[19]: 9.5 → 10.0\n",
+        "\n  labels[1]: \"dog\" → \"bird\"\n",
+        "\n  k.value[1]: 2 → 5\n",
+    ] {
+        assert!(out.text().contains(position), "{position} in {}", out.text());
+    }
     // The only hunk is the shape's; no element is listed.
     assert_eq!(hunk_headers(out.text()).len(), 1, "{}", out.text());
     assert!(out.text().contains(
         "\n-  @<doc_string: \"a shape\"> int64[3] shape = [\"elided\": \"3 values\"],\n"
     ));
-    assert!(!out.text().contains("9.5"), "{}", out.text());
+    let hunks = out.text().split("\nw: 20 float").next().unwrap();
+    assert!(!hunks.contains("9.5"), "{}", out.text());
 }
 
 #[test]
@@ -323,7 +332,7 @@ fn tensor_values_are_compared_not_their_storage() {
     assert_eq!(out.code, 1, "{out:?}");
     assert!(out
         .text()
-        .ends_with("\nw: 20 float, 1 value changed, max abs diff 0.25\n"));
+        .ends_with("\nw: 20 float, 1 value changed, max abs diff 0.25\n  w[19]: 9.5 → 9.75\n"));
 }
 
 #[test]

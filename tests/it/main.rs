@@ -43,5 +43,9 @@ mod printer;
 #[cfg(feature = "smith")]
 mod roundtrip_prop;
 mod schema;
+#[cfg(feature = "diff")]
+mod single_edits;
+#[cfg(feature = "diff")]
+mod structural_diff;
 #[cfg(feature = "cli")]
 mod support;
