@@ -171,6 +171,56 @@ fn git_shows_model_changes_as_text() {
     assert_eq!(old, onnxtxt::to_text(&onnxtxt::parse_model(MLP).unwrap()));
 }
 
+/// The hunk headers and the changed lines of `git diff -U1`.
+fn headers_and_changes(diff: &str) -> (Vec<&str>, Vec<&str>) {
+    let headers = diff.lines().filter(|l| l.starts_with("@@")).collect();
+    let changes = diff
+        .lines()
+        .filter(|l| l.starts_with(['-', '+']) && !l.starts_with("---") && !l.starts_with("+++"))
+        .collect();
+    (headers, changes)
+}
+
+#[test]
+fn a_changed_weight_is_one_line_under_its_tensor() {
+    if !have_git() {
+        return;
+    }
+    let repo = Repo::new();
+    let mut setup = repo.command("sh");
+    setup.args(["-e", "-c", readme_setup()]);
+    Repo::run(setup);
+    repo.write_model(MLP);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "--quiet", "-m", "the perceptron"]);
+
+    // A weight that gets longer, in the second line of w1's values.
+    let changed = MLP.replacen("-0.3, 0.1, 0.2, -0.05,", "-0.3, 0.1, 0.2, -0.054321,", 1);
+    assert_ne!(changed, MLP, "the example still has the edited values");
+    repo.write_model(&changed);
+    let diff = repo.git(&["diff", "-U1"]);
+    let (headers, changes) = headers_and_changes(&diff);
+    assert_eq!(changes.len(), 2, "{diff}");
+    assert_eq!(headers.len(), 1, "{diff}");
+    assert!(headers[0].ends_with(" @@   float[4,8] w1 = {"), "{diff}");
+
+    // A node's attribute changed under a graph with no initializer: the
+    // hunk is named after the graph.
+    let relu = "<\n  ir_version: 10,\n  opset_import: [\"\": 21]\n>\n\
+                g (float[4] x) => (float[4] y) {\n  a = Relu (x)\n  b = Abs (a)\n  \
+                c = Neg (b)\n  y = LeakyRelu <alpha: float = 0.1> (c)\n}\n";
+    repo.write_model(relu);
+    repo.git(&["commit", "--quiet", "-a", "-m", "a small graph"]);
+    repo.write_model(&relu.replace("0.1", "0.2"));
+    let diff = repo.git(&["diff", "-U1"]);
+    let (headers, changes) = headers_and_changes(&diff);
+    assert_eq!(changes.len(), 2, "{diff}");
+    assert!(
+        headers[0].ends_with(" @@ g (float[4] x) => (float[4] y) {"),
+        "{diff}"
+    );
+}
+
 #[test]
 fn readme_setup_names_the_driver() {
     assert_lines(
@@ -178,6 +228,7 @@ fn readme_setup_names_the_driver() {
         &[
             "echo '*.onnx diff=onnx' >> .gitattributes",
             "git config diff.onnx.textconv \"onnxtxt print\"",
+            "git config diff.onnx.xfuncname '^ *[^ #@}].*[{<(]$'",
         ],
     );
 }
