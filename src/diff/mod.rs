@@ -278,17 +278,27 @@ fn function_label(f: &FunctionProto) -> String {
 
 /// `DOMAIN.NAME:OVERLOAD`, without what is unset or empty.
 fn function_name(f: &FunctionProto) -> String {
-    let mut name = String::new();
-    if let Some(domain) = f.domain.as_deref().filter(|d| !d.is_empty()) {
-        name.push_str(domain);
-        name.push('.');
+    qualified_name(
+        f.domain.as_deref(),
+        f.name.as_deref(),
+        f.overload.as_deref(),
+    )
+}
+
+/// `DOMAIN.NAME:OVERLOAD` (a function's, or an operator's), without what
+/// is unset or empty.
+fn qualified_name(domain: Option<&str>, name: Option<&str>, overload: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(domain) = domain.filter(|d| !d.is_empty()) {
+        text.push_str(domain);
+        text.push('.');
     }
-    name.push_str(f.name.as_deref().unwrap_or(""));
-    if let Some(overload) = f.overload.as_deref().filter(|o| !o.is_empty()) {
-        name.push(':');
-        name.push_str(overload);
+    text.push_str(name.unwrap_or(""));
+    if let Some(overload) = overload.filter(|o| !o.is_empty()) {
+        text.push(':');
+        text.push_str(overload);
     }
-    name
+    text
 }
 
 /// How two models differ.

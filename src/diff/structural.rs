@@ -18,7 +18,9 @@ use std::fmt;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use super::{compare, function_name, plural, position, take_values, DiffOptions, Shape};
+use super::{
+    compare, function_name, plural, position, qualified_name, take_values, DiffOptions, Shape,
+};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, ValueInfoProto,
 };
@@ -422,17 +424,11 @@ impl Report<'_> {
     /// Two matched nodes.
     fn node(&mut self, scope: &str, node: &str, a: &NodeProto, b: &NodeProto, renames: &Renames) {
         let op = |n: &NodeProto| {
-            let mut op = String::new();
-            if let Some(d) = n.domain.as_deref().filter(|d| !d.is_empty()) {
-                op.push_str(d);
-                op.push('.');
-            }
-            op.push_str(n.op_type.as_deref().unwrap_or(""));
-            if let Some(o) = n.overload.as_deref().filter(|o| !o.is_empty()) {
-                op.push(':');
-                op.push_str(o);
-            }
-            op
+            qualified_name(
+                n.domain.as_deref(),
+                n.op_type.as_deref(),
+                n.overload.as_deref(),
+            )
         };
         if op(a) != op(b) {
             self.add(scope, format!("{node}: operator {} → {}", op(a), op(b)));

@@ -20,7 +20,7 @@ use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
 use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
 use crate::proto::attribute_proto::AttributeType as A;
-use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto};
+use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto, ValueInfoProto};
 use crate::vocabulary;
 
 /// Where a graph is written.
@@ -76,22 +76,19 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
         GraphPlace::Top => s.name(name),
         GraphPlace::Value => s.ext_name(name, graph_name_is_bare, "graph name"),
     }
+    let values = |s: &mut Sink<'_>, field: &str, list: &[ValueInfoProto]| {
+        s.block_list(
+            "(",
+            ")",
+            list,
+            ListLayout::by_count(list.len()),
+            |s, i, vi| s.at_index(field, i, |s| types::value_info(s, vi)),
+        );
+    };
     s.text(" ");
-    s.block_list(
-        "(",
-        ")",
-        &g.input,
-        ListLayout::by_count(g.input.len()),
-        |s, i, vi| s.at_index("input", i, |s| types::value_info(s, vi)),
-    );
+    values(s, "input", &g.input);
     s.text(" => ");
-    s.block_list(
-        "(",
-        ")",
-        &g.output,
-        ListLayout::by_count(g.output.len()),
-        |s, i, vi| s.at_index("output", i, |s| types::value_info(s, vi)),
-    );
+    values(s, "output", &g.output);
     if !g.initializer.is_empty() || !g.value_info.is_empty() {
         enum Item<'a> {
             Init(usize, &'a crate::proto::TensorProto),

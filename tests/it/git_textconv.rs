@@ -124,19 +124,25 @@ fn assert_lines(output: &str, lines: &[&str]) {
     }
 }
 
+/// A repository set up as the README says, with `examples/mlp.onnxtxt`
+/// committed as `model.onnx`.
+fn repo_with_the_perceptron() -> Repo {
+    let repo = Repo::new();
+    let mut setup = repo.command("sh");
+    setup.args(["-e", "-c", readme_setup()]);
+    Repo::run(setup);
+    repo.write_model(MLP);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "--quiet", "-m", "the perceptron"]);
+    repo
+}
+
 #[test]
 fn git_shows_model_changes_as_text() {
     if !have_git() {
         return;
     }
-    let repo = Repo::new();
-    let mut setup = repo.command("sh");
-    setup.args(["-e", "-c", readme_setup()]);
-    Repo::run(setup);
-
-    repo.write_model(MLP);
-    repo.git(&["add", "."]);
-    repo.git(&["commit", "--quiet", "-m", "the perceptron"]);
+    let repo = repo_with_the_perceptron();
 
     let changed = MLP
         .replace("a = Relu (h)", "a = Sigmoid (h)")
@@ -186,13 +192,7 @@ fn a_changed_weight_is_one_line_under_its_tensor() {
     if !have_git() {
         return;
     }
-    let repo = Repo::new();
-    let mut setup = repo.command("sh");
-    setup.args(["-e", "-c", readme_setup()]);
-    Repo::run(setup);
-    repo.write_model(MLP);
-    repo.git(&["add", "."]);
-    repo.git(&["commit", "--quiet", "-m", "the perceptron"]);
+    let repo = repo_with_the_perceptron();
 
     // A weight that gets longer, in the second line of w1's values.
     let changed = MLP.replacen("-0.3, 0.1, 0.2, -0.05,", "-0.3, 0.1, 0.2, -0.054321,", 1);

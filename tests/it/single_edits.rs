@@ -165,13 +165,19 @@ fn one_edit_of_the_example_is_one_line() {
     );
 }
 
+/// The folder of the corpus's model zoo samples ($ONNXTXT_CORPUS, by
+/// default `target/conformance`, then `wheel/light`).
+fn zoo() -> std::path::PathBuf {
+    let corpus = std::env::var("ONNXTXT_CORPUS").unwrap_or_else(|_| "target/conformance".into());
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(corpus)
+        .join("wheel/light")
+}
+
 #[test]
 #[ignore = "needs the reference corpus: run conformance/run.sh"]
 fn one_edit_of_a_zoo_model_is_one_line() {
-    let corpus = std::env::var("ONNXTXT_CORPUS").unwrap_or_else(|_| "target/conformance".into());
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(corpus)
-        .join("wheel/light");
+    let folder = zoo();
     let mut models: Vec<_> = std::fs::read_dir(&folder)
         .unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
         .map(|entry| entry.unwrap().path())
@@ -190,10 +196,7 @@ fn one_edit_of_a_zoo_model_is_one_line() {
 #[test]
 #[ignore = "needs the reference corpus: run conformance/run.sh"]
 fn the_structural_diff_names_the_node_and_attribute_of_a_zoo_model() {
-    let corpus = std::env::var("ONNXTXT_CORPUS").unwrap_or_else(|_| "target/conformance".into());
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(corpus)
-        .join("wheel/light/light_resnet50.onnx");
+    let path = zoo().join("light_resnet50.onnx");
     let model = onnxtxt::decode_model(&std::fs::read(&path).unwrap()).unwrap();
     let mut new = model.clone();
     let node = nodes(&mut new)
