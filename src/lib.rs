@@ -29,7 +29,7 @@
 //!   node, attribute, value info, function and value name ([`SourceMap`]).
 //!   [`Parser`] holds the options.
 //! * IR to text: [`to_text`], or a [`Printer`] for the options (compat
-//!   mode, line width, elision) and for writing to any `io::Write`.
+//!   mode, elision, threads) and for writing to any `io::Write`.
 //! * Binary models: [`decode_model`] decodes with located errors
 //!   ([`decode`] any other IR kind the printer prints); encode with
 //!   [`prost::Message`] (re-exported, so no `prost` of your own is

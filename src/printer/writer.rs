@@ -163,51 +163,12 @@ macro_rules! float_number {
                 } else {
                     float_or_nan(self, &mut buffer)
                 };
-                let bytes = text.as_bytes();
-                if bytes.starts_with(b"0.0") || bytes.starts_with(b"-0.0") {
-                    shortest_small(bytes, out)
-                } else {
-                    copy_small(out, bytes)
-                }
+                copy_small(out, text.as_bytes())
             }
         }
     )*};
 }
 float_number!(f32, f64);
-
-/// Writes a float below 1 in magnitude, given in plain form
-/// (`0.000012345`), in the shorter of that form and the exponent form
-/// (`1.2345e-5`), the plain one when they tie; its length. The digits are
-/// the same: both read back to the same value. (Plain text is what `zmij`
-/// writes down to 1e-5; above 1 the plain form stays up to 1e16, so that
-/// `10.0` is not written `1e1`.)
-fn shortest_small(plain: &[u8], out: &mut [u8; NUMBER_MAX]) -> usize {
-    let sign = usize::from(plain[0] == b'-');
-    let fraction = &plain[sign + 2..];
-    let zeros = fraction.iter().take_while(|&&b| b == b'0').count();
-    let digits = &fraction[zeros..];
-    let mut exponent = itoa::Buffer::new();
-    let exponent = exponent.format(zeros + 1).as_bytes();
-    let point = usize::from(digits.len() > 1);
-    let length = sign + digits.len() + point + 2 + exponent.len();
-    if digits.is_empty() || length >= plain.len() {
-        return copy_small(out, plain);
-    }
-    let mut at = 0;
-    let mut push = |bytes: &[u8]| {
-        out[at..at + bytes.len()].copy_from_slice(bytes);
-        at += bytes.len();
-    };
-    push(&plain[..sign]);
-    push(&digits[..1]);
-    if point == 1 {
-        push(b".");
-        push(&digits[1..]);
-    }
-    push(b"e-");
-    push(exponent);
-    length
-}
 
 /// Copies `src` (at most [`NUMBER_MAX`] bytes) to the start of `out` with a
 /// few fixed-size (overlapping) moves instead of a `memcpy` call, and
@@ -935,14 +896,9 @@ mod tests {
         assert_eq!(render(|s| s.float(0.1f32)), "0.1");
         assert_eq!(render(|s| s.float(1e-7f32)), "1e-7");
         assert_eq!(render(|s| s.float(1e22f32)), "1e+22");
-        // Below 1, the exponent form when it is shorter.
-        assert_eq!(render(|s| s.float(1e-5f32)), "1e-5");
-        assert_eq!(render(|s| s.float(1.0000001e-5f32)), "1.0000001e-5");
-        assert_eq!(render(|s| s.float(-0.00012f32)), "-1.2e-4");
-        assert_eq!(render(|s| s.float(0.001f64)), "1e-3");
-        assert_eq!(render(|s| s.float(0.0012f32)), "0.0012");
-        assert_eq!(render(|s| s.float(0.01f32)), "0.01");
-        assert_eq!(render(|s| s.float(-0.0f64)), "-0.0");
+        // Plain from 1e-6 up to 1e16, the exponent form beyond.
+        assert_eq!(render(|s| s.float(1e-5f32)), "0.00001");
+        assert_eq!(render(|s| s.float(1e-6f32)), "0.000001");
         assert_eq!(render(|s| s.float(100.0f32)), "100.0");
         assert_eq!(render(|s| s.float(f32::INFINITY)), "inf");
         assert_eq!(render(|s| s.float(f32::NEG_INFINITY)), "-inf");
