@@ -4,8 +4,9 @@
 # (generate.py), checks that onnxtxt check raises no false alarm on the
 # diagnostics suite and the corpus (checker_agreement.py) and catches the
 # mistakes of mutants of the corpus (mutants.py; the type and shape
-# mistakes at their node, infer_mutants.py), then runs the ignored
-# tests that read the corpus: in
+# mistakes at their node, infer_mutants.py), checks that onnx.checker
+# accepts every model smith makes in its valid mode (smith_valid.py), then
+# runs the ignored tests that read the corpus: in
 # tests/it/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
 # (the reference parser, run in one batch by reference_parse.py, reads
@@ -75,6 +76,13 @@ cargo build --release --quiet --bin onnxtxt
 # for tests/it/infer_reference.rs (rewritten only when it or the corpus
 # changed).
 "$python" conformance/infer_reference.py
+
+# Valid mode of smith: onnx.checker (full_check) accepts every model of
+# 2,000 fixed seeds, with the default config and with swarm configs, and
+# onnxtxt check gives none of them an error; prints operator coverage and
+# the share ReferenceEvaluator runs.
+"$python" conformance/smith_valid.py target/release/onnxtxt --count 2000
+"$python" conformance/smith_valid.py target/release/onnxtxt --count 2000 --first-seed 100000 --swarm
 
 # Inference mutants: onnxtxt check reports, at the mutated node, every type
 # or shape mistake that onnx.checker rejects (200 corpus models a kind).

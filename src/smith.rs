@@ -1,4 +1,11 @@
-//! Random well-formed models, for fuzzing and property tests.
+//! Random models, for fuzzing ONNX consumers and onnxtxt itself.
+//!
+//! Two generators share the module. [`valid_model`] makes models that
+//! `onnx.checker.check_model(m, full_check=True)` accepts, within a
+//! [`Config`] (opsets, operators, element types, sizes): the models a
+//! runtime, converter or optimizer needs to be fuzzed past its input
+//! validation, as wasm-smith does for wasm. The rest of this page is about
+//! the other, IR-random one, which serves onnxtxt's own round trips.
 //!
 //! [`arbitrary_model`] turns the bytes of an [`arbitrary::Unstructured`] into
 //! a [`ModelProto`]; [`model_from_seed`] does the same from a `u64` seed.
@@ -34,7 +41,12 @@
 
 use arbitrary::{Result, Unstructured};
 
+mod config;
 pub mod ops;
+mod valid;
+
+pub use config::{Config, ElementType, MIN_SUPPORTED_OPSET};
+pub use valid::{operator_names, valid_model};
 
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
@@ -79,6 +91,12 @@ pub fn arbitrary_model(u: &mut Unstructured<'_>) -> Result<ModelProto> {
 pub fn model_from_seed(seed: u64) -> ModelProto {
     let bytes = seeded_bytes(seed, 8192);
     arbitrary_model(&mut Unstructured::new(&bytes)).unwrap_or_default()
+}
+
+/// A valid model (see [`valid_model`]) determined by `seed` and `config`.
+pub fn valid_model_from_seed(seed: u64, config: &Config) -> ModelProto {
+    let bytes = seeded_bytes(seed, 8192);
+    valid_model(&mut Unstructured::new(&bytes), config).unwrap_or_default()
 }
 
 /// `len` pseudo-random bytes from `seed` (splitmix64).

@@ -1,0 +1,244 @@
+//! What [`super::valid_model`] may put in a model: opsets, operators,
+//! element types, sizes, subgraphs, functions, symbolic dimensions.
+//!
+//! A [`Config`] is plain data (serde, so a JSON file can hold one; the
+//! command's flags fill the same fields). [`Config::swarm`] draws one from
+//! fuzzer bytes, so that one fuzzing run explores many feature subsets
+//! (swarm testing).
+
+use arbitrary::{Result, Unstructured};
+
+use crate::proto::tensor_proto::DataType;
+
+/// The lowest opset the valid generator supports: broadcasting as onnx
+/// has it today (numpy's rules) starts at opset 7.
+pub const MIN_SUPPORTED_OPSET: i64 = 7;
+
+/// An element type the generator can give a tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // each variant is the onnx type of the same name
+pub enum ElementType {
+    Float,
+    Double,
+    Float16,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Uint8,
+    Uint16,
+    Uint32,
+    Uint64,
+    Bool,
+}
+
+impl ElementType {
+    /// Every element type the generator knows.
+    pub const ALL: &'static [ElementType] = &[
+        ElementType::Float,
+        ElementType::Double,
+        ElementType::Float16,
+        ElementType::Int8,
+        ElementType::Int16,
+        ElementType::Int32,
+        ElementType::Int64,
+        ElementType::Uint8,
+        ElementType::Uint16,
+        ElementType::Uint32,
+        ElementType::Uint64,
+        ElementType::Bool,
+    ];
+
+    /// The name onnx gives the type (`float`, `int64`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementType::Float => "float",
+            ElementType::Double => "double",
+            ElementType::Float16 => "float16",
+            ElementType::Int8 => "int8",
+            ElementType::Int16 => "int16",
+            ElementType::Int32 => "int32",
+            ElementType::Int64 => "int64",
+            ElementType::Uint8 => "uint8",
+            ElementType::Uint16 => "uint16",
+            ElementType::Uint32 => "uint32",
+            ElementType::Uint64 => "uint64",
+            ElementType::Bool => "bool",
+        }
+    }
+
+    /// The type called `name` (as [`ElementType::name`] spells it).
+    pub fn from_name(name: &str) -> Option<ElementType> {
+        ElementType::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// The `TensorProto.data_type` of the type.
+    pub fn data_type(self) -> DataType {
+        match self {
+            ElementType::Float => DataType::Float,
+            ElementType::Double => DataType::Double,
+            ElementType::Float16 => DataType::Float16,
+            ElementType::Int8 => DataType::Int8,
+            ElementType::Int16 => DataType::Int16,
+            ElementType::Int32 => DataType::Int32,
+            ElementType::Int64 => DataType::Int64,
+            ElementType::Uint8 => DataType::Uint8,
+            ElementType::Uint16 => DataType::Uint16,
+            ElementType::Uint32 => DataType::Uint32,
+            ElementType::Uint64 => DataType::Uint64,
+            ElementType::Bool => DataType::Bool,
+        }
+    }
+
+    /// Bytes per element in `raw_data`.
+    pub fn size(self) -> usize {
+        match self {
+            ElementType::Int8 | ElementType::Uint8 | ElementType::Bool => 1,
+            ElementType::Float16 | ElementType::Int16 | ElementType::Uint16 => 2,
+            ElementType::Float | ElementType::Int32 | ElementType::Uint32 => 4,
+            ElementType::Double | ElementType::Int64 | ElementType::Uint64 => 8,
+        }
+    }
+
+    /// Whether the type is a floating-point one.
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ElementType::Float | ElementType::Double | ElementType::Float16
+        )
+    }
+}
+
+/// What a valid model may contain. `Default` allows everything the
+/// generator knows, at opsets 13 to the registry's latest.
+///
+/// ```
+/// let config: onnxtxt::smith::Config =
+///     serde_json::from_str(r#"{"element_types": ["float"], "max_nodes": 4}"#).unwrap();
+/// assert_eq!(config.max_nodes, 4);
+/// assert!(config.subgraphs); // fields left out keep their default
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The lowest `ai.onnx` opset a model may import (at least
+    /// [`MIN_SUPPORTED_OPSET`]).
+    pub min_opset: i64,
+    /// The highest `ai.onnx` opset a model may import.
+    pub max_opset: i64,
+    /// The only operators nodes may use (`Add`, or `domain:Op` for another
+    /// domain); empty allows every operator the generator knows.
+    pub allowed_operators: Vec<String>,
+    /// Operators nodes never use (same spelling).
+    pub forbidden_operators: Vec<String>,
+    /// The only domains nodes may use (`""` or `ai.onnx` for the default);
+    /// empty allows all.
+    pub allowed_domains: Vec<String>,
+    /// Domains nodes never use.
+    pub forbidden_domains: Vec<String>,
+    /// The element types values may have; empty allows all of
+    /// [`ElementType::ALL`]. Shape and axes operands (`int64`) are made
+    /// whatever this says, as onnx requires them.
+    pub element_types: Vec<ElementType>,
+    /// The most nodes of the main graph.
+    pub max_nodes: usize,
+    /// The highest rank of a value.
+    pub max_rank: usize,
+    /// The largest dimension of a graph input or initializer.
+    pub max_dim: i64,
+    /// The most bytes a value may hold (inputs, initializers, and the
+    /// outputs of nodes that grow their input).
+    pub max_tensor_bytes: usize,
+    /// Whether nodes may carry subgraphs (`If`).
+    pub subgraphs: bool,
+    /// Whether the model may define and call a model-local function.
+    pub functions: bool,
+    /// Whether graph inputs may have symbolic dimensions (`N`).
+    pub symbolic_dims: bool,
+}
+
+/// The default highest opset: the registry's latest for `ai.onnx`.
+fn latest_opset() -> i64 {
+    crate::ops::domain("").map_or(MIN_SUPPORTED_OPSET, |d| d.last_opset())
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            min_opset: 13,
+            max_opset: latest_opset(),
+            allowed_operators: Vec::new(),
+            forbidden_operators: Vec::new(),
+            allowed_domains: Vec::new(),
+            forbidden_domains: Vec::new(),
+            element_types: Vec::new(),
+            max_nodes: 10,
+            max_rank: 4,
+            max_dim: 4,
+            max_tensor_bytes: 4096,
+            subgraphs: true,
+            functions: true,
+            symbolic_dims: true,
+        }
+    }
+}
+
+impl Config {
+    /// A configuration drawn from `u`: a random subset of the operators the
+    /// generator knows and of the element types, random limits, subgraphs,
+    /// functions and symbolic dimensions on or off.
+    pub fn swarm(u: &mut Unstructured<'_>) -> Result<Config> {
+        let latest = latest_opset();
+        let min_opset = u.int_in_range(MIN_SUPPORTED_OPSET..=latest)?;
+        let mut element_types = Vec::new();
+        for &e in ElementType::ALL {
+            if u.ratio(2, 3)? {
+                element_types.push(e);
+            }
+        }
+        let mut forbidden_operators = Vec::new();
+        for name in super::valid::operator_names() {
+            if u.ratio(1, 4)? {
+                forbidden_operators.push(name.to_owned());
+            }
+        }
+        Ok(Config {
+            min_opset,
+            max_opset: u.int_in_range(min_opset..=latest)?,
+            forbidden_operators,
+            element_types,
+            max_nodes: u.int_in_range(1..=20)?,
+            max_rank: u.int_in_range(0..=5)?,
+            max_dim: u.int_in_range(1..=6)?,
+            max_tensor_bytes: u.int_in_range(64..=1 << 16)?,
+            subgraphs: u.arbitrary()?,
+            functions: u.arbitrary()?,
+            symbolic_dims: u.arbitrary()?,
+            ..Config::default()
+        })
+    }
+
+    /// Whether nodes may use operator `name` of `domain`.
+    pub fn allows_operator(&self, domain: &str, name: &str) -> bool {
+        let domain = crate::ops::canonical_domain(domain);
+        let matches = |spec: &String| match spec.split_once(':') {
+            Some((d, n)) => crate::ops::canonical_domain(d) == domain && n == name,
+            None => domain.is_empty() && spec == name,
+        };
+        let domain_matches = |d: &String| crate::ops::canonical_domain(d) == domain;
+        (self.allowed_domains.is_empty() || self.allowed_domains.iter().any(domain_matches))
+            && !self.forbidden_domains.iter().any(domain_matches)
+            && (self.allowed_operators.is_empty() || self.allowed_operators.iter().any(matches))
+            && !self.forbidden_operators.iter().any(matches)
+    }
+
+    /// The element types values may have.
+    pub fn element_types(&self) -> &[ElementType] {
+        if self.element_types.is_empty() {
+            ElementType::ALL
+        } else {
+            &self.element_types
+        }
+    }
+}
