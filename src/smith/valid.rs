@@ -243,8 +243,8 @@ impl Need {
 /// let mut u = arbitrary::Unstructured::new(&bytes);
 /// let config = onnxtxt::smith::Config::default();
 /// let model = onnxtxt::smith::valid_model(&mut u, &config).unwrap();
-/// let text = onnxtxt::to_text(&model);
-/// assert!(onnxtxt::check(&onnxtxt::parse_model(&text).unwrap()).is_empty());
+/// let findings = onnxtxt::check::check_model(&model);
+/// assert!(findings.iter().all(|f| f.severity != onnxtxt::check::Severity::Error));
 /// ```
 pub fn valid_model(u: &mut Unstructured<'_>, config: &Config) -> Result<ModelProto> {
     let latest = ops::domain("").map_or(MIN_SUPPORTED_OPSET, |d| d.last_opset());
@@ -400,7 +400,18 @@ impl Valid<'_, '_> {
         let Some(param) = schema.inputs().get(index) else {
             return Vec::new();
         };
-        let allowed = schema.allowed_types(param);
+        self.allowed_by(schema.allowed_types(param))
+    }
+
+    /// Element types of the config that output 0 of `schema` may have.
+    fn output_elems(&self, schema: &'static Schema) -> Vec<ElementType> {
+        schema.outputs().first().map_or_else(Vec::new, |output| {
+            self.allowed_by(schema.allowed_types(output))
+        })
+    }
+
+    /// Element types of the config whose tensors are among `allowed`.
+    fn allowed_by(&self, allowed: &[&str]) -> Vec<ElementType> {
         self.config
             .element_types()
             .iter()
@@ -762,11 +773,8 @@ impl Valid<'_, '_> {
             let j = self.u.int_in_range(0..=i)?;
             perm.swap(i, j);
         }
-        let mut attribute = int_attribute("perm", 0);
-        attribute.i = None;
-        attribute.r#type = Some(AttributeType::Ints as i32);
-        attribute.ints = perm.iter().map(|&p| p as i64).collect();
-        node.attribute.push(attribute);
+        let values = perm.iter().map(|&p| p as i64).collect();
+        node.attribute.push(ints_attribute("perm", values));
         Ok(perm.iter().map(|&p| x.shape[p]).collect())
     }
 
@@ -820,17 +828,7 @@ impl Valid<'_, '_> {
         x: Value,
         mut node: NodeProto,
     ) -> Result<bool> {
-        let Some(output) = schema.outputs().first() else {
-            return Ok(false);
-        };
-        let allowed = schema.allowed_types(output);
-        let targets: Vec<ElementType> = self
-            .config
-            .element_types()
-            .iter()
-            .copied()
-            .filter(|e| allowed.contains(&tensor_type(*e).as_str()))
-            .collect();
+        let targets = self.output_elems(schema);
         let Ok(&to) = self.u.choose(&targets) else {
             return Ok(false);
         };
@@ -905,11 +903,7 @@ impl Valid<'_, '_> {
             (axes, shape.collect())
         };
         if schema.attribute("axes").is_some() {
-            let mut attribute = int_attribute("axes", 0);
-            attribute.i = None;
-            attribute.r#type = Some(AttributeType::Ints as i32);
-            attribute.ints = axes;
-            node.attribute.push(attribute);
+            node.attribute.push(ints_attribute("axes", axes));
         } else {
             let k = self.int_tensor(b, axes, false);
             node.input.push(k);
@@ -919,17 +913,7 @@ impl Valid<'_, '_> {
 
     /// A `Constant` node holding a small tensor of the config's types.
     fn constant(&mut self, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-        let Some(output) = schema.outputs().first() else {
-            return Ok(false);
-        };
-        let allowed = schema.allowed_types(output);
-        let elems: Vec<ElementType> = self
-            .config
-            .element_types()
-            .iter()
-            .copied()
-            .filter(|e| allowed.contains(&tensor_type(*e).as_str()))
-            .collect();
+        let elems = self.output_elems(schema);
         let Ok(&elem) = self.u.choose(&elems) else {
             return Ok(false);
         };
@@ -1118,11 +1102,90 @@ fn int_attribute(name: &str, value: i64) -> AttributeProto {
     }
 }
 
+fn ints_attribute(name: &str, values: Vec<i64>) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: values,
+        ..Default::default()
+    }
+}
+
 fn string_attribute(name: &str, value: &str) -> AttributeProto {
     AttributeProto {
         name: Some(name.into()),
         r#type: Some(AttributeType::String as i32),
         s: Some(value.as_bytes().to_vec()),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_model, Severity};
+
+    /// How many seeds the tests try, a config each.
+    const SEEDS: u64 = 300;
+
+    /// The models of `config` for the test seeds: `onnxtxt check` finds
+    /// no error in them and their text parses back to them.
+    fn assert_checked(config: impl Fn(&mut Unstructured<'_>) -> Config) {
+        for seed in 0..SEEDS {
+            let bytes = super::super::seeded_bytes(seed, 4096);
+            let mut u = Unstructured::new(&bytes);
+            let config = config(&mut u);
+            let model = valid_model(&mut u, &config).unwrap();
+            let errors: Vec<String> = check_model(&model)
+                .into_iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| f.diagnostic.message)
+                .collect();
+            assert!(errors.is_empty(), "seed {seed}: {errors:?}");
+            let text = crate::to_text(&model);
+            assert_eq!(crate::parse_model(&text).unwrap(), model, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn default_config_models_check() {
+        assert_checked(|_| Config::default());
+    }
+
+    #[test]
+    fn swarm_config_models_check() {
+        assert_checked(|u| Config::swarm(u).unwrap());
+    }
+
+    #[test]
+    fn config_limits_are_kept() {
+        let config = Config {
+            allowed_operators: vec!["Add".into(), "Relu".into()],
+            element_types: vec![ElementType::Float],
+            max_nodes: 3,
+            max_rank: 2,
+            subgraphs: false,
+            functions: false,
+            ..Config::default()
+        };
+        for seed in 0..SEEDS {
+            let bytes = super::super::seeded_bytes(seed, 4096);
+            let model = valid_model(&mut Unstructured::new(&bytes), &config).unwrap();
+            let graph = model.graph.unwrap();
+            assert!(graph.node.len() <= 3, "seed {seed}");
+            for node in &graph.node {
+                let op = node.op_type.as_deref().unwrap_or_default();
+                assert!(op == "Add" || op == "Relu", "seed {seed}: {op}");
+            }
+            for input in graph.input.iter().chain(&graph.output) {
+                let Some(type_proto::Value::TensorType(t)) =
+                    input.r#type.as_ref().and_then(|t| t.value.as_ref())
+                else {
+                    panic!("seed {seed}: not a tensor");
+                };
+                assert_eq!(t.elem_type, Some(ElementType::Float.data_type() as i32));
+                assert!(t.shape.as_ref().unwrap().dim.len() <= 2, "seed {seed}");
+            }
+        }
     }
 }
