@@ -724,3 +724,41 @@ fn inputs_that_cannot_be_mapped_are_read() {
     let out = run(&["print", arg(&empty)]);
     assert_eq!(out.code, 0, "{out:?}");
 }
+
+// ---------------------------------------------------------------------------
+// smith.
+
+/// `smith` makes valid models by default (check finds no error in them,
+/// binary or text), keeps the flags' limits, and the IR-random ones behind
+/// `--ir-random` (which check does reject for some seeds).
+#[test]
+fn smith_is_valid_by_default_and_ir_random_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ir_random_rejected = 0;
+    for seed in 0..20 {
+        let seed = seed.to_string();
+        let model = dir.path().join(format!("m{seed}.onnx"));
+        let out = run(&["smith", "--seed", &seed, "--binary", "-o", arg(&model)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        let check = run(&["check", arg(&model)]);
+        assert_eq!(check.code, 0, "seed {seed}: {check:?}");
+        let text = run(&[
+            "smith", "--seed", &seed, "--allow", "Relu,Add", "--types", "float",
+        ]);
+        assert_eq!(text.code, 0, "{text:?}");
+        // Node lines: their outputs are named v1, v2, ...
+        let nodes = text.text().lines().map(str::trim_start);
+        for line in nodes.filter(|l| l.starts_with('v') && l.contains(" = ")) {
+            assert!(
+                line.contains("Relu") || line.contains("Add"),
+                "seed {seed}: {line}"
+            );
+        }
+        let random = dir.path().join(format!("r{seed}.onnxtxt"));
+        run(&["smith", "--seed", &seed, "--ir-random", "-o", arg(&random)]);
+        ir_random_rejected += usize::from(run(&["check", arg(&random)]).code != 0);
+    }
+    assert!(ir_random_rejected > 0);
+    let bad = run(&["smith", "--types", "float128"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+}
