@@ -121,17 +121,16 @@ def _serialized(proto: Any, default_kind: str) -> tuple[str, bytes]:
     return descriptor.name, proto.SerializeToString()
 
 
-def to_text(proto: Any, *, compat: bool = False, width: int = 100) -> str:
+def to_text(proto: Any, *, compat: bool = False) -> str:
     """The canonical text of ``proto``: an ``onnx`` ModelProto, GraphProto,
     FunctionProto, NodeProto, TypeProto, TensorProto, AttributeProto or
     ValueInfoProto, or a serialized ModelProto (``bytes``).
 
     The text parses back to the same bytes. With ``compat``, only the
     syntax ``onnx.parser`` reads is written, and what it cannot hold (doc
-    strings, metadata, ...) is left out. ``width`` is the line width to
-    fit in. A serialized model that is not valid raises ParseError."""
+    strings, metadata, ...) is left out. A serialized model that is not valid raises ParseError."""
     kind, data = _serialized(proto, "ModelProto")
-    return _onnxtxt.to_text(kind, data, compat, width)
+    return _onnxtxt.to_text(kind, data, compat)
 
 
 def check(model: Any) -> list[Diagnostic]:

@@ -206,16 +206,10 @@ fn parse_nodes<'py>(py: Python<'py>, text: PyBackedStr) -> PyResult<Vec<Bound<'p
 
 /// Prints the serialized `kind` in `data` as text.
 #[pyfunction]
-fn to_text(
-    py: Python<'_>,
-    kind: &str,
-    data: PyBackedBytes,
-    compat: bool,
-    width: usize,
-) -> PyResult<String> {
+fn to_text(py: Python<'_>, kind: &str, data: PyBackedBytes, compat: bool) -> PyResult<String> {
     let kind = find_kind(kind)?;
     let data: &[u8] = &data;
-    let printer = Printer::new().compat(compat).width(width);
+    let printer = Printer::new().compat(compat);
     py.detach(|| (kind.print)(&printer, data))
         .map_err(|error| parse_error(py, &error, None))
 }
