@@ -116,15 +116,16 @@ def test_a_broken_binary_model_is_located_by_byte():
 
 def test_check_reports_findings_with_line_and_ir_path():
     text = MODEL.replace("Neg(t)", "Neg(z)")
-    error, warning = onnxtxt.check(text)
+    # In the order of the text: the unused value's line comes first.
+    warning, error = onnxtxt.check(text)
     assert (error.level, error.code) == ("error", "onnxtxt::check::undefined_value")
     assert (error.line, error.column) == (5, 11)
     assert error.path == "graph.node[1].input[0]"
     assert (warning.level, warning.code, warning.line) == ("warning", "onnxtxt::check::unused_value", 4)
     from_proto = onnxtxt.check(onnx.parser.parse_model(text))
     assert [(f.code, f.path, f.line) for f in from_proto] == [
-        (error.code, error.path, None),
         (warning.code, warning.path, None),
+        (error.code, error.path, None),
     ]
     assert onnxtxt.check(MODEL) == []
     with pytest.raises(onnxtxt.ParseError):
