@@ -231,6 +231,21 @@ def in_process(w, cases, ox, ref, clock: str) -> None:
         w(f"| {name} | {nb / MB:.2f} | " + " | ".join(cells) + " |")
     w("")
 
+    w("### Inference and check, against parsing")
+    w("")
+    w("onnxtxt alone: `infer` is `onnxtxt::infer::infer_model` with its default options")
+    w("(`onnxtxt infer`, `print --types`), `check` is `onnxtxt::check_model` (every pass,")
+    w("inference with type constraints among them), each on the decoded IR, beside parsing")
+    w("the same model's text. The target is inference no slower than parsing (ratio ≤ 1).")
+    w("")
+    w("| case | parse | infer | infer / parse | check | check / parse |")
+    w("|---|---:|---:|---:|---:|---:|")
+    for c in cases:
+        name = c[0]
+        tp, ti, tc = (secs(ox.get((name, op))) for op in ("parse", "infer", "check"))
+        w(f"| {name} | {fmt_s(tp)} | {fmt_s(ti)} | {fmt_ratio(ti, tp)} | {fmt_s(tc)} | {fmt_ratio(tc, tp)} |")
+    w("")
+
     w("### Scaling")
     w("")
     w("Ratio of best times when the input doubles: 2.00 is linear. In a full run, 4N is")

@@ -9,7 +9,8 @@
 //! text -> IR with `onnxtxt::parse_model`, `print`: IR -> text with
 //! `onnxtxt::to_text`, `decode` / `encode`: the binary with prost, `check`:
 //! `onnxtxt::check_model` of the IR, its output bytes being the number of
-//! findings), it runs
+//! findings, `infer`: `onnxtxt::infer::infer_model` with the default options,
+//! its output bytes being the number of findings), it runs
 //! the operation at least 3 and at most `--reps` times (default 20), stopping
 //! once `--secs` seconds (default 1) have been spent, and writes one TSV line:
 //! case, op, input bytes, output bytes, repetitions, best and median seconds
@@ -75,6 +76,7 @@ impl Stamp {
     }
 }
 
+use onnxtxt::infer::{infer_model, Options as InferOptions};
 use onnxtxt::proto::ModelProto;
 use prost::Message;
 
@@ -206,17 +208,7 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
         "print" => {
             row.bytes_in = bin_bytes;
             row.bytes_out = models.iter().map(|m| onnxtxt::to_text(m).len()).sum();
-            let mut out = Vec::with_capacity(models.len());
-            row.stats = Some(measure(max_reps, budget, || {
-                out.clear();
-                let t = Stamp::now();
-                for m in &models {
-                    out.push(black_box(onnxtxt::to_text(black_box(m))));
-                }
-                let e = t.elapsed();
-                out.clear();
-                e
-            }));
+            row.stats = Some(time_each(&models, max_reps, budget, onnxtxt::to_text));
         }
         "decode" => {
             row.bytes_in = bin_bytes;
@@ -236,36 +228,48 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
         "encode" => {
             row.bytes_in = bin_bytes;
             row.bytes_out = models.iter().map(|m| m.encode_to_vec().len()).sum();
-            let mut out = Vec::with_capacity(models.len());
-            row.stats = Some(measure(max_reps, budget, || {
-                out.clear();
-                let t = Stamp::now();
-                for m in &models {
-                    out.push(black_box(black_box(m).encode_to_vec()));
-                }
-                let e = t.elapsed();
-                out.clear();
-                e
-            }));
+            row.stats = Some(time_each(
+                &models,
+                max_reps,
+                budget,
+                ModelProto::encode_to_vec,
+            ));
         }
         "check" => {
             row.bytes_in = bin_bytes;
             row.bytes_out = models.iter().map(|m| onnxtxt::check_model(m).len()).sum();
-            let mut out = Vec::with_capacity(models.len());
-            row.stats = Some(measure(max_reps, budget, || {
-                out.clear();
-                let t = Stamp::now();
-                for m in &models {
-                    out.push(black_box(onnxtxt::check_model(black_box(m))));
-                }
-                let e = t.elapsed();
-                out.clear();
-                e
-            }));
+            row.stats = Some(time_each(&models, max_reps, budget, onnxtxt::check_model));
+        }
+        "infer" => {
+            let infer = |m: &ModelProto| infer_model(m, InferOptions::default()).findings().len();
+            row.bytes_in = bin_bytes;
+            row.bytes_out = models.iter().map(infer).sum();
+            row.stats = Some(time_each(&models, max_reps, budget, infer));
         }
         _ => panic!("unknown operation {op}"),
     }
     row
+}
+
+/// The statistics of `f` called on every model, its results dropped
+/// untimed.
+fn time_each<T>(
+    models: &[ModelProto],
+    max_reps: usize,
+    budget: Duration,
+    f: impl Fn(&ModelProto) -> T,
+) -> Stats {
+    let mut out = Vec::with_capacity(models.len());
+    measure(max_reps, budget, || {
+        out.clear();
+        let t = Stamp::now();
+        for m in models {
+            out.push(black_box(f(black_box(m))));
+        }
+        let e = t.elapsed();
+        out.clear();
+        e
+    })
 }
 
 /// The allocator the `onnxtxt` command uses (see `src/main.rs`), so that
@@ -274,7 +278,7 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The operations timed on every case, in order.
-const OPS: [&str; 5] = ["parse", "print", "decode", "encode", "check"];
+const OPS: [&str; 6] = ["parse", "print", "decode", "encode", "check", "infer"];
 
 fn main() {
     // `cargo bench` adds `--bench`; ignore it.
@@ -316,7 +320,7 @@ fn main() {
                     Some(op) => vec![OPS
                         .into_iter()
                         .find(|k| *k == op)
-                        .expect("op is parse, print, decode, encode or check")],
+                        .expect("op is parse, print, decode, encode, check or infer")],
                     None => OPS.to_vec(),
                 }
             }
