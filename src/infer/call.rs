@@ -3,8 +3,8 @@
 //! The body is inferred for the call site's types, constants, propagated
 //! contents and attributes, as onnx's `ProcessCall` does.
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use crate::check::Related;

@@ -3,8 +3,8 @@
 //! `Constant` nodes kept for the nodes that read them (`Reshape`'s shape,
 //! `Unsqueeze`'s axes), as onnx's `ProcessConstant` does.
 
+use foldhash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::ops;
 use crate::proto::attribute_proto::AttributeType;

@@ -7,35 +7,49 @@
 //! operators without a written rule, and what onnx's checker does for
 //! every node (`CheckInputOutputType`).
 
-use std::collections::HashMap;
-
 use crate::ops::{self, Parameter, ParameterOption, Schema};
+use crate::vocabulary::element_type_name;
 
 use super::context::Node;
 use super::error::{fail, ErrorKind, Outcome};
-use super::types::Type;
+use super::types::{TensorType, Type};
+
+/// Where a value stands on its node.
+#[derive(Clone, Copy)]
+enum Site {
+    Input(usize),
+    Output(usize),
+}
+
+impl Site {
+    /// `input 1 (`x`)`, as messages name it.
+    fn describe(self, node: &Node<'_, '_>) -> String {
+        match self {
+            Site::Input(i) => format!("input {i} (`{}`)", node.input_name(i)),
+            Site::Output(i) => format!("output {i} (`{}`)", node.output_name(i)),
+        }
+    }
+}
+
+/// The type each type string (`T`, or a literal type) is bound to, its
+/// shapes left out, and where it was bound. A node has a few type
+/// variables: a list searched in order is the cheapest map.
+type Bindings = Vec<(&'static str, Type, Site)>;
 
 /// Fills the outputs that have no type from the type constraints and, with
 /// `check`, reports inputs and outputs whose types the constraints do not
 /// allow.
 pub(super) fn apply(node: &mut Node<'_, '_>, check: bool) -> Outcome {
     let schema = node.schema;
-    // Type string (`T`, or a literal type) -> the type bound to it, in
-    // onnx's notation, and what bound it.
-    let mut bound: HashMap<&'static str, (String, String)> = HashMap::new();
+    let mut bound = Bindings::new();
     for i in 0..node.input_count() {
         let Some(param) = parameter(schema.inputs(), i) else {
             break;
         };
-        let Some(ty) = node.input(i) else { continue };
-        let Some(name) = type_name(ty) else { continue };
-        let what = format!("input {i} (`{}`)", node.input_name(i));
-        if check && !allows(schema, param, ty) {
-            return Err(not_allowed(schema, param, &what, &name));
-        }
-        if param.homogeneous() {
-            bind(&mut bound, param, name, what, check)?;
-        }
+        let Some(ty) = node.input(i).and_then(shapeless) else {
+            continue;
+        };
+        constrain(node, &mut bound, param, ty, Site::Input(i), check)?;
     }
     for i in 0..node.output_count() {
         let Some(param) = parameter(schema.outputs(), i) else {
@@ -49,17 +63,82 @@ pub(super) fn apply(node: &mut Node<'_, '_>, check: bool) -> Outcome {
             };
             node.outputs[i] = ty;
         }
-        let ty = &node.outputs[i];
-        let Some(name) = type_name(ty) else { continue };
-        let what = format!("output {i} (`{}`)", node.output_name(i));
-        if check && !allows(schema, param, ty) {
-            return Err(not_allowed(schema, param, &what, &name));
-        }
-        if param.homogeneous() {
-            bind(&mut bound, param, name, what, check)?;
-        }
+        let Some(ty) = shapeless(&node.outputs[i]) else {
+            continue;
+        };
+        constrain(node, &mut bound, param, ty, Site::Output(i), check)?;
     }
     Ok(())
+}
+
+/// With `check`, whether `param` allows `ty` (of the value at `site`), and
+/// whether its type variable is bound to another type; binds it when it is
+/// not bound yet.
+fn constrain(
+    node: &Node<'_, '_>,
+    bound: &mut Bindings,
+    param: &'static Parameter,
+    ty: Type,
+    site: Site,
+    check: bool,
+) -> Outcome {
+    let schema = node.schema;
+    if check && !allows(schema, param, &ty) {
+        return Err(not_allowed(schema, param, &site.describe(node), &name(&ty)));
+    }
+    if !param.homogeneous() {
+        return Ok(());
+    }
+    match bound
+        .iter()
+        .find(|(type_str, ..)| *type_str == param.type_str())
+    {
+        None => bound.push((param.type_str(), ty, site)),
+        Some((_, first, first_site)) if check && *first != ty => {
+            return Err(fail(
+                ErrorKind::TypeMismatch,
+                format!(
+                    "{} is {}, but {} is {}, and both are of type {}",
+                    site.describe(node),
+                    name(&ty),
+                    first_site.describe(node),
+                    name(first),
+                    param.type_str()
+                ),
+            ));
+        }
+        Some(_) => {}
+    }
+    Ok(())
+}
+
+/// `ty` without its shapes, when every part of it is known well enough for
+/// onnx to name it in constraints (`tensor(float)`); how constraints
+/// compare types.
+fn shapeless(ty: &Type) -> Option<Type> {
+    let inner = |t: &Type| shapeless(t).map(Box::new);
+    let tensor = |t: &TensorType| {
+        element_type_name(t.elem_type).map(|_| TensorType {
+            elem_type: t.elem_type,
+            shape: None,
+        })
+    };
+    Some(match ty {
+        Type::Unknown | Type::Opaque(..) => return None,
+        Type::Tensor(t) => Type::Tensor(tensor(t)?),
+        Type::SparseTensor(t) => Type::SparseTensor(tensor(t)?),
+        Type::Sequence(t) => Type::Sequence(inner(t)?),
+        Type::Optional(t) => Type::Optional(inner(t)?),
+        Type::Map(key, value) => {
+            element_type_name(*key)?;
+            Type::Map(*key, inner(value)?)
+        }
+    })
+}
+
+/// The name onnx gives a type [`shapeless`] returned.
+fn name(ty: &Type) -> String {
+    ops::type_string(&ty.to_proto()).unwrap_or_default()
 }
 
 /// The formal parameter of actual position `i` (the last one repeats when
@@ -71,15 +150,6 @@ fn parameter(params: &'static [Parameter], i: usize) -> Option<&'static Paramete
             .last()
             .filter(|p| p.option() == ParameterOption::Variadic),
     }
-}
-
-/// The type as onnx names it in constraints (`tensor(float)`), when every
-/// part of it is known.
-fn type_name(ty: &Type) -> Option<String> {
-    if ty.is_unknown() {
-        return None;
-    }
-    ops::type_string(&ty.to_proto())
 }
 
 fn allows(schema: &Schema, param: &'static Parameter, ty: &Type) -> bool {
@@ -113,43 +183,14 @@ fn not_allowed(
     )
 }
 
-/// Binds `param`'s type string to `name`; with `check`, a different type
-/// already bound to it is an error.
-fn bind(
-    bound: &mut HashMap<&'static str, (String, String)>,
-    param: &'static Parameter,
-    name: String,
-    what: String,
-    check: bool,
-) -> Outcome {
-    match bound.get(param.type_str()) {
-        None => {
-            bound.insert(param.type_str(), (name, what));
-        }
-        Some((first, first_what)) if check && *first != name => {
-            return Err(fail(
-                ErrorKind::TypeMismatch,
-                format!(
-                    "{what} is {name}, but {first_what} is {first}, and both are of type {}",
-                    param.type_str()
-                ),
-            ));
-        }
-        Some(_) => {}
-    }
-    Ok(())
-}
-
 /// The type an output of `param` must have: its only allowed type, or the
 /// type its type variable is bound to.
-fn constrained_type(
-    schema: &Schema,
-    param: &'static Parameter,
-    bound: &HashMap<&'static str, (String, String)>,
-) -> Option<Type> {
-    let name = match schema.allowed_types(param) {
-        [only] => *only,
-        _ => bound.get(param.type_str())?.0.as_str(),
-    };
-    ops::type_proto(name).map(|proto| Type::from_proto(&proto))
+fn constrained_type(schema: &Schema, param: &'static Parameter, bound: &Bindings) -> Option<Type> {
+    match schema.allowed_types(param) {
+        [only] => ops::type_proto(only).map(|proto| Type::from_proto(&proto)),
+        _ => bound
+            .iter()
+            .find(|(type_str, ..)| *type_str == param.type_str())
+            .map(|(_, ty, _)| ty.clone()),
+    }
 }

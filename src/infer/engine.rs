@@ -9,8 +9,8 @@
 //! functions, fresh dimension names, findings, results); a [`Scope`] is one
 //! graph or function body being inferred, seeing its parent's values.
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::check::{Finding, Related, Severity};

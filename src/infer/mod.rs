@@ -93,7 +93,7 @@ mod symbols;
 mod types;
 mod value_info;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 pub use annotate::{print_with_types, TYPE_COMMENT};
 pub use symbols::FRESH_PREFIX;

@@ -8,7 +8,7 @@
 //! `ops/mod.rs` names the family once; [`find`] looks a rule up by domain,
 //! operator and schema version.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::OnceLock;
 
 use super::context::{DataNode, Node};

@@ -4,7 +4,7 @@
 //! that two dimensions are the same one; names the model already uses are
 //! skipped.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::sync::Arc;
 
 use crate::proto::{GraphProto, ValueInfoProto};

@@ -62,6 +62,16 @@ pub fn type_proto(type_str: &str) -> Option<TypeProto> {
 /// assert!(!type_matches("seq(tensor(float))", &floats));
 /// ```
 pub fn type_matches(type_str: &str, ty: &TypeProto) -> bool {
+    // The registry's own spelling of a tensor type, `tensor(float)`, is
+    // compared without taking the string apart: most calls are of it.
+    if let Some(Value::TensorType(t)) = &ty.value {
+        let element = type_str.strip_prefix("tensor(");
+        if let Some(element) = element.and_then(|e| e.strip_suffix(')')) {
+            if !element.contains(char::is_whitespace) {
+                return t.elem_type.and_then(element_type_name) == Some(element);
+            }
+        }
+    }
     let inner = |t: &Option<Box<TypeProto>>, s| t.as_deref().is_some_and(|t| type_matches(s, t));
     match (split(type_str), &ty.value) {
         (None, Some(Value::TensorType(t))) => same_element(type_str, t.elem_type),
@@ -123,7 +133,9 @@ fn tensor(name: &str) -> Option<Value> {
 }
 
 fn same_element(name: &str, code: Option<i32>) -> bool {
-    code.is_some() && element(name) == code
+    // Names and codes are one to one: the code's name is compared, which
+    // takes no search by name.
+    code.and_then(element_type_name) == Some(name.trim())
 }
 
 #[cfg(test)]
