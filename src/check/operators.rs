@@ -10,12 +10,10 @@
 //! the node's attributes ([`attributes`](super::attributes)) and inputs and
 //! outputs ([`arity`](super::arity)) are checked against what it calls.
 
-use foldhash::HashMap;
-
 use super::findings::{quoted, Findings, Severity};
 use super::header::display_name;
 use super::model::{callee_key, Model, Site};
-use crate::ops::{self, Schema, AI_ONNX};
+use crate::ops::{self, Schema, SchemaMemo, AI_ONNX};
 use crate::proto::FunctionProto;
 
 /// What a node calls.
@@ -55,7 +53,7 @@ const UNCHECKED_EXPERIMENTAL: &[&str] = &[
 
 /// Checks what every node calls, and how.
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    let mut schemas = Schemas::default();
+    let mut schemas = SchemaMemo::default();
     for body in model.bodies() {
         for index in 0..body.nodes.len() {
             let site = Site::new(model, body, index);
@@ -66,29 +64,12 @@ pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
     }
 }
 
-/// The schemas found so far, by domain, operator and imported version: a
-/// model calls few operators, many times.
-#[derive(Default)]
-struct Schemas<'a> {
-    found: HashMap<(&'a str, &'a str, i64), Option<&'static Schema>>,
-}
-
-impl<'a> Schemas<'a> {
-    /// [`ops::schema`], remembered.
-    fn get(&mut self, domain: &'a str, op: &'a str, version: i64) -> Option<&'static Schema> {
-        *self
-            .found
-            .entry((domain, op, version))
-            .or_insert_with(|| ops::schema(domain, op, version))
-    }
-}
-
 /// What the node at `site` calls, reporting an operator that cannot be
 /// called there.
 fn resolve<'a>(
     model: &Model<'a>,
     site: &Site<'a>,
-    schemas: &mut Schemas<'a>,
+    schemas: &mut SchemaMemo<'a>,
     findings: &mut Findings,
 ) -> Callee<'a> {
     if !has_operator_and_values(site, findings) {

@@ -38,6 +38,8 @@ pub(crate) struct Run<'m> {
     /// The model's functions by domain, name and overload, with their index.
     pub(super) functions: HashMap<(&'m str, &'m str, &'m str), (usize, &'m FunctionProto)>,
     pub(super) symbols: Symbols,
+    /// The schemas nodes have called.
+    schemas: ops::SchemaMemo<'m>,
     /// Findings of the graphs of the model.
     pub(super) findings: Vec<Finding>,
     /// The types of each graph of the model (not of function bodies).
@@ -204,6 +206,7 @@ impl<'m> Run<'m> {
             options,
             functions,
             symbols: Symbols::default(),
+            schemas: ops::SchemaMemo::default(),
             findings: Vec::new(),
             graphs: Vec::new(),
             active: Vec::new(),
@@ -285,6 +288,10 @@ impl<'m> Run<'m> {
 
     /// Infers `nodes` in order.
     pub(super) fn nodes(&mut self, scope: &mut Scope<'_, 'm>, nodes: &'m [NodeProto]) {
+        // Room for every output at once, rather than rehashing as they come.
+        scope
+            .types
+            .reserve(nodes.iter().map(|node| node.output.len()).sum());
         for (index, node) in nodes.iter().enumerate() {
             self.node(scope, index, node);
         }
@@ -385,7 +392,7 @@ impl<'m> Run<'m> {
         let schema = if domain == ops::AI_ONNX {
             None
         } else {
-            ops::schema(domain, op, version)
+            self.schemas.get(domain, op, version)
         };
         if let Some(schema) = schema {
             return Some(self.schema_node(scope, node, &attributes, schema, path));

@@ -111,6 +111,28 @@ pub fn schema(domain: &str, name: &str, opset: i64) -> Option<&'static Schema> {
     operator(domain, name)?.at(opset)
 }
 
+/// [`schema`] remembered by domain, operator and opset: a model calls few
+/// operators, many times, and a lookup searches by name.
+#[derive(Default)]
+pub(crate) struct SchemaMemo<'a> {
+    found: foldhash::HashMap<(&'a str, &'a str, i64), Option<&'static Schema>>,
+}
+
+impl<'a> SchemaMemo<'a> {
+    /// [`schema`]`(domain, op, opset)`.
+    pub(crate) fn get(
+        &mut self,
+        domain: &'a str,
+        op: &'a str,
+        opset: i64,
+    ) -> Option<&'static Schema> {
+        *self
+            .found
+            .entry((domain, op, opset))
+            .or_insert_with(|| schema(domain, op, opset))
+    }
+}
+
 /// The schemas of `domain` in force at `opset`, one per operator that
 /// exists by then, sorted by operator name; deprecated ones included.
 ///

@@ -67,8 +67,12 @@ pub fn type_matches(type_str: &str, ty: &TypeProto) -> bool {
     if let Some(Value::TensorType(t)) = &ty.value {
         let element = type_str.strip_prefix("tensor(");
         if let Some(element) = element.and_then(|e| e.strip_suffix(')')) {
-            if !element.contains(char::is_whitespace) {
-                return t.elem_type.and_then(element_type_name) == Some(element);
+            if t.elem_type.and_then(element_type_name) == Some(element) {
+                return true;
+            }
+            // No spaces to trim: it names another element type.
+            if element.is_ascii() && !element.bytes().any(|b| b.is_ascii_whitespace()) {
+                return false;
             }
         }
     }
