@@ -3,7 +3,7 @@
 //! an attribute's type and default, a function's signature, what a header
 //! key holds.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt::Write as _;
 
 use super::index::{EntryKind, Index, Node, Symbol};
@@ -165,10 +165,10 @@ pub(super) type InferredTypes = HashMap<(String, String), String>;
 
 pub(super) fn inferred_types(model: Option<&ModelProto>) -> InferredTypes {
     let Some(model) = model else {
-        return InferredTypes::new();
+        return InferredTypes::default();
     };
     let inference = crate::infer::infer_model(model, crate::infer::Options::default());
-    let mut types = InferredTypes::new();
+    let mut types = InferredTypes::default();
     for graph in inference.graphs() {
         for (name, ty) in &graph.types {
             if *ty != Type::Unknown {

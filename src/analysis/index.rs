@@ -7,7 +7,7 @@
 //! body and then of the bodies around it, as onnx resolves the values a
 //! subgraph reads from outside.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::ops::Range;
 
 use super::lexemes::{Lex, Lexemes};
@@ -168,7 +168,7 @@ impl Index {
     /// the bodies around it, defined before the node that holds `offset`
     /// (or before `offset`), innermost first, each name once.
     pub fn values_in_scope(&self, body: usize, offset: usize) -> Vec<usize> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         let mut found = Vec::new();
         let mut limit = self.bodies[body]
             .nodes

@@ -3,7 +3,7 @@
 //! place (header and annotation keys, types, dimensions, operator
 //! domains), then strings, numbers and comments.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use super::index::{EntryKind, Index};
 use super::lexemes::{Bracket, Lex, Lexemes};

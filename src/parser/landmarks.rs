@@ -4,7 +4,7 @@
 //! parser backtracks), and [`SourceMap`] matches them to IR paths such as
 //! `graph.node[3].attribute[0]` by walking the IR beside them.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use chumsky::input::{Checkpoint, Cursor, Input};
 use chumsky::inspector::Inspector;
