@@ -97,23 +97,230 @@ pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, Error> {
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
 pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, Error> {
+    walk::<T>(bytes)?;
+    T::decode(bytes).map_err(|e| not_decoded::<T>(&e, bytes.len()))
+}
+
+/// Checks that `bytes` decode as a `T` (the walk that [`decode`] makes
+/// before `prost` runs).
+fn walk<T: Decode>(bytes: &[u8]) -> Result<(), Error> {
     let schema = schema();
     let top = schema
         .index(T::MESSAGE)
         .expect("every Decode kind is a message of the schema");
     let walker = Walker { bytes, schema, top };
-    if let Err(failure) = walker.message(top, 0, bytes.len(), 0) {
-        return Err(Error::from_diagnostics(vec![failure.into_diagnostic()]));
+    walker
+        .message(top, 0, bytes.len(), 0)
+        .map_err(|failure| Error::from_diagnostics(vec![failure.into_diagnostic()]))
+}
+
+/// The error of `prost` failing on `len` bytes that the walk accepted. The
+/// walk checks everything prost checks, so this is not expected; if it
+/// happens, it is still reported rather than a panic.
+fn not_decoded<T: Decode>(error: &prost::DecodeError, len: usize) -> Error {
+    Error::from_diagnostics(vec![Diagnostic::new(
+        "onnxtxt::decode::invalid",
+        format!("not a valid binary ONNX {}: {error}", T::MESSAGE),
+        0..len,
+    )])
+}
+
+/// A binary model decoded but for the nodes of its main graph, which stay
+/// encoded, slices of the input, until each is decoded on its own as it is
+/// printed ([`crate::Printer::write_binary_model`]): a node-heavy model's IR
+/// takes several times its encoding, which a model decoded whole holds all
+/// at once.
+pub(crate) struct LazyModel<'a> {
+    /// The model, its graph (if any) without nodes.
+    pub(crate) model: ModelProto,
+    /// The encoding of each node of the main graph, in order.
+    pub(crate) nodes: Vec<EncodedNode<'a>>,
+}
+
+/// The encoding of one node (the payload of its field, without tag and
+/// length), from input that [`decode_model_lazily`] checked.
+pub(crate) struct EncodedNode<'a>(&'a [u8]);
+
+impl EncodedNode<'_> {
+    /// The node.
+    pub(crate) fn decode(&self) -> Result<NodeProto, Error> {
+        NodeProto::decode(self.0).map_err(|e| not_decoded::<NodeProto>(&e, self.0.len()))
     }
-    // The walk checks everything prost checks, so this is not expected to
-    // fail; if it does, still report it rather than panic.
-    T::decode(bytes).map_err(|e| {
+}
+
+/// `ModelProto.graph`'s field number.
+const MODEL_GRAPH: u64 = 7;
+/// `GraphProto.node`'s field number.
+const GRAPH_NODE: u64 = 1;
+
+/// [`decode_model`], but leaving the main graph's nodes encoded: the same
+/// checks and errors, and the same model once the nodes are decoded.
+///
+/// Protobuf merges the occurrences of a message field and appends those of
+/// a repeated one, so the model is the model's fields but its graphs, the
+/// graph all its occurrences' fields but their nodes (decoded as one
+/// message, which merges them as `prost` does), and the nodes in order.
+pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> {
+    walk::<ModelProto>(bytes)?;
+    let mut model_fields = Vec::new();
+    let mut graph_fields = Vec::new();
+    let mut nodes = Vec::new();
+    let mut has_graph = false;
+    let unexpected = || {
         Error::from_diagnostics(vec![Diagnostic::new(
             "onnxtxt::decode::invalid",
-            format!("not a valid binary ONNX {}: {e}", T::MESSAGE),
+            "not a valid binary ONNX ModelProto",
             0..bytes.len(),
         )])
-    })
+    };
+    for field in Fields::new(bytes, 0..bytes.len()) {
+        let field = field.ok_or_else(unexpected)?;
+        if field.number != MODEL_GRAPH || field.wire_type != LEN {
+            model_fields.push(field.whole);
+            continue;
+        }
+        has_graph = true;
+        for inner in Fields::new(bytes, field.payload) {
+            let inner = inner.ok_or_else(unexpected)?;
+            if inner.number == GRAPH_NODE && inner.wire_type == LEN {
+                nodes.push(EncodedNode(&bytes[inner.payload]));
+            } else {
+                graph_fields.push(inner.whole);
+            }
+        }
+    }
+    let mut model = ModelProto::decode(Gapped::new(bytes, &model_fields))
+        .map_err(|e| not_decoded::<ModelProto>(&e, bytes.len()))?;
+    if has_graph {
+        let graph = GraphProto::decode(Gapped::new(bytes, &graph_fields))
+            .map_err(|e| not_decoded::<GraphProto>(&e, bytes.len()))?;
+        model.graph = Some(graph);
+    }
+    Ok(LazyModel { model, nodes })
+}
+
+/// One field of a message: its number, wire type, where it is (tag
+/// included) and where its payload is (after the length, for a
+/// length-delimited field).
+struct Field {
+    number: u64,
+    wire_type: u64,
+    whole: Range<usize>,
+    payload: Range<usize>,
+}
+
+/// The fields of the message in `bytes[range]`, which the walk has
+/// checked: `None` (and nothing after it) where one does not read.
+struct Fields<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn new(bytes: &'a [u8], range: Range<usize>) -> Self {
+        Fields {
+            bytes,
+            pos: range.start,
+            end: range.end,
+        }
+    }
+
+    fn field(&mut self) -> Option<Field> {
+        let start = self.pos;
+        let (key, at) = read_varint(self.bytes, start, self.end).ok()?;
+        let wire_type = key & 7;
+        let (payload, end) = match wire_type {
+            VARINT => {
+                let (_, end) = read_varint(self.bytes, at, self.end).ok()?;
+                (at..end, end)
+            }
+            FIXED64 => (at..at + 8, at + 8),
+            FIXED32 => (at..at + 4, at + 4),
+            LEN => {
+                let (len, at) = read_varint(self.bytes, at, self.end).ok()?;
+                let end = at.checked_add(usize::try_from(len).ok()?)?;
+                (at..end, end)
+            }
+            _ => return None,
+        };
+        (end <= self.end).then_some(())?;
+        self.pos = end;
+        Some(Field {
+            number: key >> 3,
+            wire_type,
+            whole: start..end,
+            payload,
+        })
+    }
+}
+
+impl Iterator for Fields<'_> {
+    type Item = Option<Field>;
+
+    fn next(&mut self) -> Option<Option<Field>> {
+        if self.pos >= self.end {
+            return None;
+        }
+        let field = self.field();
+        if field.is_none() {
+            self.pos = self.end;
+        }
+        Some(field)
+    }
+}
+
+/// The bytes of `ranges` of a buffer, one after the other, as one `Buf`:
+/// a message of some of another's fields, with no copy.
+struct Gapped<'a> {
+    bytes: &'a [u8],
+    ranges: std::slice::Iter<'a, Range<usize>>,
+    chunk: &'a [u8],
+    remaining: usize,
+}
+
+impl<'a> Gapped<'a> {
+    fn new(bytes: &'a [u8], ranges: &'a [Range<usize>]) -> Self {
+        let mut gapped = Gapped {
+            bytes,
+            ranges: ranges.iter(),
+            chunk: &[],
+            remaining: ranges.iter().map(ExactSizeIterator::len).sum(),
+        };
+        gapped.next_chunk();
+        gapped
+    }
+
+    /// Moves to the next range that is not empty, if the chunk is.
+    fn next_chunk(&mut self) {
+        while self.chunk.is_empty() {
+            match self.ranges.next() {
+                Some(range) => self.chunk = &self.bytes[range.clone()],
+                None => return,
+            }
+        }
+    }
+}
+
+impl prost::bytes::Buf for Gapped<'_> {
+    fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    fn chunk(&self) -> &[u8] {
+        self.chunk
+    }
+
+    fn advance(&mut self, count: usize) {
+        let mut count = count.min(self.remaining);
+        self.remaining -= count;
+        while count > 0 && !self.chunk.is_empty() {
+            let step = count.min(self.chunk.len());
+            self.chunk = &self.chunk[step..];
+            count -= step;
+            self.next_chunk();
+        }
+    }
 }
 
 mod sealed {
@@ -905,11 +1112,27 @@ mod tests {
         }
     }
 
+    /// What `decode_model_lazily` decodes, its nodes decoded and put back.
+    fn lazily(bytes: &[u8]) -> Result<ModelProto, Error> {
+        let LazyModel { mut model, nodes } = decode_model_lazily(bytes)?;
+        if let Some(graph) = &mut model.graph {
+            for node in &nodes {
+                graph.node.push(node.decode()?);
+            }
+        }
+        Ok(model)
+    }
+
     /// `decode_model` and `prost` agree on whether `bytes` decodes, except
     /// where `decode_model` is deliberately stricter; when both decode, the
-    /// models are equal.
+    /// models are equal. `decode_model_lazily` agrees with `decode_model`.
     fn agrees_with_prost(bytes: &[u8]) {
         let ours = decode_model(bytes);
+        match (&ours, lazily(bytes)) {
+            (Ok(model), Ok(lazy)) => assert_eq!(model.encode_to_vec(), lazy.encode_to_vec()),
+            (Err(e), Err(lazy)) => assert_eq!(e.diagnostics(), lazy.diagnostics()),
+            (_, lazy) => panic!("decode_model: {ours:?}, lazily: {lazy:?}"),
+        }
         let theirs = ModelProto::decode(bytes);
         match (ours, theirs) {
             (Ok(a), Ok(b)) => assert_eq!(a.encode_to_vec(), b.encode_to_vec()),
@@ -1002,6 +1225,63 @@ mod tests {
             }
             agrees_with_prost(&bytes);
         }
+    }
+
+    #[test]
+    fn nodes_left_encoded_merge_as_prost_merges() {
+        let node = |op: &str| {
+            let node = NodeProto {
+                op_type: Some(op.into()),
+                ..Default::default()
+            };
+            field(1, &node.encode_to_vec())
+        };
+        // The graph in two occurrences, the model's other fields between
+        // and after them, nodes among the graph's other fields; a name
+        // given twice (the last wins) and value infos appended.
+        let graph_a = [
+            field(2, b"first"),
+            node("A"),
+            field(11, &field(1, b"x")),
+            node("B"),
+        ]
+        .concat();
+        let graph_b = [node("C"), field(2, b"second"), field(11, &field(1, b"y"))].concat();
+        let bytes = [
+            varint_field(1, 10),
+            field(7, &graph_a),
+            field(2, b"producer"),
+            field(7, &graph_b),
+            field(7, &[]),
+            varint_field(1, 11),
+        ]
+        .concat();
+        let model = decode_model(&bytes).unwrap();
+        let graph = model.graph.as_ref().unwrap();
+        let ops: Vec<_> = graph.node.iter().map(|n| n.op_type()).collect();
+        assert_eq!(ops, ["A", "B", "C"]);
+        assert_eq!(graph.name(), "second");
+        assert_eq!(graph.input.len(), 2);
+        assert_eq!(model.ir_version, Some(11));
+        assert_eq!(lazily(&bytes).unwrap(), model);
+        let lazy = decode_model_lazily(&bytes).unwrap();
+        assert_eq!(lazy.nodes.len(), 3);
+        assert!(lazy.model.graph.unwrap().node.is_empty());
+
+        // No graph, and a graph without nodes.
+        for bytes in [varint_field(1, 10), field(7, &field(2, b"g"))] {
+            assert_eq!(lazily(&bytes).unwrap(), decode_model(&bytes).unwrap());
+        }
+        assert_eq!(lazily(&mlp()).unwrap(), decode_model(&mlp()).unwrap());
+    }
+
+    #[test]
+    fn the_fields_left_encoded_are_the_schemas() {
+        let schema = schema();
+        let model = &schema.messages[schema.index("ModelProto").unwrap()];
+        assert_eq!(model.field(MODEL_GRAPH).unwrap().name, "graph");
+        let graph = &schema.messages[schema.index("GraphProto").unwrap()];
+        assert_eq!(graph.field(GRAPH_NODE).unwrap().name, "node");
     }
 
     #[test]

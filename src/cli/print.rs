@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
-use super::input::read_input;
+use super::input::{read_input, Input};
 use super::io::{directory_of, left_to_exit, load_model, write_output, write_output_with, Failure};
 use super::progress::Progress;
 
@@ -45,6 +45,12 @@ impl PrintArgs {
         let input = read_input(self.input.as_deref())?;
         let progress = Progress::new(input.bytes.len());
         progress.stage(format!("reading {}", input.name));
+        let printer = onnxtxt::Printer::new()
+            .compat(self.compat)
+            .elide(self.elide);
+        if self.external_data.is_none() && !self.types && !onnxtxt::looks_like_text(&input.bytes) {
+            return self.print_binary(&input, &printer, progress);
+        }
         let mut model = load_model(input)?.model;
         if let Some(file) = &self.external_data {
             let location = external_location(file, self.output.as_deref())?;
@@ -60,9 +66,6 @@ impl PrintArgs {
             write_output(Some(file), &data, true)?;
         }
         progress.stage("printing");
-        let printer = onnxtxt::Printer::new()
-            .compat(self.compat)
-            .elide(self.elide);
         if self.types {
             let text = onnxtxt::infer::print_with_types(&model, &printer);
             drop(progress);
@@ -75,10 +78,49 @@ impl PrintArgs {
         })?;
         drop(progress);
         left_to_exit(model);
-        for dropped in &dropped {
-            eprintln!("warning: dropped {dropped}");
-        }
+        warn_dropped(&dropped);
         Ok(())
+    }
+
+    /// Prints the binary model `input` as it is decoded: the nodes of its
+    /// main graph one at a time, never all in memory
+    /// ([`onnxtxt::Printer::write_binary_model`]).
+    fn print_binary(
+        &self,
+        input: &Input,
+        printer: &onnxtxt::Printer,
+        progress: Progress,
+    ) -> Result<(), Failure> {
+        progress.stage("printing");
+        let mut not_decoded = None;
+        let mut dropped = Vec::new();
+        let written = write_output_with(self.output.as_ref(), false, |out| {
+            match printer.write_binary_model(&input.bytes, progress.counting(out)) {
+                Ok(result) => dropped = result?,
+                Err(error) => {
+                    not_decoded = Some(error);
+                    return Err(std::io::Error::other("not a binary model"));
+                }
+            }
+            Ok(())
+        });
+        drop(progress);
+        if let Some(error) = not_decoded {
+            return Err(Failure::Binary {
+                name: input.name.clone(),
+                error,
+            });
+        }
+        written?;
+        warn_dropped(&dropped);
+        Ok(())
+    }
+}
+
+/// Warns on stderr of what compat mode dropped.
+fn warn_dropped(dropped: &[onnxtxt::Dropped]) {
+    for dropped in dropped {
+        eprintln!("warning: dropped {dropped}");
     }
 }
 

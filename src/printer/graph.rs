@@ -14,11 +14,14 @@
 //! the width of the text: renaming a value or changing an attribute never
 //! moves a neighbour to another line.
 
+use std::borrow::Cow;
+
 use super::annot::{self, Place};
 use super::schema::{set_fields, Ann, Entries, Field, UNSET};
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
 use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
+use crate::decode::EncodedNode;
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto, ValueInfoProto};
 use crate::vocabulary;
@@ -38,8 +41,38 @@ pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
     s.end_line();
 }
 
+/// A node of a node list as the printer gets it: from the IR, or still
+/// encoded and decoded only as it is printed (see
+/// [`crate::Printer::write_binary_model`]).
+pub(crate) trait ListedNode: Sync {
+    /// The node, or why it could not be decoded.
+    fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error>;
+}
+
+impl ListedNode for NodeProto {
+    fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+impl ListedNode for EncodedNode<'_> {
+    fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
+        self.decode().map(Cow::Owned)
+    }
+}
+
 /// Writes a graph.
 pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
+    graph_with_nodes(s, g, place, &g.node);
+}
+
+/// Writes a graph with `nodes` for its nodes (those of `g` are not read).
+pub(crate) fn graph_with_nodes<N: ListedNode>(
+    s: &mut Sink<'_>,
+    g: &GraphProto,
+    place: GraphPlace,
+    nodes: &[N],
+) {
     // Room for the initializers' text at once, so that the text of a
     // weight-heavy graph is not copied each time it doubles: a float of
     // raw data (4 bytes) takes 11 to 16 bytes of text.
@@ -121,20 +154,24 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
         });
     }
     s.text(" {");
-    node_lines(s, &g.node);
+    node_lines(s, nodes);
     s.text("}");
 }
 
 /// The inside of a node list: one node per line, one level deeper than
 /// the braces, with their comments, then the comments that close the list.
-pub(crate) fn node_lines(s: &mut Sink<'_>, nodes: &[NodeProto]) {
+/// A node that cannot be decoded fails the print (see [`Sink::fail`]).
+pub(crate) fn node_lines<N: ListedNode>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
     s.each_item(nodes, |s, i, n| {
         s.newline();
-        s.at_index("node", i, |s| {
-            s.leading_comments();
-            node(s, n);
-            s.trailing_comments();
+        s.at_index("node", i, |s| match n.node() {
+            Ok(n) => {
+                s.leading_comments();
+                node(s, &n);
+                s.trailing_comments();
+            }
+            Err(error) => s.fail(error),
         });
     });
     s.closing_comments();
@@ -500,4 +537,56 @@ fn dropped_list(s: &mut Sink<'_>, len: usize, what: &str, items: impl FnOnce(&mu
         items(s);
     }
     s.text("]");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Printer;
+
+    /// A node, or one that cannot be decoded.
+    struct Listed(Option<NodeProto>);
+
+    impl ListedNode for Listed {
+        fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
+            match &self.0 {
+                Some(node) => Ok(Cow::Borrowed(node)),
+                None => Err(crate::parse_node("=").unwrap_err()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_node_that_cannot_be_decoded_fails_the_print_where_it_is() {
+        let relu = crate::parse_node("y = Relu (x)").unwrap();
+        let graph = GraphProto {
+            name: Some("g".into()),
+            ..GraphProto::default()
+        };
+        // Long enough to be printed on two threads: the failing node is
+        // the helper's (600) or this thread's (1500).
+        for broken in [0, 600, 1500] {
+            for threads in [true, false] {
+                let nodes: Vec<Listed> = (0..2000)
+                    .map(|i| Listed((i != broken).then(|| relu.clone())))
+                    .collect();
+                let mut out = Vec::new();
+                let printer = Printer::new().threads(threads);
+                let error = crate::parallel::with_threads(threads, || {
+                    let mut sink = Sink::new(&mut out, printer);
+                    graph_with_nodes(&mut sink, &graph, GraphPlace::Top, &nodes);
+                    sink.finish().unwrap_err()
+                });
+                assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+                let message = error.to_string();
+                assert!(
+                    message.starts_with(&format!("node[{broken}]: ")),
+                    "{message}"
+                );
+                // Nothing from the failing node on reaches the writer.
+                let lines = out.iter().filter(|&&b| b == b'\n').count();
+                assert!(lines <= broken + 1, "{broken}: {lines} lines written");
+            }
+        }
+    }
 }

@@ -209,15 +209,57 @@ impl Printer {
     /// assert_eq!(String::from_utf8(out).unwrap(), "y = Relu (x)\n");
     /// assert!(dropped.is_empty());
     /// ```
-    pub fn write<T: Print + ?Sized, W: Write>(
+    pub fn write<T: Print + ?Sized, W: Write>(&self, item: &T, out: W) -> io::Result<Vec<Dropped>> {
+        self.write_with(out, |sink| item.print_to(sink))
+    }
+
+    /// Prints the binary model `bytes` to `out`: the text that
+    /// [`Printer::write`] writes of [`decode_model`](crate::decode_model)`(bytes)`,
+    /// but each node of the main graph is decoded only as it is printed, so
+    /// that at most a few nodes' IR is in memory at a time (a node-heavy
+    /// model's IR takes several times its encoding).
+    ///
+    /// `Err` is the error of [`decode_model`](crate::decode_model), found
+    /// before anything is written; `Ok` holds what writing gave, as
+    /// [`Printer::write`] returns it.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    /// use onnxtxt::Printer;
+    ///
+    /// let model = onnxtxt::parse_model("g (float x) => (float y) { y = Relu(x) }")?;
+    /// let bytes = model.encode_to_vec();
+    /// let mut out = Vec::new();
+    /// let dropped = Printer::new().write_binary_model(&bytes, &mut out)?.unwrap();
+    /// assert_eq!(String::from_utf8(out).unwrap(), onnxtxt::to_text(&model));
+    /// assert!(dropped.is_empty());
+    ///
+    /// let error = Printer::new().write_binary_model(&bytes[1..], Vec::new()).unwrap_err();
+    /// assert!(error.primary().code.starts_with("onnxtxt::decode::"));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn write_binary_model<W: Write>(
         &self,
-        item: &T,
+        bytes: &[u8],
+        out: W,
+    ) -> Result<io::Result<Vec<Dropped>>, crate::Error> {
+        let lazy = crate::decode::decode_model_lazily(bytes)?;
+        Ok(self.write_with(out, |sink| {
+            model::model_with_nodes(sink, &lazy.model, &lazy.nodes);
+        }))
+    }
+
+    /// Writes what `print` prints to `out` through one buffer; returns what
+    /// compat mode dropped.
+    fn write_with<W: Write>(
+        &self,
         mut out: W,
+        print: impl FnOnce(&mut Sink<'_>),
     ) -> io::Result<Vec<Dropped>> {
         crate::parallel::with_threads(self.threads, || {
             // The sink buffers: it hands `out` pieces of about 64 KiB.
             let mut sink = Sink::new(&mut out, *self);
-            item.print_to(&mut sink);
+            print(&mut sink);
             let dropped = sink.finish()?;
             out.flush()?;
             Ok(dropped)

@@ -10,7 +10,7 @@
 //! field) is written as a list of messages.
 
 use super::annot::value_of;
-use super::graph::{self, GraphPlace};
+use super::graph::{self, GraphPlace, ListedNode};
 use super::schema::{
     metadata_pairs, metadata_props_are_pairs, opset_pairs, opsets_are_pairs, set_fields, Ann,
     AnnMessage, Entries, UNSET,
@@ -104,6 +104,13 @@ fn metadata_entry<'a>(
 
 /// Writes a model.
 pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
+    let nodes = m.graph.as_ref().map_or(&[][..], |g| &g.node);
+    model_with_nodes(s, m, nodes);
+}
+
+/// Writes a model with `nodes` for its graph's nodes (those of `m`'s
+/// graph are not read).
+pub(crate) fn model_with_nodes<N: ListedNode>(s: &mut Sink<'_>, m: &ModelProto, nodes: &[N]) {
     s.leading_comments();
     let mut entries = Vec::new();
     set_fields!(entries, m, ir_version);
@@ -129,7 +136,8 @@ pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
     };
     s.at("graph", |s| {
         s.leading_comments();
-        graph::graph(s, m.graph.as_ref().unwrap_or(&placeholder), GraphPlace::Top)
+        let graph = m.graph.as_ref().unwrap_or(&placeholder);
+        graph::graph_with_nodes(s, graph, GraphPlace::Top, nodes);
     });
     s.end_line();
     for (i, f) in m.functions.iter().enumerate() {

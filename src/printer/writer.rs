@@ -306,6 +306,15 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Fails the print here with `error` (a part that could not be
+    /// decoded): [`Sink::finish`] returns it, unless an earlier error came
+    /// first, and nothing more is handed to the writer.
+    pub(crate) fn fail(&mut self, error: crate::Error) {
+        let message = format!("{}: {error}", self.path);
+        self.error
+            .get_or_insert_with(|| io::Error::new(io::ErrorKind::InvalidData, message));
+    }
+
     pub(crate) fn compat(&self) -> bool {
         self.opts.compat
     }
@@ -671,7 +680,7 @@ impl<'a> Sink<'a> {
         crate::parallel::pipeline(
             self,
             units,
-            |&(u, unit), (text, dropped): &mut (Vec<u8>, Vec<Dropped>)| {
+            |&(u, unit), (text, dropped, error): &mut Made| {
                 let mut other = Sink::in_memory(opts);
                 other.level = level;
                 other.path.clone_from(&path);
@@ -687,15 +696,19 @@ impl<'a> Sink<'a> {
                 }
                 *text = other.buf;
                 *dropped = other.dropped;
+                *error = other.error;
             },
             |sink, &(u, unit)| {
                 for (i, x) in unit[..mine(unit)].iter().enumerate() {
                     write(sink, u * 2 * SPLIT_CHUNK + i, x);
                 }
             },
-            |sink, _, (text, dropped)| {
+            |sink, _, (text, dropped, error)| {
                 sink.put_lines(text);
                 sink.dropped.append(dropped);
+                if let Some(error) = error.take() {
+                    sink.error.get_or_insert(error);
+                }
             },
         );
         self.may_split = true;
@@ -733,6 +746,10 @@ impl<'a> Sink<'a> {
         self.text(close);
     }
 }
+
+/// What the helper of [`Sink::each_item`] makes of a chunk: its text, its
+/// compat reports and the error that failed it, if any.
+type Made = (Vec<u8>, Vec<Dropped>, Option<io::Error>);
 
 /// How [`Sink::block_list`] lays out a list that is not empty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

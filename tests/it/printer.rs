@@ -498,3 +498,33 @@ fn compat_mode_reports_what_it_drops_and_the_reference_accepts_it() {
         result.unwrap_or_else(|e| panic!("{e}\n{}", printed.text));
     }
 }
+
+#[test]
+fn binary_models_print_as_they_are_decoded() {
+    // A node list long enough to be printed on two threads.
+    let mut long = parse_model(BASIC).unwrap();
+    let graph = long.graph.as_mut().unwrap();
+    let nodes = graph.node.clone();
+    while graph.node.len() < 3000 {
+        graph.node.extend_from_slice(&nodes);
+    }
+    let no_graph = ModelProto {
+        ir_version: Some(10),
+        ..ModelProto::default()
+    };
+    for model in [everything(), parse_model(BASIC).unwrap(), long, no_graph] {
+        let bytes = model.encode_to_vec();
+        for printer in [
+            Printer::new(),
+            Printer::new().compat(true),
+            Printer::new().threads(false),
+        ] {
+            let mut expected = Vec::new();
+            let dropped = printer.write(&model, &mut expected).unwrap();
+            let mut out = Vec::new();
+            let lazily = printer.write_binary_model(&bytes, &mut out).unwrap();
+            assert_eq!(lazily.unwrap(), dropped);
+            assert!(out == expected, "{printer:?}");
+        }
+    }
+}
