@@ -202,23 +202,23 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
 /// One field of a message: its number, wire type, where it is (tag
 /// included) and where its payload is (after the length, for a
 /// length-delimited field).
-struct Field {
-    number: u64,
+pub(crate) struct Field {
+    pub(crate) number: u64,
     wire_type: u64,
-    whole: Range<usize>,
+    pub(crate) whole: Range<usize>,
     payload: Range<usize>,
 }
 
 /// The fields of the message in `bytes[range]`, which the walk has
 /// checked: `None` (and nothing after it) where one does not read.
-struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     bytes: &'a [u8],
     pos: usize,
     end: usize,
 }
 
 impl<'a> Fields<'a> {
-    fn new(bytes: &'a [u8], range: Range<usize>) -> Self {
+    pub(crate) fn new(bytes: &'a [u8], range: Range<usize>) -> Self {
         Fields {
             bytes,
             pos: range.start,

@@ -3,7 +3,6 @@
 
 mod check;
 mod diff;
-mod encode;
 mod fmt;
 mod infer;
 mod input;

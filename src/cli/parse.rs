@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{inline_from_dir, InlineProblem};
 
-use super::encode::write_encoded;
 use super::input::read_input;
 use super::io::{directory_of, invalid_text, left_to_exit, write_output_with, Failure};
 use super::progress::Progress;
@@ -41,8 +40,11 @@ impl ParseArgs {
         let text = input.text()?;
         let name = &input.name;
         progress.stage(format!("parsing {name}"));
-        let mut model = onnxtxt::parse_model(text)
-            .map_err(|error| invalid_text(name.clone(), text.to_owned(), error))?;
+        let invalid = |error| invalid_text(name.clone(), text.to_owned(), error);
+        if !self.inline_external && !self.check {
+            return write_parsed(text, self.output.as_ref(), progress).map_err(invalid)?;
+        }
+        let mut model = onnxtxt::parse_model(text).map_err(invalid)?;
         if self.inline_external {
             progress.stage("reading external data");
             let dir = match (&self.external_dir, &self.input) {
@@ -62,10 +64,36 @@ impl ParseArgs {
         }
         progress.stage("writing");
         write_output_with(self.output.as_ref(), true, |out| {
-            write_encoded(&model, &mut progress.counting(out))
+            onnxtxt::Parser::write_encoded(&model, progress.counting(out))
         })?;
         drop(progress);
         left_to_exit(model);
         Ok(())
+    }
+}
+
+/// Parses `text` and writes the binary model to `output` as the parse goes
+/// ([`onnxtxt::Parser::write_model`]): the main graph's nodes are encoded
+/// as they are read, never all in memory as IR. `Err` when the text does
+/// not parse (nothing is written then), else what writing gave.
+fn write_parsed(
+    text: &str,
+    output: Option<&PathBuf>,
+    progress: Progress,
+) -> Result<Result<(), Failure>, onnxtxt::Error> {
+    let mut invalid = None;
+    let written = write_output_with(output, true, |out| {
+        match onnxtxt::Parser::new().write_model(text, progress.counting(out)) {
+            Ok(written) => written,
+            Err(error) => {
+                invalid = Some(error);
+                Err(std::io::Error::other("the text does not parse"))
+            }
+        }
+    });
+    drop(progress);
+    match invalid {
+        Some(error) => Err(error),
+        None => Ok(written),
     }
 }

@@ -5,6 +5,8 @@
 //! first), and only when that fails the grammar again with errors that say
 //! why.
 
+use std::io::{self, Write};
+
 use chumsky::error::Rich;
 
 use super::errors::to_error;
@@ -12,6 +14,7 @@ use super::fast::pieces;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
 use super::landmarks::SourceMap;
 use super::tokens::{check_tokens, tokenize};
+use super::write;
 use crate::error::Error;
 use crate::lexer::scan;
 use crate::proto::{
@@ -86,6 +89,62 @@ impl Parser {
         crate::parallel::with_threads(self.threads, || T::parse_text(text))
     }
 
+    /// Parses `text` as [`parse_model`] does and writes the model's binary
+    /// encoding to `out`: the bytes of `parse_model(text)?.encode_to_vec()`,
+    /// through one buffer of 256 KiB. A long node list is read in pieces
+    /// (see [`Parser::threads`]), and the nodes of the main graph are
+    /// encoded as each piece is read: a node-heavy model's IR takes several
+    /// times its encoding, which a parse that builds it whole holds all at
+    /// once.
+    ///
+    /// `Err` is the error of [`parse_model`], found before anything is
+    /// written; `Ok` holds what writing gave.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    /// use onnxtxt::Parser;
+    ///
+    /// let text = "g (float x) => (float y) { y = Relu(x) }";
+    /// let mut out = Vec::new();
+    /// Parser::new().write_model(text, &mut out)?.unwrap();
+    /// assert_eq!(out, onnxtxt::parse_model(text)?.encode_to_vec());
+    ///
+    /// let error = Parser::new().write_model("g (", Vec::new()).unwrap_err();
+    /// assert_eq!(error.primary().code, "onnxtxt::parse::unclosed_delimiter");
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn write_model<W: Write>(&self, text: &str, mut out: W) -> Result<io::Result<()>, Error> {
+        crate::parallel::with_threads(self.threads, || {
+            let on_two_threads = pieces::parse_encoding(text, |tokens, state| {
+                FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
+            });
+            let (model, encoded) = match on_two_threads {
+                Some(parsed) => parsed,
+                None => (ModelProto::parse_on_one_thread(text)?, Vec::new()),
+            };
+            Ok(write::write_model(model, encoded, &mut out))
+        })
+    }
+
+    /// Writes `model`'s binary encoding to `out` as
+    /// [`Parser::write_model`] writes it: the bytes of
+    /// `model.encode_to_vec()`, through one buffer of 256 KiB, never all
+    /// in memory at once.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    /// use onnxtxt::Parser;
+    ///
+    /// let model = onnxtxt::parse_model("g (float x) => (float y) { y = Relu(x) }")?;
+    /// let mut out = Vec::new();
+    /// Parser::write_encoded(&model, &mut out).unwrap();
+    /// assert_eq!(out, model.encode_to_vec());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn write_encoded<W: Write>(model: &ModelProto, mut out: W) -> io::Result<()> {
+        write::write_encoded(model, &mut out)
+    }
+
     /// [`parse_model_with_source_map`] with these options.
     pub fn parse_model_with_source_map(
         &self,
@@ -105,6 +164,13 @@ pub trait Parse: sealed::Sealed + Sized {
     fn parse_text(text: &str) -> Result<Self, Error>;
 }
 
+/// Parsing on the calling thread, with errors that say why.
+trait OneThread: Sized {
+    /// Parses `text` on the calling thread (the grammar, with errors that
+    /// say why when it fails).
+    fn parse_on_one_thread(text: &str) -> Result<Self, Error>;
+}
+
 macro_rules! entry_points {
     ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
         impl sealed::Sealed for $ty {}
@@ -114,9 +180,15 @@ macro_rules! entry_points {
                 let on_two_threads = pieces::parse(text, |tokens, state| {
                     FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
                 });
-                if let Some(output) = on_two_threads {
-                    return Ok(output);
+                match on_two_threads {
+                    Some(output) => Ok(output),
+                    None => Self::parse_on_one_thread(text),
                 }
+            }
+        }
+
+        impl OneThread for $ty {
+            fn parse_on_one_thread(text: &str) -> Result<$ty, Error> {
                 located(text, || {
                     let tokens = tokenize(text)?;
                     parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)

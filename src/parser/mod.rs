@@ -57,6 +57,7 @@ mod tensor;
 mod tokens;
 mod types;
 mod value;
+mod write;
 
 pub(crate) use common::unquote;
 pub(crate) use entry::parse_model_with_comments;

@@ -45,6 +45,7 @@ mod roundtrip_prop;
 mod schema;
 #[cfg(feature = "diff")]
 mod single_edits;
+mod streamed;
 #[cfg(feature = "diff")]
 mod structural_diff;
 #[cfg(feature = "cli")]

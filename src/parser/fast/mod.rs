@@ -179,12 +179,13 @@ mod tests {
     /// builds cut any text into pieces of about 64 bytes).
     #[test]
     fn the_examples_are_read_in_pieces() {
+        use super::pieces::Keep;
         use crate::parser::grammar::{run, FAST_GRAMMAR};
         for (path, text) in examples() {
-            let read = super::pieces::parse_counting(&text, |tokens, state| {
+            let read = super::pieces::parse_counting(&text, Keep::Read, |tokens, state| {
                 FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, &text, state).ok())
             });
-            let (model, pieces) =
+            let ((model, _), pieces) =
                 read.unwrap_or_else(|| panic!("{} not read in pieces", path.display()));
             assert!(pieces >= 1, "{}: no piece read apart", path.display());
             assert_eq!(model, parse(&text).0, "{}", path.display());

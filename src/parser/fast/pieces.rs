@@ -25,12 +25,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use chumsky::span::SimpleSpan;
+use prost::Message as _;
 
 use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
 use crate::parser::grammar::{run, State, FAST_GRAMMAR};
+use crate::parser::hints;
 use crate::parser::tokens::Brackets;
 use crate::parser::MAX_NESTING;
-use crate::proto::NodeProto;
+use crate::proto::{GraphProto, NodeProto};
 
 /// Texts shorter than this, in bytes, are parsed on one thread. The tests
 /// and fuzz targets take the two-thread path with any text they can.
@@ -53,30 +55,83 @@ const MAX_PIECES: usize = 256;
 const PROBE: usize = 1 << 10;
 
 /// The nodes of the pieces, in the parser state of the thread that parses
-/// the whole text: one vector for each run of pieces that follow one
-/// another (see [`Merged`]).
+/// the whole text: one run for each run of pieces that follow one another
+/// (see [`Merged`]).
 #[derive(Debug, Default)]
 pub(crate) struct Splice {
     /// Each run's nodes by where it starts, in text order, until taken.
-    runs: Vec<(usize, Option<Vec<NodeProto>>)>,
+    runs: Vec<(usize, Option<Run>)>,
+    /// Where the `{` that opens the main graph's node list starts, when
+    /// the runs of that list are left encoded ([`Keep::Encoded`]).
+    main_list: Option<usize>,
+    /// The runs of the main graph's node list taken so far, encoded.
+    encoded: Vec<EncodedRun>,
+}
+
+/// The nodes of a run of pieces.
+#[derive(Debug)]
+enum Run {
+    /// As read.
+    Read(Vec<NodeProto>),
+    /// Encoded as they were read, piece by piece: the `node` fields of a
+    /// graph, each its tag, length and encoding as `prost` writes them.
+    Encoded { pieces: Vec<Vec<u8>>, nodes: usize },
+}
+
+/// How the pieces' nodes are kept until the parse takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::parser) enum Keep {
+    /// As read.
+    Read,
+    /// Encoded as soon as each piece is read, those of the main graph's
+    /// node list until the model is written (`Parser::write_model`): a
+    /// node's IR takes several times its encoding.
+    Encoded,
+}
+
+/// Nodes of the main graph's node list left encoded by the parse, in
+/// pieces (see [`Run::Encoded`]): they come before the node at index `at`
+/// of the list it returned.
+#[derive(Debug)]
+pub(in crate::parser) struct EncodedRun {
+    pub(in crate::parser) at: usize,
+    pub(in crate::parser) pieces: Vec<Vec<u8>>,
 }
 
 impl Splice {
-    /// The nodes of the run that starts at `start`, once; `None` if there
-    /// is none or they were taken before.
-    pub(crate) fn take(&mut self, start: usize) -> Option<Vec<NodeProto>> {
+    /// The nodes of the run that starts at `start`, once, for the node list
+    /// whose `{` starts at `list`, which has `read` nodes so far: none when
+    /// they stay encoded (the main graph's list's, kept here). `None` if
+    /// there is no such run or it was taken before.
+    pub(crate) fn take(
+        &mut self,
+        start: usize,
+        list: usize,
+        read: usize,
+    ) -> Option<Vec<NodeProto>> {
         let index = self
             .runs
             .binary_search_by_key(&start, |&(start, _)| start)
             .ok()?;
-        self.runs[index].1.take()
+        match self.runs[index].1.take()? {
+            Run::Read(nodes) => Some(nodes),
+            // Only the main list's runs are left encoded.
+            Run::Encoded { pieces, .. } => {
+                (self.main_list == Some(list)).then_some(())?;
+                self.encoded.push(EncodedRun { at: read, pieces });
+                Some(Vec::new())
+            }
+        }
     }
 
-    /// How many nodes are still to be taken.
+    /// How many nodes read are still to be taken.
     pub(crate) fn nodes_left(&self) -> usize {
         self.runs
             .iter()
-            .filter_map(|(_, nodes)| nodes.as_ref().map(Vec::len))
+            .map(|(_, run)| match run {
+                Some(Run::Read(nodes)) => nodes.len(),
+                _ => 0,
+            })
             .sum()
     }
 
@@ -86,12 +141,91 @@ impl Splice {
     }
 }
 
+impl Run {
+    /// How many nodes the run has.
+    fn len(&self) -> usize {
+        match self {
+            Run::Read(nodes) => nodes.len(),
+            Run::Encoded { nodes, .. } => *nodes,
+        }
+    }
+
+    /// `nodes`, kept as `keep` says.
+    fn new(nodes: Vec<NodeProto>, keep: Keep) -> Run {
+        match keep {
+            Keep::Read => Run::Read(nodes),
+            Keep::Encoded => Run::Encoded {
+                nodes: nodes.len(),
+                pieces: vec![GraphProto {
+                    node: nodes,
+                    ..GraphProto::default()
+                }
+                .encode_to_vec()],
+            },
+        }
+    }
+
+    /// The run, encoded.
+    fn into_encoded(self) -> Run {
+        match self {
+            Run::Read(nodes) => Run::new(nodes, Keep::Encoded),
+            Run::Encoded { .. } => self,
+        }
+    }
+
+    /// The run's nodes as read (decoded again if need be); `None` if they
+    /// do not decode, which a run encoded by [`Run::new`] always does.
+    fn read(self) -> Option<Run> {
+        match self {
+            Run::Read(_) => Some(self),
+            Run::Encoded { pieces, nodes } => {
+                let mut read = Vec::with_capacity(nodes);
+                for piece in pieces {
+                    read.append(&mut GraphProto::decode(piece.as_slice()).ok()?.node);
+                }
+                Some(Run::Read(read))
+            }
+        }
+    }
+
+    /// Appends `other`'s nodes (kept the same way), with room for
+    /// `expected` nodes in all when it grows.
+    fn append(&mut self, other: Run, expected: usize) {
+        let len = self.len();
+        match (self, other) {
+            (Run::Read(run), Run::Read(mut nodes)) => {
+                if run.capacity() - run.len() < nodes.len() {
+                    run.reserve(expected.saturating_sub(len).max(nodes.len()));
+                }
+                run.append(&mut nodes);
+            }
+            (
+                Run::Encoded { pieces, nodes },
+                Run::Encoded {
+                    pieces: mut more,
+                    nodes: count,
+                },
+            ) => {
+                pieces.append(&mut more);
+                *nodes += count;
+            }
+            // The runs of a parse are all kept one way; were they not,
+            // those read would be encoded.
+            (this, other) => {
+                let encoded = std::mem::replace(this, Run::Read(Vec::new())).into_encoded();
+                *this = encoded;
+                this.append(other.into_encoded(), expected);
+            }
+        }
+    }
+}
+
 /// What a thread made of a piece of the text, in text order.
 enum Read<'s> {
     /// The nodes of the text from `span.start` to `span.end`, where
     /// brackets nest `deepest` deep.
     Nodes {
-        nodes: Vec<NodeProto>,
+        nodes: Run,
         span: SimpleSpan,
         deepest: usize,
     },
@@ -106,14 +240,26 @@ pub(in crate::parser) fn parse<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
 ) -> Option<O> {
-    parse_counting(text, read).map(|(output, _)| output)
+    parse_counting(text, Keep::Read, read).map(|(output, _)| output.0)
 }
 
-/// [`parse`], and how many pieces' nodes were read apart.
-pub(super) fn parse_counting<O>(
+/// [`parse`] of a model, the nodes of its main graph's node list kept
+/// encoded as they are read ([`Keep::Encoded`]): the model, whose graph
+/// holds only the nodes that were not, and those that were, in order.
+pub(in crate::parser) fn parse_encoding<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
-) -> Option<(O, usize)> {
+) -> Option<(O, Vec<EncodedRun>)> {
+    parse_counting(text, Keep::Encoded, read).map(|(output, _)| output)
+}
+
+/// [`parse`] or [`parse_encoding`] as `keep` says, and how many pieces'
+/// nodes were read apart.
+pub(super) fn parse_counting<O>(
+    text: &str,
+    keep: Keep,
+    read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
+) -> Option<((O, Vec<EncodedRun>), usize)> {
     if text.len() < MIN_TEXT || !crate::parallel::available() {
         return None;
     }
@@ -123,10 +269,10 @@ pub(super) fn parse_counting<O>(
     let merged = Mutex::new(Merged::new(cuts.len()));
     let (part, ()) = crate::parallel::join(
         || {
-            read_pieces(text, &cuts, &next_piece, &merged);
+            read_pieces(text, &cuts, keep, &next_piece, &merged);
             scan_part(text, 0, first)
         },
-        || read_pieces(text, &cuts, &next_piece, &merged),
+        || read_pieces(text, &cuts, keep, &next_piece, &merged),
     );
     let merged = merged.into_inner().ok()?;
     // A piece that could not be read stops the merge before it.
@@ -163,6 +309,9 @@ pub(super) fn parse_counting<O>(
     if brackets.open() != 0 {
         return None;
     }
+    if keep == Keep::Encoded {
+        splice.keep_main_list_encoded(&tokens)?;
+    }
     let (output, state) = read(
         &tokens,
         State {
@@ -170,10 +319,45 @@ pub(super) fn parse_counting<O>(
             ..State::default()
         },
     )?;
-    state
-        .splice
+    let splice = state.splice;
+    splice
         .all_taken()
-        .then_some((output, merged.pieces_with_nodes))
+        .then_some(((output, splice.encoded), merged.pieces_with_nodes))
+}
+
+impl Splice {
+    /// Of the runs, all encoded, leaves encoded those that the main graph's
+    /// node list takes, and decodes the others: the main graph's node list
+    /// is the first `{` of a model's `tokens` outside every bracket (a
+    /// model is an optional `<header>`, then a graph whose node list
+    /// follows its name and bracketed lists), and its runs are those
+    /// spliced in at the first level inside it. `None` when a run does not
+    /// decode.
+    fn keep_main_list_encoded(&mut self, tokens: &[(Token<'_>, SimpleSpan)]) -> Option<()> {
+        let mut depth = 0usize;
+        let mut main = Vec::new();
+        for &(token, span) in tokens {
+            if hints::closer_of(token).is_some() {
+                if depth == 0 && token == Token::LBrace && self.main_list.is_none() {
+                    self.main_list = Some(span.start);
+                }
+                depth += 1;
+            } else if hints::is_closer(token) {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && self.main_list.is_some() {
+                    break;
+                }
+            } else if token == Token::Spliced && depth == 1 && self.main_list.is_some() {
+                main.push(span.start);
+            }
+        }
+        for (start, run) in &mut self.runs {
+            if main.binary_search(start).is_err() {
+                *run = Some(run.take()?.read()?);
+            }
+        }
+        Some(())
+    }
 }
 
 /// What the threads made of the pieces, merged in text order as they come:
@@ -221,7 +405,7 @@ impl<'s> Merged<'s> {
     /// Merges `read`, of piece `self.next`, after what is merged so far.
     fn merge(&mut self, read: Read<'s>) {
         let Read::Nodes {
-            mut nodes,
+            nodes,
             span,
             deepest,
         } = read
@@ -244,21 +428,14 @@ impl<'s> Merged<'s> {
             });
             return;
         };
-        if run.capacity() - run.len() < nodes.len() {
-            // Room for the nodes of all the pieces left, at the nodes per
-            // piece so far, an eighth to spare, so that the run is not
-            // copied as it grows. (Pieces are cut only where nodes start,
-            // so text with few nodes has few pieces.)
-            let pieces = self.ahead.len() - self.run_first;
-            let read = self.next + 1 - self.run_first;
-            let expected = (run.len() + nodes.len()).saturating_mul(pieces) / read;
-            run.reserve(
-                (expected + expected / 8)
-                    .saturating_sub(run.len())
-                    .max(nodes.len()),
-            );
-        }
-        run.append(&mut nodes);
+        // Room for the nodes of all the pieces left, at the nodes per piece
+        // so far, an eighth to spare, so that the run is not copied as it
+        // grows. (Pieces are cut only where nodes start, so text with few
+        // nodes has few pieces.)
+        let pieces = self.ahead.len() - self.run_first;
+        let read = self.next + 1 - self.run_first;
+        let expected = (run.len() + nodes.len()).saturating_mul(pieces) / read;
+        run.append(nodes, expected + expected / 8);
         run_span.end = span.end;
         *run_deepest = (*run_deepest).max(deepest);
     }
@@ -343,6 +520,7 @@ fn starts_node(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
 fn read_pieces<'s>(
     text: &'s str,
     cuts: &[usize],
+    keep: Keep,
     next_piece: &AtomicUsize,
     merged: &Mutex<Merged<'s>>,
 ) {
@@ -357,7 +535,7 @@ fn read_pieces<'s>(
         buffer.clear();
         comments.clear();
         let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
-            .then(|| read_piece(text, from, until, &buffer));
+            .then(|| read_piece(text, from, until, &buffer, keep));
         let Some(reads) = read else {
             // The merge stops before this piece, so no other piece matters
             // now: the text is parsed on one thread.
@@ -373,13 +551,14 @@ fn read_pieces<'s>(
 
 /// What to make of the `tokens` of the text from `from` to `until`: the
 /// nodes up to a `}` that closes a bracket opened before them (or to the
-/// end), then the tokens from there on; the tokens as they are when the
-/// nodes do not read.
+/// end), kept as `keep` says, then the tokens from there on; the tokens as
+/// they are when the nodes do not read.
 fn read_piece<'s>(
     text: &'s str,
     from: usize,
     until: usize,
     tokens: &[(Token<'s>, SimpleSpan)],
+    keep: Keep,
 ) -> Vec<Read<'s>> {
     let mut brackets = Brackets::default();
     let end = match brackets.walk(tokens) {
@@ -407,7 +586,7 @@ fn read_piece<'s>(
     };
     let nodes_end = tokens.get(end).map_or(until, |(_, span)| span.start);
     let mut reads = vec![Read::Nodes {
-        nodes,
+        nodes: Run::new(nodes, keep),
         span: SimpleSpan::from(from..nodes_end),
         deepest: brackets.deepest,
     }];
@@ -424,13 +603,21 @@ mod tests {
     use super::*;
     use crate::{parse_model, parse_model_with_source_map};
 
-    /// The encoding of the model `text` read in pieces, if it is, and how
-    /// many pieces' nodes were read apart.
-    fn in_pieces(text: &str) -> Option<(Vec<u8>, usize)> {
-        let model = parse_counting(text, |tokens, state| {
+    /// The encoding of the model `text` read in pieces, if it is, how many
+    /// pieces' nodes were read apart, and how many runs of the main graph's
+    /// node list were left encoded; its nodes kept as `keep` says, then
+    /// written as `Parser::write_model` writes them.
+    fn in_pieces(text: &str, keep: Keep) -> Option<(Vec<u8>, usize, usize)> {
+        let model = parse_counting(text, keep, |tokens, state| {
             FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
         });
-        model.map(|(model, pieces)| (model.encode_to_vec(), pieces))
+        let ((model, encoded), pieces) = model?;
+        // Each piece of the main graph's node list, or none.
+        assert!(keep == Keep::Encoded || encoded.is_empty());
+        let left_encoded = encoded.len();
+        let mut bytes = Vec::new();
+        crate::parser::write::write_model(model, encoded, &mut bytes).unwrap();
+        Some((bytes, pieces, left_encoded))
     }
 
     /// A model whose graph has `count` nodes of the `forms` in turn, with
@@ -497,18 +684,45 @@ mod tests {
         // Pieces that end inside a subgraph, or start there and end after it.
         let subgraph = long_subgraph(50);
         texts.push((true, model(&[FORMS[0], &subgraph, FORMS[1]], 12)));
+        // Long node lists in functions, and in a graph with initializers
+        // (which the grammar reads).
+        let nodes: String = (0..60).map(|i| format!("  y{i} = Relu (x)\n")).collect();
+        let long_function = format!(
+            "<domain: \"d\", opset_import: [\"\": 18]>\nlong (x) => (y) {{\n{nodes}  y = Relu(x)\n}}\n"
+        );
+        texts.push((true, model(FORMS, 30) + &long_function + function));
+        let initializers = model(FORMS, 100).replacen(
+            "(float[N] y) {",
+            "(float[N] y) <float[2] w = {1, 2}, int64[1] k = {3}> {",
+            1,
+        );
+        texts.push((true, initializers));
+        let mut left_encoded = 0;
         for (long, text) in &texts {
             let one = parse_model_with_source_map(text).unwrap().0.encode_to_vec();
-            let pieces = in_pieces(text);
-            assert!(
-                pieces.as_ref().is_some_and(|&(_, n)| n >= 2) || !long,
-                "not read in pieces:\n{text}"
-            );
-            if let Some((pieces, _)) = pieces {
-                assert!(pieces == one, "different in pieces:\n{text}");
+            for keep in [Keep::Read, Keep::Encoded] {
+                let pieces = in_pieces(text, keep);
+                assert!(
+                    pieces.as_ref().is_some_and(|&(_, n, _)| n >= 2) || !long,
+                    "not read in pieces:\n{text}"
+                );
+                if let Some((pieces, _, runs)) = pieces {
+                    assert!(pieces == one, "different in pieces, {keep:?}:\n{text}");
+                    left_encoded += runs;
+                }
             }
             assert!(parse_model(text).unwrap().encode_to_vec() == one);
+            let mut written = Vec::new();
+            crate::Parser::new()
+                .write_model(text, &mut written)
+                .unwrap()
+                .unwrap();
+            assert!(written == one, "written differently:\n{text}");
         }
+        assert!(
+            left_encoded > texts.len(),
+            "{left_encoded} runs left encoded"
+        );
     }
 
     #[test]
@@ -519,8 +733,12 @@ mod tests {
             .collect();
         let text = nodes.concat();
         let (tokens, _) = crate::lexer::scan(&text);
-        let reads = read_piece(&text, 0, text.len(), &tokens);
-        let [Read::Nodes { nodes, .. }] = reads.as_slice() else {
+        let reads = read_piece(&text, 0, text.len(), &tokens, Keep::Read);
+        let [Read::Nodes {
+            nodes: Run::Read(nodes),
+            ..
+        }] = reads.as_slice()
+        else {
             panic!("the nodes were not read");
         };
         // Made once, at its size: not grown by doubling.
@@ -547,7 +765,15 @@ mod tests {
             format!("{}$\n{}", &long[..middle], &long[middle..]),
         ];
         for text in &cases {
-            assert_eq!(in_pieces(text), None, "{text}");
+            for keep in [Keep::Read, Keep::Encoded] {
+                assert_eq!(in_pieces(text, keep), None, "{text}");
+            }
+            let written = crate::Parser::new().write_model(text, Vec::new());
+            match (written, parse_model(text)) {
+                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics()),
+                (Ok(_), Ok(_)) => {}
+                (a, b) => panic!("{text}: {:?} written, {:?} parsed", a.is_ok(), b.is_ok()),
+            }
             match (parse_model(text), parse_model_with_source_map(text)) {
                 (Ok(a), Ok((b, _))) => assert!(a.encode_to_vec() == b.encode_to_vec()),
                 (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics()),

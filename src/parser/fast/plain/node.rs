@@ -26,7 +26,9 @@ pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
 ) -> Option<Vec<NodeProto>> {
+    let open = inp.cursor();
     expect(inp, Token::LBrace)?;
+    let list = inp.span_since(&open).start;
     let mut nodes = Vec::new();
     loop {
         match inp.peek()? {
@@ -39,7 +41,7 @@ pub(super) fn node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 inp.skip();
                 let start = inp.span_since(&before).start;
                 let splice = &mut inp.state().splice;
-                let mut spliced = splice.take(start)?;
+                let mut spliced = splice.take(start, list, nodes.len())?;
                 if nodes.is_empty() {
                     nodes = spliced;
                 } else {

@@ -1,20 +1,33 @@
-//! Encoding a model straight into the output: through one fixed buffer,
-//! never into a vector the size of the whole binary.
+//! Writing a model's binary encoding straight into the output: through one
+//! fixed buffer, never into a vector the size of the whole binary, with
+//! the main graph's nodes that the parse left encoded
+//! ([`Parser::write_model`](super::Parser::write_model)) put back where
+//! they go.
 
 use std::io::{self, Write};
 
 use prost::bytes::buf::UninitSlice;
 use prost::bytes::{Buf, BufMut};
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
 use prost::Message;
+
+use super::fast::pieces::EncodedRun;
+use crate::decode::Fields;
+use crate::proto::ModelProto;
 
 /// The buffer between the encoder and the output (256 KiB): big enough that
 /// a write call is rare next to the encoding, small enough to stay in the
 /// cache and cost nothing to allocate.
 const BUFFER_BYTES: usize = 256 * 1024;
 
+/// `ModelProto.graph`'s field number.
+const MODEL_GRAPH: u32 = 7;
+/// `GraphProto.node`'s field number.
+const GRAPH_NODE: u32 = 1;
+
 /// Encodes `message` into `out` as `prost` would into a `Vec`, the same
 /// bytes, holding at most [`BUFFER_BYTES`] of them at a time.
-pub(crate) fn write_encoded(message: &impl Message, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn write_encoded(message: &impl Message, out: &mut dyn Write) -> io::Result<()> {
     write_encoded_with(message, out, BUFFER_BYTES)
 }
 
@@ -24,14 +37,63 @@ fn write_encoded_with(
     out: &mut dyn Write,
     capacity: usize,
 ) -> io::Result<()> {
-    let mut writer = BufWriter {
-        out,
-        buffer: Vec::with_capacity(capacity.max(1)),
-        error: None,
-    };
+    let mut writer = BufWriter::new(out, capacity);
     // The writer has room for any length, so encoding itself cannot fail;
     // still pass on the error rather than panic.
     message.encode(&mut writer).map_err(io::Error::other)?;
+    writer.finish()
+}
+
+/// Writes the encoding of `model` with the nodes of `encoded` back in its
+/// graph's node list (each run before the node of its index, in order):
+/// the bytes `prost` gives of that model, which never exists whole.
+/// `prost` writes a message's fields in the order of their numbers, so the
+/// graph (field 7) goes after the model's fields 1 to 6 and before the
+/// others, and the graph's nodes (field 1) before its other fields.
+pub(super) fn write_model(
+    mut model: ModelProto,
+    encoded: Vec<EncodedRun>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if encoded.is_empty() {
+        return write_encoded(&model, out);
+    }
+    // The runs come from the graph's node list: there is a graph.
+    let mut graph = model.graph.take().unwrap_or_default();
+    let nodes = std::mem::take(&mut graph.node);
+    let others = model.encode_to_vec();
+    let before_graph = Fields::new(&others, 0..others.len())
+        .map_while(|field| field.filter(|f| f.number < u64::from(MODEL_GRAPH)))
+        .last()
+        .map_or(0, |field| field.whole.end);
+    let node_len = |node: &crate::proto::NodeProto| {
+        let len = node.encoded_len();
+        key_len(GRAPH_NODE) + encoded_len_varint(len as u64) + len
+    };
+    let graph_len = nodes.iter().map(node_len).sum::<usize>()
+        + encoded
+            .iter()
+            .flat_map(|run| &run.pieces)
+            .map(Vec::len)
+            .sum::<usize>()
+        + graph.encoded_len();
+
+    let mut writer = BufWriter::new(out, BUFFER_BYTES);
+    writer.put_slice(&others[..before_graph]);
+    encode_key(MODEL_GRAPH, WireType::LengthDelimited, &mut writer);
+    encode_varint(graph_len as u64, &mut writer);
+    let mut runs = encoded.iter().peekable();
+    for (index, node) in nodes.iter().enumerate() {
+        while let Some(run) = runs.next_if(|run| run.at <= index) {
+            run.pieces.iter().for_each(|piece| writer.put_slice(piece));
+        }
+        prost::encoding::message::encode(GRAPH_NODE, node, &mut writer);
+    }
+    for piece in runs.flat_map(|run| &run.pieces) {
+        writer.put_slice(piece);
+    }
+    graph.encode_raw(&mut writer);
+    writer.put_slice(&others[before_graph..]);
     writer.finish()
 }
 
@@ -45,7 +107,16 @@ struct BufWriter<'w> {
     error: Option<io::Error>,
 }
 
-impl BufWriter<'_> {
+impl<'w> BufWriter<'w> {
+    /// A writer to `out` through a buffer of `capacity` bytes.
+    fn new(out: &'w mut dyn Write, capacity: usize) -> Self {
+        BufWriter {
+            out,
+            buffer: Vec::with_capacity(capacity.max(1)),
+            error: None,
+        }
+    }
+
     /// Writes `bytes` to `out` unless a write has failed.
     fn write_out(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
@@ -149,7 +220,7 @@ mod tests {
 
     /// A model with many small fields and one payload longer than the
     /// buffers tried.
-    fn model() -> onnxtxt::proto::ModelProto {
+    fn model() -> crate::proto::ModelProto {
         let mut text = String::from(
             "<ir_version: 10, opset_import: [\"\": 21]> g (float[N] x) => (float[N] y) {\n",
         );
@@ -160,7 +231,7 @@ mod tests {
             text.push_str(&format!("  y{i} = Relu(y{})\n", i - 1));
         }
         text.push_str("  y = Identity(y199)\n}\n");
-        let mut model = onnxtxt::parse_model(&text).unwrap();
+        let mut model = crate::parse_model(&text).unwrap();
         // As raw_data: one field of 1,200 bytes.
         let big = &mut model.graph.as_mut().unwrap().node[0].attribute[0];
         let tensor = big.t.as_mut().unwrap();
@@ -172,6 +243,44 @@ mod tests {
                 .collect(),
         );
         model
+    }
+
+    #[test]
+    fn nodes_left_encoded_are_written_where_they_go() {
+        let text = "<ir_version: 10, opset_import: [\"\": 21], doc_string: \"d\">\n\
+                    g (float[N] x) => (float[N] y) <float[1] w = {1}> {\n\
+                    a = Relu(x)\n b = Relu(a)\n c = Relu(b)\n d = Relu(c)\n y = Relu(d)\n}\n\
+                    <domain: \"f\", opset_import: [\"\": 21]> f (x) => (y) { y = Relu(x) }\n";
+        let model = crate::parse_model(text).unwrap();
+        let expected = model.encode_to_vec();
+        let nodes = &model.graph.as_ref().unwrap().node;
+        let encode = |range: std::ops::Range<usize>| {
+            crate::proto::GraphProto {
+                node: nodes[range].to_vec(),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
+        // Which nodes stay IR; the others go in runs before them.
+        for kept in [vec![], vec![0], vec![4], vec![1, 3], vec![0, 1, 2, 3, 4]] {
+            let mut partial = model.clone();
+            let graph = partial.graph.as_mut().unwrap();
+            graph.node = kept.iter().map(|&i| nodes[i].clone()).collect();
+            let mut encoded = Vec::new();
+            let mut from = 0;
+            for (at, &node) in kept.iter().chain([&nodes.len()]).enumerate() {
+                if from < node {
+                    // A run in two pieces when it can be.
+                    let middle = (from + node).div_ceil(2);
+                    let pieces = vec![encode(from..middle), encode(middle..node)];
+                    encoded.push(EncodedRun { at, pieces });
+                }
+                from = node + 1;
+            }
+            let mut out = Vec::new();
+            write_model(partial, encoded, &mut out).unwrap();
+            assert!(out == expected, "nodes {kept:?} kept");
+        }
     }
 
     #[test]
