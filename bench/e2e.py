@@ -28,10 +28,15 @@ the whole process (for the reference: with the interpreter's start-up and
 `import onnx`, what a user who runs a Python script waits), the peak resident set size over the
 runs (`ru_maxrss`, what `/usr/bin/time -v` reports), and for the reference
 its peak before the calls (the interpreter and `import onnx`).
+
+Each process is started by `bench/rusage.c` (built here with `cc`), which
+forks it and reports its `wait4` figures: a process that Python spawned
+itself would report Python's own RSS (10 to 15 MB) as its peak when it uses
+less, since Linux keeps the peak of the memory a process had before it
+execs (see rusage.c).
 """
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -46,17 +51,25 @@ COLUMNS = ("case", "shape", "size", "op", "tool", "bytes_in", "bytes_out", "runs
            "baseline_rss_kb", "failures", "first_error")
 
 
-def run(argv: list[str], err_path: Path) -> tuple[float, float, int, int, str]:
-    """Runs `argv` to its end: wall seconds, CPU seconds, peak RSS (kB), exit status, stdout."""
+def build_launcher(scratch: Path) -> Path:
+    """bench/rusage.c, compiled into `scratch`."""
+    launcher = scratch / "rusage"
+    subprocess.run(["cc", "-O2", "-o", str(launcher), str(HERE / "rusage.c")], check=True)
+    return launcher
+
+
+def run(launcher: Path, argv: list[str], err_path: Path) -> tuple[float, float, int, int, str]:
+    """Runs `argv` to its end through `launcher`: wall seconds, CPU seconds, peak RSS (kB), exit
+    status, stdout."""
+    usage_path = err_path.with_suffix(".usage")
     with open(err_path, "wb") as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    child.stdout.close()
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, child.returncode, out.decode()
+        done = subprocess.run([str(launcher), str(usage_path), *argv], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=err)
+    if done.returncode != 0 and not usage_path.exists():
+        return float("nan"), float("nan"), 0, done.returncode, done.stdout.decode()
+    wall, user, system, rss = usage_path.read_text().split()
+    usage_path.unlink()
+    return float(wall), float(user) + float(system), int(rss), done.returncode, done.stdout.decode()
 
 
 class Side:
@@ -67,10 +80,10 @@ class Side:
         self.process = []  # whole-process wall-clock seconds, start-up included
         self.failures, self.first_error, self.bytes_out = 0, "", 0
 
-    def once(self, argv: list[str], dst: Path, scratch: Path) -> None:
+    def once(self, launcher: Path, argv: list[str], dst: Path, scratch: Path) -> None:
         dst.unlink(missing_ok=True)
         err = scratch / f"{self.tool}.stderr"
-        wall, cpu, rss, status, out = run(argv, err)
+        wall, cpu, rss, status, out = run(launcher, argv, err)
         if status != 0:
             self.failures += 1
             message = err.read_text(errors="replace").strip().replace("\n", " ").replace("\t", " ")
@@ -97,7 +110,8 @@ class Side:
         return "\t".join(map(str, cells)) + "\n"
 
 
-def measure(cli: str, src: Path, op: str, scratch: Path, runs: tuple[int, int], secs: float):
+def measure(cli: str, src: Path, op: str, scratch: Path, launcher: Path, runs: tuple[int, int],
+            secs: float):
     """Alternating runs of onnxtxt and the reference on `src`."""
     ext = ".txt" if op == "print" else ".onnx"
     ox_dst, ref_dst = scratch / f"onnxtxt{ext}", scratch / f"reference{ext}"
@@ -108,7 +122,7 @@ def measure(cli: str, src: Path, op: str, scratch: Path, runs: tuple[int, int], 
     while rounds < runs[0] or (rounds < runs[1] and time.perf_counter() - start < secs):
         pair = [(ox, ox_argv, ox_dst), (ref, ref_argv, ref_dst)]
         for side, argv, dst in pair if rounds % 2 == 0 else pair[::-1]:
-            side.once(argv, dst, scratch)
+            side.once(launcher, argv, dst, scratch)
         rounds += 1
         if ox.failures or ref.failures:
             break
@@ -128,6 +142,7 @@ def main() -> None:
             pos.append(a)
     cli, inputs, out_tsv = pos[0], Path(pos[1]), Path(pos[2])
     scratch = Path(tempfile.mkdtemp(prefix="e2e-scratch-", dir=inputs.parent))
+    launcher = build_launcher(scratch)
     cases = [line.split("\t") for name in ("cases.tsv", "real.tsv") if (inputs / name).exists()
              for line in (inputs / name).read_text().splitlines()]
     with open(out_tsv, "w") as out:
@@ -137,7 +152,7 @@ def main() -> None:
                 continue
             for op, ext in (("print", ".onnx"), ("parse", ".txt")):
                 src = inputs / f"{case[0]}{ext}"
-                ox, ref = measure(cli, src, op, scratch, runs, opts["--secs"])
+                ox, ref = measure(cli, src, op, scratch, launcher, runs, opts["--secs"])
                 for side in (ox, ref):
                     out.write(side.row(case, op, src.stat().st_size))
                 out.flush()
