@@ -149,9 +149,9 @@ impl EncodedNode<'_> {
 }
 
 /// `ModelProto.graph`'s field number.
-const MODEL_GRAPH: u64 = 7;
+pub(crate) const MODEL_GRAPH: u32 = 7;
 /// `GraphProto.node`'s field number.
-const GRAPH_NODE: u64 = 1;
+pub(crate) const GRAPH_NODE: u32 = 1;
 
 /// [`decode_model`], but leaving the main graph's nodes encoded: the same
 /// checks and errors, and the same model once the nodes are decoded.
@@ -175,14 +175,14 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
     };
     for field in Fields::new(bytes, 0..bytes.len()) {
         let field = field.ok_or_else(unexpected)?;
-        if field.number != MODEL_GRAPH || field.wire_type != LEN {
+        if field.number != u64::from(MODEL_GRAPH) || field.wire_type != LEN {
             model_fields.push(field.whole);
             continue;
         }
         has_graph = true;
         for inner in Fields::new(bytes, field.payload) {
             let inner = inner.ok_or_else(unexpected)?;
-            if inner.number == GRAPH_NODE && inner.wire_type == LEN {
+            if inner.number == u64::from(GRAPH_NODE) && inner.wire_type == LEN {
                 nodes.push(EncodedNode(&bytes[inner.payload]));
             } else {
                 graph_fields.push(inner.whole);
@@ -1279,9 +1279,9 @@ mod tests {
     fn the_fields_left_encoded_are_the_schemas() {
         let schema = schema();
         let model = &schema.messages[schema.index("ModelProto").unwrap()];
-        assert_eq!(model.field(MODEL_GRAPH).unwrap().name, "graph");
+        assert_eq!(model.field(MODEL_GRAPH.into()).unwrap().name, "graph");
         let graph = &schema.messages[schema.index("GraphProto").unwrap()];
-        assert_eq!(graph.field(GRAPH_NODE).unwrap().name, "node");
+        assert_eq!(graph.field(GRAPH_NODE.into()).unwrap().name, "node");
     }
 
     #[test]

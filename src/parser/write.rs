@@ -12,18 +12,13 @@ use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, Wi
 use prost::Message;
 
 use super::fast::pieces::EncodedRun;
-use crate::decode::Fields;
+use crate::decode::{Fields, GRAPH_NODE, MODEL_GRAPH};
 use crate::proto::ModelProto;
 
 /// The buffer between the encoder and the output (256 KiB): big enough that
 /// a write call is rare next to the encoding, small enough to stay in the
 /// cache and cost nothing to allocate.
 const BUFFER_BYTES: usize = 256 * 1024;
-
-/// `ModelProto.graph`'s field number.
-const MODEL_GRAPH: u32 = 7;
-/// `GraphProto.node`'s field number.
-const GRAPH_NODE: u32 = 1;
 
 /// Encodes `message` into `out` as `prost` would into a `Vec`, the same
 /// bytes, holding at most [`BUFFER_BYTES`] of them at a time.

@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use chumsky::span::SimpleSpan;
 use prost::Message as _;
 
+use crate::decode::GRAPH_NODE;
 use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
 use crate::parser::grammar::{run, State, FAST_GRAMMAR};
 use crate::parser::hints;
@@ -150,25 +151,32 @@ impl Run {
         }
     }
 
-    /// `nodes`, kept as `keep` says.
-    fn new(nodes: Vec<NodeProto>, keep: Keep) -> Run {
+    /// `nodes`, read from `text_len` bytes of text, kept as `keep` says.
+    fn new(nodes: Vec<NodeProto>, text_len: usize, keep: Keep) -> Run {
         match keep {
             Keep::Read => Run::Read(nodes),
-            Keep::Encoded => Run::Encoded {
-                nodes: nodes.len(),
-                pieces: vec![GraphProto {
-                    node: nodes,
-                    ..GraphProto::default()
+            Keep::Encoded => {
+                // Encoded node by node, each measured once (prost's
+                // `encode_to_vec` of a graph would measure every node twice
+                // and every attribute three times), into room for as many
+                // bytes as the text had: a node's encoding is shorter than
+                // its text unless it holds escaped strings.
+                let mut bytes = Vec::with_capacity(text_len);
+                for node in &nodes {
+                    prost::encoding::message::encode(GRAPH_NODE, node, &mut bytes);
                 }
-                .encode_to_vec()],
-            },
+                Run::Encoded {
+                    nodes: nodes.len(),
+                    pieces: vec![bytes],
+                }
+            }
         }
     }
 
     /// The run, encoded.
     fn into_encoded(self) -> Run {
         match self {
-            Run::Read(nodes) => Run::new(nodes, Keep::Encoded),
+            Run::Read(nodes) => Run::new(nodes, 0, Keep::Encoded),
             Run::Encoded { .. } => self,
         }
     }
@@ -534,6 +542,11 @@ fn read_pieces<'s>(
         let until = cuts.get(index + 1).copied().unwrap_or(text.len());
         buffer.clear();
         comments.clear();
+        // Room for the piece's tokens at once, at a token every 4 bytes
+        // (node-heavy text has one every 6 or 7): grown from nothing, the
+        // buffer would be copied as it doubles, each time into fresh memory
+        // (what the allocator refuses is left to the lexer's growth).
+        let _ = buffer.try_reserve_exact((until - from) / 4);
         let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
             .then(|| read_piece(text, from, until, &buffer, keep));
         let Some(reads) = read else {
@@ -586,7 +599,7 @@ fn read_piece<'s>(
     };
     let nodes_end = tokens.get(end).map_or(until, |(_, span)| span.start);
     let mut reads = vec![Read::Nodes {
-        nodes: Run::new(nodes, keep),
+        nodes: Run::new(nodes, nodes_end - from, keep),
         span: SimpleSpan::from(from..nodes_end),
         deepest: brackets.deepest,
     }];
