@@ -125,26 +125,34 @@ fn not_decoded<T: Decode>(error: &prost::DecodeError, len: usize) -> Error {
     )])
 }
 
-/// A binary model decoded but for the nodes of its main graph, which stay
-/// encoded, slices of the input, until each is decoded on its own as it is
-/// printed ([`crate::Printer::write_binary_model`]): a node-heavy model's IR
-/// takes several times its encoding, which a model decoded whole holds all
-/// at once.
+/// A binary model decoded but for the nodes and initializers of its main
+/// graph, which stay encoded, slices of the input, until each is decoded on
+/// its own as it is printed ([`crate::Printer::write_binary_model`]): a
+/// node-heavy model's IR takes several times its encoding, a weight-heavy
+/// model's as much as its encoding, and a model decoded whole holds all of
+/// it at once.
 pub(crate) struct LazyModel<'a> {
-    /// The model, its graph (if any) without nodes.
+    /// The model, its graph (if any) without nodes and initializers.
     pub(crate) model: ModelProto,
     /// The encoding of each node of the main graph, in order.
-    pub(crate) nodes: Vec<EncodedNode<'a>>,
+    pub(crate) nodes: Vec<Encoded<'a>>,
+    /// The encoding of each initializer of the main graph, in order.
+    pub(crate) initializers: Vec<Encoded<'a>>,
 }
 
-/// The encoding of one node (the payload of its field, without tag and
+/// The encoding of one message (the payload of its field, without tag and
 /// length), from input that [`decode_model_lazily`] checked.
-pub(crate) struct EncodedNode<'a>(&'a [u8]);
+pub(crate) struct Encoded<'a>(&'a [u8]);
 
-impl EncodedNode<'_> {
-    /// The node.
-    pub(crate) fn decode(&self) -> Result<NodeProto, Error> {
-        NodeProto::decode(self.0).map_err(|e| not_decoded::<NodeProto>(&e, self.0.len()))
+impl Encoded<'_> {
+    /// The message.
+    pub(crate) fn decode<M: Decode>(&self) -> Result<M, Error> {
+        M::decode(self.0).map_err(|e| not_decoded::<M>(&e, self.0.len()))
+    }
+
+    /// The length of the encoding.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -152,19 +160,23 @@ impl EncodedNode<'_> {
 pub(crate) const MODEL_GRAPH: u32 = 7;
 /// `GraphProto.node`'s field number.
 pub(crate) const GRAPH_NODE: u32 = 1;
+/// `GraphProto.initializer`'s field number.
+const GRAPH_INITIALIZER: u32 = 5;
 
-/// [`decode_model`], but leaving the main graph's nodes encoded: the same
-/// checks and errors, and the same model once the nodes are decoded.
+/// [`decode_model`], but leaving the main graph's nodes and initializers
+/// encoded: the same checks and errors, and the same model once they are
+/// decoded.
 ///
 /// Protobuf merges the occurrences of a message field and appends those of
 /// a repeated one, so the model is the model's fields but its graphs, the
-/// graph all its occurrences' fields but their nodes (decoded as one
-/// message, which merges them as `prost` does), and the nodes in order.
+/// graph all its occurrences' fields but their nodes and initializers
+/// (decoded as one message, which merges them as `prost` does), and the
+/// nodes and initializers each in order.
 pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> {
     walk::<ModelProto>(bytes)?;
     let mut model_fields = Vec::new();
     let mut graph_fields = Vec::new();
-    let mut nodes = Vec::new();
+    let (mut nodes, mut initializers) = (Vec::new(), Vec::new());
     let mut has_graph = false;
     let unexpected = || {
         Error::from_diagnostics(vec![Diagnostic::new(
@@ -182,10 +194,13 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
         has_graph = true;
         for inner in Fields::new(bytes, field.payload) {
             let inner = inner.ok_or_else(unexpected)?;
-            if inner.number == u64::from(GRAPH_NODE) && inner.wire_type == LEN {
-                nodes.push(EncodedNode(&bytes[inner.payload]));
-            } else {
-                graph_fields.push(inner.whole);
+            let payload = Encoded(&bytes[inner.payload.clone()]);
+            match (inner.number, inner.wire_type) {
+                (number, LEN) if number == u64::from(GRAPH_NODE) => nodes.push(payload),
+                (number, LEN) if number == u64::from(GRAPH_INITIALIZER) => {
+                    initializers.push(payload);
+                }
+                _ => graph_fields.push(inner.whole),
             }
         }
     }
@@ -196,7 +211,11 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
             .map_err(|e| not_decoded::<GraphProto>(&e, bytes.len()))?;
         model.graph = Some(graph);
     }
-    Ok(LazyModel { model, nodes })
+    Ok(LazyModel {
+        model,
+        nodes,
+        initializers,
+    })
 }
 
 /// One field of a message: its number, wire type, where it is (tag
@@ -1114,10 +1133,17 @@ mod tests {
 
     /// What `decode_model_lazily` decodes, its nodes decoded and put back.
     fn lazily(bytes: &[u8]) -> Result<ModelProto, Error> {
-        let LazyModel { mut model, nodes } = decode_model_lazily(bytes)?;
+        let LazyModel {
+            mut model,
+            nodes,
+            initializers,
+        } = decode_model_lazily(bytes)?;
         if let Some(graph) = &mut model.graph {
             for node in &nodes {
                 graph.node.push(node.decode()?);
+            }
+            for initializer in &initializers {
+                graph.initializer.push(initializer.decode()?);
             }
         }
         Ok(model)
@@ -1228,7 +1254,7 @@ mod tests {
     }
 
     #[test]
-    fn nodes_left_encoded_merge_as_prost_merges() {
+    fn nodes_and_initializers_left_encoded_merge_as_prost_merges() {
         let node = |op: &str| {
             let node = NodeProto {
                 op_type: Some(op.into()),
@@ -1236,17 +1262,33 @@ mod tests {
             };
             field(1, &node.encode_to_vec())
         };
+        let tensor = |name: &str| {
+            let tensor = TensorProto {
+                name: Some(name.into()),
+                raw_data: Some(vec![1, 2, 3, 4]),
+                ..Default::default()
+            };
+            field(5, &tensor.encode_to_vec())
+        };
         // The graph in two occurrences, the model's other fields between
-        // and after them, nodes among the graph's other fields; a name
-        // given twice (the last wins) and value infos appended.
+        // and after them, nodes and initializers among the graph's other
+        // fields; a name given twice (the last wins) and value infos
+        // appended.
         let graph_a = [
             field(2, b"first"),
             node("A"),
+            tensor("t"),
             field(11, &field(1, b"x")),
             node("B"),
         ]
         .concat();
-        let graph_b = [node("C"), field(2, b"second"), field(11, &field(1, b"y"))].concat();
+        let graph_b = [
+            tensor("u"),
+            node("C"),
+            field(2, b"second"),
+            field(11, &field(1, b"y")),
+        ]
+        .concat();
         let bytes = [
             varint_field(1, 10),
             field(7, &graph_a),
@@ -1260,13 +1302,16 @@ mod tests {
         let graph = model.graph.as_ref().unwrap();
         let ops: Vec<_> = graph.node.iter().map(|n| n.op_type()).collect();
         assert_eq!(ops, ["A", "B", "C"]);
+        let names: Vec<_> = graph.initializer.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["t", "u"]);
         assert_eq!(graph.name(), "second");
         assert_eq!(graph.input.len(), 2);
         assert_eq!(model.ir_version, Some(11));
         assert_eq!(lazily(&bytes).unwrap(), model);
         let lazy = decode_model_lazily(&bytes).unwrap();
-        assert_eq!(lazy.nodes.len(), 3);
-        assert!(lazy.model.graph.unwrap().node.is_empty());
+        assert_eq!((lazy.nodes.len(), lazy.initializers.len()), (3, 2));
+        let graph = lazy.model.graph.unwrap();
+        assert!(graph.node.is_empty() && graph.initializer.is_empty());
 
         // No graph, and a graph without nodes.
         for bytes in [varint_field(1, 10), field(7, &field(2, b"g"))] {
@@ -1282,6 +1327,8 @@ mod tests {
         assert_eq!(model.field(MODEL_GRAPH.into()).unwrap().name, "graph");
         let graph = &schema.messages[schema.index("GraphProto").unwrap()];
         assert_eq!(graph.field(GRAPH_NODE.into()).unwrap().name, "node");
+        let initializer = graph.field(GRAPH_INITIALIZER.into()).unwrap();
+        assert_eq!(initializer.name, "initializer");
     }
 
     #[test]

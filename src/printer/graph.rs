@@ -21,9 +21,9 @@ use super::schema::{set_fields, Ann, Entries, Field, UNSET};
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
 use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
-use crate::decode::EncodedNode;
+use crate::decode::{Decode, Encoded};
 use crate::proto::attribute_proto::AttributeType as A;
-use crate::proto::{AttributeProto, GraphProto, NodeProto, TypeProto, ValueInfoProto};
+use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
 use crate::vocabulary;
 
 /// Where a graph is written.
@@ -41,47 +41,60 @@ pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
     s.end_line();
 }
 
-/// A node of a node list as the printer gets it: from the IR, or still
-/// encoded and decoded only as it is printed (see
+/// A node or initializer of a graph as the printer gets it: from the IR,
+/// or still encoded and decoded only as it is printed (see
 /// [`crate::Printer::write_binary_model`]).
-pub(crate) trait ListedNode: Sync {
-    /// The node, or why it could not be decoded.
-    fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error>;
+pub(crate) trait Listed<M: Clone>: Sync {
+    /// The item, or why it could not be decoded.
+    fn item(&self) -> Result<Cow<'_, M>, crate::Error>;
+    /// The length of its encoding.
+    fn encoded_len(&self) -> usize;
 }
 
-impl ListedNode for NodeProto {
-    fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
-        Ok(Cow::Borrowed(self))
-    }
+macro_rules! listed_in_the_ir {
+    ($($ty:ty),*) => {$(
+        impl Listed<$ty> for $ty {
+            fn item(&self) -> Result<Cow<'_, $ty>, crate::Error> {
+                Ok(Cow::Borrowed(self))
+            }
+
+            fn encoded_len(&self) -> usize {
+                prost::Message::encoded_len(self)
+            }
+        }
+    )*};
 }
 
-impl ListedNode for EncodedNode<'_> {
-    fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
+listed_in_the_ir!(NodeProto, TensorProto);
+
+impl<M: Decode + Clone> Listed<M> for Encoded<'_> {
+    fn item(&self) -> Result<Cow<'_, M>, crate::Error> {
         self.decode().map(Cow::Owned)
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.len()
     }
 }
 
 /// Writes a graph.
 pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
-    graph_with_nodes(s, g, place, &g.node);
+    graph_with(s, g, place, &g.node, &g.initializer);
 }
 
-/// Writes a graph with `nodes` for its nodes (those of `g` are not read).
-pub(crate) fn graph_with_nodes<N: ListedNode>(
+/// Writes a graph with `nodes` for its nodes and `initializers` for its
+/// initializers (those of `g` are not read).
+pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
     s: &mut Sink<'_>,
     g: &GraphProto,
     place: GraphPlace,
     nodes: &[N],
+    initializers: &[T],
 ) {
     // Room for the initializers' text at once, so that the text of a
     // weight-heavy graph is not copied each time it doubles: a float of
     // raw data (4 bytes) takes 11 to 16 bytes of text.
-    s.expect_text(
-        g.initializer
-            .iter()
-            .map(|t| 4 * prost::Message::encoded_len(t))
-            .sum(),
-    );
+    s.expect_text(initializers.iter().map(|t| 4 * t.encoded_len()).sum());
     let mut entries: Entries<'_> = Vec::new();
     if g.name.is_none() {
         entries.push(("name", UNSET));
@@ -122,13 +135,12 @@ pub(crate) fn graph_with_nodes<N: ListedNode>(
     values(s, "input", &g.input);
     s.text(" => ");
     values(s, "output", &g.output);
-    if !g.initializer.is_empty() || !g.value_info.is_empty() {
-        enum Item<'a> {
-            Init(usize, &'a crate::proto::TensorProto),
-            Info(usize, &'a crate::proto::ValueInfoProto),
+    if !initializers.is_empty() || !g.value_info.is_empty() {
+        enum Item<'a, T> {
+            Init(usize, &'a T),
+            Info(usize, &'a ValueInfoProto),
         }
-        let items: Vec<Item<'_>> = g
-            .initializer
+        let items: Vec<Item<'_, T>> = initializers
             .iter()
             .enumerate()
             .map(|(i, t)| Item::Init(i, t))
@@ -140,15 +152,16 @@ pub(crate) fn graph_with_nodes<N: ListedNode>(
             )
             .collect();
         // Initializers are data, each on a line of its own.
-        let layout = if g.initializer.is_empty() {
+        let layout = if initializers.is_empty() {
             ListLayout::by_count(items.len())
         } else {
             ListLayout::OnePerLine
         };
         s.text(" ");
         s.block_list("<", ">", &items, layout, |s, _, item| match item {
-            Item::Init(i, t) => s.at_index("initializer", *i, |s| {
-                tensor::tensor_constant(s, t, TensorPlace::Initializer)
+            Item::Init(i, t) => s.at_index("initializer", *i, |s| match t.item() {
+                Ok(t) => tensor::tensor_constant(s, &t, TensorPlace::Initializer),
+                Err(error) => s.fail(error),
             }),
             Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
         });
@@ -161,11 +174,11 @@ pub(crate) fn graph_with_nodes<N: ListedNode>(
 /// The inside of a node list: one node per line, one level deeper than
 /// the braces, with their comments, then the comments that close the list.
 /// A node that cannot be decoded fails the print (see [`Sink::fail`]).
-pub(crate) fn node_lines<N: ListedNode>(s: &mut Sink<'_>, nodes: &[N]) {
+pub(crate) fn node_lines<N: Listed<NodeProto>>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
     s.each_item(nodes, |s, i, n| {
         s.newline();
-        s.at_index("node", i, |s| match n.node() {
+        s.at_index("node", i, |s| match n.item() {
             Ok(n) => {
                 s.leading_comments();
                 node(s, &n);
@@ -545,14 +558,18 @@ mod tests {
     use crate::Printer;
 
     /// A node, or one that cannot be decoded.
-    struct Listed(Option<NodeProto>);
+    struct Maybe(Option<NodeProto>);
 
-    impl ListedNode for Listed {
-        fn node(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
+    impl Listed<NodeProto> for Maybe {
+        fn item(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
             match &self.0 {
                 Some(node) => Ok(Cow::Borrowed(node)),
                 None => Err(crate::parse_node("=").unwrap_err()),
             }
+        }
+
+        fn encoded_len(&self) -> usize {
+            self.0.as_ref().map_or(0, prost::Message::encoded_len)
         }
     }
 
@@ -567,14 +584,15 @@ mod tests {
         // the helper's (600) or this thread's (1500).
         for broken in [0, 600, 1500] {
             for threads in [true, false] {
-                let nodes: Vec<Listed> = (0..2000)
-                    .map(|i| Listed((i != broken).then(|| relu.clone())))
+                let nodes: Vec<Maybe> = (0..2000)
+                    .map(|i| Maybe((i != broken).then(|| relu.clone())))
                     .collect();
                 let mut out = Vec::new();
                 let printer = Printer::new().threads(threads);
                 let error = crate::parallel::with_threads(threads, || {
                     let mut sink = Sink::new(&mut out, printer);
-                    graph_with_nodes(&mut sink, &graph, GraphPlace::Top, &nodes);
+                    let initializers: &[TensorProto] = &[];
+                    graph_with(&mut sink, &graph, GraphPlace::Top, &nodes, initializers);
                     sink.finish().unwrap_err()
                 });
                 assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);

@@ -215,9 +215,10 @@ impl Printer {
 
     /// Prints the binary model `bytes` to `out`: the text that
     /// [`Printer::write`] writes of [`decode_model`](crate::decode_model)`(bytes)`,
-    /// but each node of the main graph is decoded only as it is printed, so
-    /// that at most a few nodes' IR is in memory at a time (a node-heavy
-    /// model's IR takes several times its encoding).
+    /// but each node and initializer of the main graph is decoded only as it
+    /// is printed, so that at most a few of them are in memory as IR at a
+    /// time (a node-heavy model's IR takes several times its encoding, a
+    /// weight-heavy model's as much as its encoding).
     ///
     /// `Err` is the error of [`decode_model`](crate::decode_model), found
     /// before anything is written; `Ok` holds what writing gave, as
@@ -245,7 +246,7 @@ impl Printer {
     ) -> Result<io::Result<Vec<Dropped>>, crate::Error> {
         let lazy = crate::decode::decode_model_lazily(bytes)?;
         Ok(self.write_with(out, |sink| {
-            model::model_with_nodes(sink, &lazy.model, &lazy.nodes);
+            model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
         }))
     }
 

@@ -10,7 +10,7 @@
 //! field) is written as a list of messages.
 
 use super::annot::value_of;
-use super::graph::{self, GraphPlace, ListedNode};
+use super::graph::{self, GraphPlace, Listed};
 use super::schema::{
     metadata_pairs, metadata_props_are_pairs, opset_pairs, opsets_are_pairs, set_fields, Ann,
     AnnMessage, Entries, UNSET,
@@ -18,7 +18,8 @@ use super::schema::{
 use super::types;
 use super::writer::{ListLayout, Sink};
 use crate::proto::{
-    FunctionProto, GraphProto, ModelProto, OperatorSetIdProto, StringStringEntryProto,
+    FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto,
+    TensorProto,
 };
 use crate::vocabulary::{FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS};
 
@@ -104,13 +105,21 @@ fn metadata_entry<'a>(
 
 /// Writes a model.
 pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
-    let nodes = m.graph.as_ref().map_or(&[][..], |g| &g.node);
-    model_with_nodes(s, m, nodes);
+    let (nodes, initializers) = match &m.graph {
+        Some(g) => (&g.node[..], &g.initializer[..]),
+        None => (&[][..], &[][..]),
+    };
+    model_with(s, m, nodes, initializers);
 }
 
-/// Writes a model with `nodes` for its graph's nodes (those of `m`'s
-/// graph are not read).
-pub(crate) fn model_with_nodes<N: ListedNode>(s: &mut Sink<'_>, m: &ModelProto, nodes: &[N]) {
+/// Writes a model with `nodes` and `initializers` for its graph's (those of
+/// `m`'s graph are not read).
+pub(crate) fn model_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
+    s: &mut Sink<'_>,
+    m: &ModelProto,
+    nodes: &[N],
+    initializers: &[T],
+) {
     s.leading_comments();
     let mut entries = Vec::new();
     set_fields!(entries, m, ir_version);
@@ -137,7 +146,7 @@ pub(crate) fn model_with_nodes<N: ListedNode>(s: &mut Sink<'_>, m: &ModelProto, 
     s.at("graph", |s| {
         s.leading_comments();
         let graph = m.graph.as_ref().unwrap_or(&placeholder);
-        graph::graph_with_nodes(s, graph, GraphPlace::Top, nodes);
+        graph::graph_with(s, graph, GraphPlace::Top, nodes, initializers);
     });
     s.end_line();
     for (i, f) in m.functions.iter().enumerate() {
