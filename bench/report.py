@@ -108,7 +108,8 @@ def end_to_end(w, cases, e2e, clock: str) -> None:
                               " reference's process during its calls)."
                               if clock == "cpu" else "best wall-clock time of at least five runs each."))
     w("Peak RSS is the process's maximum resident set size over the runs (what")
-    w("`/usr/bin/time -v` reports); the reference's includes the interpreter and the")
+    w("`/usr/bin/time -v` reports; each process is started by `bench/rusage.c`, so that")
+    w("it is the process's own); the reference's includes the interpreter and the")
     w("onnx module (its RSS before the calls is in the appendix). RSS ratio = onnxtxt's")
     w("peak RSS / (text size + binary size), text being each printer's own output.")
     w(f"Targets, for inputs of at least {TARGET_MIN_BYTES / MB:g} MB: "
