@@ -6,6 +6,8 @@
 //! fuzzer bytes, so that one fuzzing run explores many feature subsets
 //! (swarm testing).
 
+use std::collections::HashSet;
+
 use arbitrary::{Result, Unstructured};
 
 use crate::proto::tensor_proto::DataType;
@@ -31,6 +33,7 @@ pub enum ElementType {
     Uint32,
     Uint64,
     Bool,
+    String,
 }
 
 impl ElementType {
@@ -48,6 +51,7 @@ impl ElementType {
         ElementType::Uint32,
         ElementType::Uint64,
         ElementType::Bool,
+        ElementType::String,
     ];
 
     /// The name onnx gives the type (`float`, `int64`, ...).
@@ -65,6 +69,7 @@ impl ElementType {
             ElementType::Uint32 => "uint32",
             ElementType::Uint64 => "uint64",
             ElementType::Bool => "bool",
+            ElementType::String => "string",
         }
     }
 
@@ -88,17 +93,35 @@ impl ElementType {
             ElementType::Uint32 => DataType::Uint32,
             ElementType::Uint64 => DataType::Uint64,
             ElementType::Bool => DataType::Bool,
+            ElementType::String => DataType::String,
         }
     }
 
-    /// Bytes per element in `raw_data`.
+    /// The type whose `TensorProto.data_type` is `code`.
+    pub fn from_code(code: i32) -> Option<ElementType> {
+        ElementType::ALL
+            .iter()
+            .copied()
+            .find(|e| e.data_type() as i32 == code)
+    }
+
+    /// Bytes per element in `raw_data` (for strings, which have none, a
+    /// short string's).
     pub fn size(self) -> usize {
         match self {
             ElementType::Int8 | ElementType::Uint8 | ElementType::Bool => 1,
             ElementType::Float16 | ElementType::Int16 | ElementType::Uint16 => 2,
             ElementType::Float | ElementType::Int32 | ElementType::Uint32 => 4,
-            ElementType::Double | ElementType::Int64 | ElementType::Uint64 => 8,
+            ElementType::Double
+            | ElementType::Int64
+            | ElementType::Uint64
+            | ElementType::String => 8,
         }
+    }
+
+    /// Whether the type is an integer one.
+    pub fn is_integer(self) -> bool {
+        !self.is_float() && !matches!(self, ElementType::Bool | ElementType::String)
     }
 
     /// Whether the type is a floating-point one.
@@ -138,8 +161,9 @@ pub struct Config {
     /// Domains nodes never use.
     pub forbidden_domains: Vec<String>,
     /// The element types values may have; empty allows all of
-    /// [`ElementType::ALL`]. Shape and axes operands (`int64`) are made
-    /// whatever this says, as onnx requires them.
+    /// [`ElementType::ALL`]. The constant operands an operator reads as
+    /// numbers (shapes, axes, indices, sizes, scales and zero points, in the
+    /// types onnx requires) are made whatever this says.
     pub element_types: Vec<ElementType>,
     /// The most nodes of the main graph.
     pub max_nodes: usize,
@@ -147,10 +171,11 @@ pub struct Config {
     pub max_rank: usize,
     /// The largest dimension of a graph input or initializer.
     pub max_dim: i64,
-    /// The most bytes a value may hold (inputs, initializers, and the
-    /// outputs of nodes that grow their input).
+    /// The most bytes a value may hold (inputs, initializers, node
+    /// outputs).
     pub max_tensor_bytes: usize,
-    /// Whether nodes may carry subgraphs (`If`).
+    /// Whether nodes may carry subgraphs (`If`, `Loop`, `Scan`,
+    /// `SequenceMap`).
     pub subgraphs: bool,
     /// Whether the model may define and call a model-local function.
     pub functions: bool,
@@ -221,16 +246,25 @@ impl Config {
 
     /// Whether nodes may use operator `name` of `domain`.
     pub fn allows_operator(&self, domain: &str, name: &str) -> bool {
-        let domain = crate::ops::canonical_domain(domain);
-        let matches = |spec: &String| match spec.split_once(':') {
-            Some((d, n)) => crate::ops::canonical_domain(d) == domain && n == name,
-            None => domain.is_empty() && spec == name,
-        };
+        self.operator_test(domain)(name)
+    }
+
+    /// Whether nodes may use an operator of `domain`, by name: the lists
+    /// read once, for testing many names.
+    pub(crate) fn operator_test(&self, domain: &str) -> impl Fn(&str) -> bool + '_ {
+        let domain = crate::ops::canonical_domain(domain).to_owned();
         let domain_matches = |d: &String| crate::ops::canonical_domain(d) == domain;
-        (self.allowed_domains.is_empty() || self.allowed_domains.iter().any(domain_matches))
-            && !self.forbidden_domains.iter().any(domain_matches)
-            && (self.allowed_operators.is_empty() || self.allowed_operators.iter().any(matches))
-            && !self.forbidden_operators.iter().any(matches)
+        let domain_allowed = (self.allowed_domains.is_empty()
+            || self.allowed_domains.iter().any(domain_matches))
+            && !self.forbidden_domains.iter().any(domain_matches);
+        let allowed = (!self.allowed_operators.is_empty())
+            .then(|| names_in(&self.allowed_operators, &domain));
+        let forbidden = names_in(&self.forbidden_operators, &domain);
+        move |name| {
+            domain_allowed
+                && allowed.as_ref().is_none_or(|a| a.contains(name))
+                && !forbidden.contains(name)
+        }
     }
 
     /// The element types values may have.
@@ -241,4 +275,16 @@ impl Config {
             &self.element_types
         }
     }
+}
+
+/// The names `specs` (`Op` or `domain:Op`) give for operators of `domain`
+/// (canonical).
+fn names_in<'c>(specs: &'c [String], domain: &str) -> HashSet<&'c str> {
+    specs
+        .iter()
+        .filter_map(|spec| match spec.split_once(':') {
+            Some((d, n)) => (crate::ops::canonical_domain(d) == domain).then_some(n),
+            None => domain.is_empty().then_some(spec.as_str()),
+        })
+        .collect()
 }

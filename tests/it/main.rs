@@ -45,6 +45,8 @@ mod roundtrip_prop;
 mod schema;
 #[cfg(feature = "diff")]
 mod single_edits;
+#[cfg(feature = "smith")]
+mod smith_valid;
 mod streamed;
 #[cfg(feature = "diff")]
 mod structural_diff;
