@@ -119,6 +119,11 @@ impl ElementType {
         }
     }
 
+    /// Whether the type is a number's (not `bool` nor `string`).
+    pub fn is_number(self) -> bool {
+        self.is_float() || self.is_integer()
+    }
+
     /// Whether the type is an integer one.
     pub fn is_integer(self) -> bool {
         !self.is_float() && !matches!(self, ElementType::Bool | ElementType::String)

@@ -517,6 +517,64 @@ impl Valid<'_, '_> {
             .map_or_else(Vec::new, |p| self.allowed_by(schema.allowed_types(p)))
     }
 
+    /// An element type of the config that input `index` of `schema`
+    /// accepts; `None` when there is none.
+    fn accepted_elem(
+        &mut self,
+        schema: &'static Schema,
+        index: usize,
+    ) -> Result<Option<ElementType>> {
+        let elems = self.accepted(schema, index);
+        Ok(self.u.choose(&elems).ok().copied())
+    }
+
+    /// The element types of the config that input `index` of `schema`
+    /// accepts and `keep` keeps.
+    fn accepted_where(
+        &self,
+        schema: &'static Schema,
+        index: usize,
+        keep: fn(&ElementType) -> bool,
+    ) -> Vec<ElementType> {
+        self.accepted(schema, index)
+            .into_iter()
+            .filter(keep)
+            .collect()
+    }
+
+    /// An operand for input 0 of `schema`, of a type it accepts, meeting
+    /// `need` (see [`Valid::operand`]).
+    fn input0(
+        &mut self,
+        b: &mut Builder,
+        schema: &'static Schema,
+        need: Need,
+    ) -> Result<Option<Tensor>> {
+        let elems = self.accepted(schema, 0);
+        self.operand(b, &elems, need)
+    }
+
+    /// A dimension of `shape` known to be a number, and its axis; `None`
+    /// when there is none.
+    fn known_axis(&mut self, shape: &[Dim]) -> Result<Option<(usize, i64)>> {
+        let known: Vec<(usize, i64)> = shape
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| Some((i, d.value()?)))
+            .collect();
+        Ok(self.u.choose(&known).ok().copied())
+    }
+
+    /// `parts` sizes of at least 1 that add up to `total`.
+    fn partition(&mut self, total: i64, parts: i64) -> Result<Vec<i64>> {
+        let mut sizes = vec![1; parts.max(0) as usize];
+        for _ in parts..total {
+            let i = self.index(sizes.len())?;
+            sizes[i] += 1;
+        }
+        Ok(sizes)
+    }
+
     /// Element types the generator knows that input `index` of `schema`
     /// accepts, whatever the config says (for constant operands).
     fn types_of(schema: &'static Schema, index: usize) -> Vec<ElementType> {
@@ -1183,6 +1241,15 @@ mod tests {
     /// How many seeds the tests try, a config each.
     const SEEDS: u64 = 2000;
 
+    /// What `onnxtxt check` finds wrong in `model`.
+    fn errors(model: &ModelProto) -> Vec<String> {
+        check_model(model)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.diagnostic.message)
+            .collect()
+    }
+
     /// For the test seeds, the models of the config `config` draws:
     /// inference rejects no node a recipe made, `onnxtxt check` finds no
     /// error in them, and their text parses back to them.
@@ -1197,11 +1264,7 @@ mod tests {
             for message in g.rejected.drain(..) {
                 rejected.entry(message).or_insert(seed);
             }
-            let errors: Vec<String> = check_model(&model)
-                .into_iter()
-                .filter(|f| f.severity == Severity::Error)
-                .map(|f| f.diagnostic.message)
-                .collect();
+            let errors = errors(&model);
             assert!(errors.is_empty(), "seed {seed}: {errors:?}");
             let text = crate::to_text(&model);
             assert_eq!(crate::parse_model(&text).unwrap(), model, "seed {seed}");
@@ -1263,11 +1326,8 @@ mod tests {
             let config = Config::swarm(&mut Unstructured::new(&bytes)).unwrap();
             for len in [0, 1, 7, 64] {
                 let model = valid_model(&mut Unstructured::new(&bytes[..len]), &config).unwrap();
-                let errors = check_model(&model)
-                    .into_iter()
-                    .filter(|f| f.severity == Severity::Error)
-                    .count();
-                assert_eq!(errors, 0, "seed {seed}, {len} bytes");
+                let errors = errors(&model);
+                assert!(errors.is_empty(), "seed {seed}, {len} bytes: {errors:?}");
             }
         }
     }

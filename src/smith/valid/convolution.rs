@@ -262,8 +262,7 @@ fn conv_transpose(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schem
 /// output's spatial size for each offset group's kernel positions, new
 /// and finite (they are coordinates).
 fn deform_conv(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(4, 4).fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::rank(4, 4).fixed())? else {
         return Ok(false);
     };
     let dims = x.dims();
@@ -343,8 +342,7 @@ fn pool(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resu
 
 /// The global poolings, `GlobalLpPool`'s `p` sometimes set.
 fn global_pool(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(3))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(3))? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -361,10 +359,11 @@ fn max_unpool(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -
     let Some(max_pool) = g.schema("MaxPool").filter(|s| s.outputs().len() > 1) else {
         return Ok(false);
     };
+    let pooled = g.accepted(max_pool, 0);
     let elems: Vec<ElementType> = g
         .accepted(schema, 0)
         .into_iter()
-        .filter(|e| g.accepted(max_pool, 0).contains(e))
+        .filter(|e| pooled.contains(e))
         .collect();
     let Some(x) = g.operand(b, &elems, Need::rank(3, 5).fixed())? else {
         return Ok(false);
@@ -408,8 +407,7 @@ fn boxes(
 
 /// `MaxRoiPool` of boxes (with their batch index) inside the image.
 fn max_roi_pool(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(4, 4).fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::rank(4, 4).fixed())? else {
         return Ok(false);
     };
     let dims = x.dims();
@@ -424,8 +422,7 @@ fn max_roi_pool(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema)
 /// `RoiAlign` of boxes inside the image and their batch indices, the mode
 /// and output size drawn.
 fn roi_align(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(4, 4).fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::rank(4, 4).fixed())? else {
         return Ok(false);
     };
     let dims = x.dims();
@@ -457,11 +454,7 @@ fn roi_align(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) ->
 /// number of blocks the window fits.
 fn col2im(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
     // Numbers only: the blocks are summed.
-    let elems: Vec<ElementType> = g
-        .accepted(schema, 0)
-        .into_iter()
-        .filter(|e| e.is_float() || e.is_integer())
-        .collect();
+    let elems = g.accepted_where(schema, 0, |e| e.is_number());
     let Ok(&elem) = g.u.choose(&elems) else {
         return Ok(false);
     };
@@ -496,11 +489,7 @@ fn col2im(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 /// batch size, the modes drawn (their names changed in opset 20).
 fn grid_sample(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
     // Numbers only: the samples are interpolated.
-    let elems: Vec<ElementType> = g
-        .accepted(schema, 0)
-        .into_iter()
-        .filter(|e| e.is_float() || e.is_integer())
-        .collect();
+    let elems = g.accepted_where(schema, 0, |e| e.is_number());
     let Some(x) = g.operand(b, &elems, Need::rank(4, 4))? else {
         return Ok(false);
     };
@@ -527,8 +516,7 @@ fn grid_sample(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) 
 
 /// `AffineGrid` of new 2-D or 3-D transforms to a constant size.
 fn affine_grid(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let spatial = g.int(2, 3)?;

@@ -94,8 +94,7 @@ pub(super) const RECIPES: &[(&str, Recipe)] = &[
 /// (`alpha`, `beta`...) sometimes set to a small positive number, `Gelu`'s
 /// approximation sometimes `tanh`.
 fn unary(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.or_empty())? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.or_empty())? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -116,8 +115,7 @@ fn unary(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 /// operator broadcasts both ways; all the same shape where it does not
 /// broadcast yet (opset 7's variadic operators).
 fn broadcast(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let variadic = schema.inputs().len() == 1;
@@ -193,8 +191,7 @@ impl Valid<'_, '_> {
 
 /// A binary operator on two tensors of one shape (`SwiGLU`).
 fn same_shape(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(0, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(0, usize::MAX))? else {
         return Ok(false);
     };
     let Some(y) = g.value_of(b, x.elem, &x.shape)? else {
@@ -222,8 +219,7 @@ fn where_node(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -
 
 /// `Cast` to an element type of the config.
 fn cast(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.or_empty())? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.or_empty())? else {
         return Ok(false);
     };
     let targets = g.output_elems(schema, 0);
@@ -236,8 +232,7 @@ fn cast(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resu
 
 /// `CastLike` to the type of another tensor.
 fn cast_like(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let targets = g.accepted(schema, 1);
@@ -250,8 +245,7 @@ fn cast_like(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) ->
 /// `BitCast` to another element type of the same width (not to `bool`,
 /// whose other bit patterns mean nothing).
 fn bit_cast(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let targets: Vec<ElementType> = g
@@ -269,8 +263,7 @@ fn bit_cast(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> 
 /// `Clip` between a bound at most 0 and one at least 0: scalar inputs
 /// (each sometimes left out), attributes before opset 11.
 fn clip(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let low = -(g.int(0, 64)? as f64) / 16.0;
@@ -303,8 +296,7 @@ fn clip(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resu
 /// `Dropout`, with its ratio and training mode as inputs from opset 12
 /// (training sometimes on), and sometimes its mask.
 fn dropout(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let mut inputs = vec![x.name];

@@ -81,8 +81,7 @@ fn random(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 /// The `Like` forms, of any tensor: its element type kept where it is a
 /// float one (sometimes), else `dtype` given.
 fn random_like(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let mut attributes = g.distribution(schema)?;
@@ -97,8 +96,7 @@ fn random_like(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) 
 
 /// `Bernoulli` of constant probabilities, `dtype` sometimes given.
 fn bernoulli(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let shape = g.shape(elem, Need::ANY.fixed(), false)?;
@@ -116,8 +114,7 @@ fn bernoulli(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) ->
 /// `Multinomial` samples from a `batch × classes` tensor of
 /// log-probabilities.
 fn multinomial(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(2, 2))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(2, 2))? else {
         return Ok(false);
     };
     let mut attributes = vec![int_attribute("sample_size", g.int(1, 3)?)];
@@ -168,8 +165,7 @@ fn mel_weight_matrix(
 /// (complex) signal, sometimes of another length, inverse, or one-sided
 /// (real signals only).
 fn dft(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let real = g.u.arbitrary::<bool>()?;
@@ -199,8 +195,7 @@ fn dft(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resul
 /// `STFT` of a new real signal: frames of a constant length no longer
 /// than it, given by a window or its length, a constant step.
 fn stft(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let length = g.int(1, 2 * g.config.max_dim)?;

@@ -233,15 +233,14 @@ fn scatter_nd(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -
 /// off value), a constant depth, off and on values of an element type of
 /// the config, the new axis anywhere.
 fn one_hot(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let depth_elems: Vec<ElementType> = g
         .accepted(schema, 1)
         .into_iter()
         .chain([ElementType::Int64])
-        .filter(|e| e.is_integer() || e.is_float())
+        .filter(|e| e.is_number())
         .collect();
     let depth_elem = g.pick(&depth_elems)?;
     let depth = g.int(1, g.config.max_dim)? as f64;
@@ -260,17 +259,10 @@ fn one_hot(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> R
 /// `TopK` of up to the whole of a known axis, largest or smallest (from
 /// opset 11), sorted or not.
 fn top_k(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
-    let known: Vec<(usize, i64)> = x
-        .shape
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| Some((i, d.value()?)))
-        .collect();
-    let Ok(&(axis, dim)) = g.u.choose(&known) else {
+    let Some((axis, dim)) = g.known_axis(&x.shape)? else {
         return Ok(false);
     };
     let k = g.int(1, dim)?;
@@ -293,8 +285,7 @@ fn top_k(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 /// at write positions that keep it inside (`linear` mode) or anywhere
 /// (`circular`).
 fn tensor_scatter(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(cache) = g.operand(b, &elems, Need::rank(2, 4).fixed())? else {
+    let Some(cache) = g.input0(b, schema, Need::rank(2, 4).fixed())? else {
         return Ok(false);
     };
     let rank = cache.rank();
@@ -361,8 +352,7 @@ fn non_max_suppression(
 /// ignored sometimes, weights per class and a reduction sometimes;
 /// `SoftmaxCrossEntropyLoss`'s log-probabilities sometimes.
 fn loss(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(2, 4).fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::rank(2, 4).fixed())? else {
         return Ok(false);
     };
     let dims = x.dims();

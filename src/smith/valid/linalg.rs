@@ -85,8 +85,7 @@ impl Valid<'_, '_> {
 
 /// `MatMul` of a tensor of rank 1 or more and a new or chosen right operand.
 fn matmul(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(1, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(1, usize::MAX))? else {
         return Ok(false);
     };
     let shape = g.right_operand_shape(&x.shape)?;
@@ -100,8 +99,7 @@ fn matmul(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 /// that broadcasts to the result (required before opset 11), `alpha` and
 /// `beta` sometimes set.
 fn gemm(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(a) = g.operand(b, &elems, Need::rank(2, 2))? else {
+    let Some(a) = g.input0(b, schema, Need::rank(2, 2))? else {
         return Ok(false);
     };
     let trans_a = g.u.arbitrary::<bool>()?;
@@ -152,8 +150,7 @@ fn gemm(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resu
 /// (sharing some axes, each with axes of its own), the output's axes any
 /// of theirs in any order.
 fn einsum(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(1, 4))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(1, 4))? else {
         return Ok(false);
     };
     let letters: Vec<char> = ('a'..).take(x.rank()).collect();
@@ -196,8 +193,7 @@ fn einsum(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 
 /// `Det` of a new batch of square matrices.
 fn det(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let n = g.int(1, 3)?;
@@ -211,8 +207,7 @@ fn det(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resul
 
 /// `MatMulInteger` of 8-bit matrices, zero points sometimes.
 fn matmul_integer(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(a) = g.operand(b, &elems, Need::rank(2, 2))? else {
+    let Some(a) = g.input0(b, schema, Need::rank(2, 2))? else {
         return Ok(false);
     };
     let right_elems = g.accepted(schema, 1);
@@ -233,8 +228,7 @@ fn matmul_integer(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schem
 
 /// `QLinearMatMul` of 8-bit matrices with scalar scales and zero points.
 fn qlinear_matmul(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(a) = g.operand(b, &elems, Need::rank(2, 2))? else {
+    let Some(a) = g.input0(b, schema, Need::rank(2, 2))? else {
         return Ok(false);
     };
     let [right_elems, out_elems] = [g.accepted(schema, 3), g.output_elems(schema, 0)];
@@ -268,15 +262,12 @@ fn quantization_axis(
     schema: &'static Schema,
     shape: &[Dim],
 ) -> Result<Option<(i64, i64)>> {
-    let known: Vec<(usize, i64)> = shape
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| Some((i, d.value()?)))
-        .collect();
-    if schema.attribute("axis").is_none() || known.is_empty() || !g.chance(1, 3)? {
+    if schema.attribute("axis").is_none() || !g.chance(1, 3)? {
         return Ok(None);
     }
-    let (axis, dim) = g.pick(&known)?;
+    let Some((axis, dim)) = g.known_axis(shape)? else {
+        return Ok(None);
+    };
     Ok(Some((g.maybe_negative(axis, shape.len())?, dim)))
 }
 
@@ -287,15 +278,10 @@ fn quantize_linear(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
-    let out_elems: Vec<ElementType> = g
-        .accepted(schema, 2)
-        .into_iter()
-        .filter(|e| e.is_integer())
-        .collect();
+    let out_elems = g.accepted_where(schema, 2, |e| e.is_integer());
     let Ok(&out_elem) = g.u.choose(&out_elems) else {
         return Ok(false);
     };
@@ -322,11 +308,7 @@ fn dequantize_linear(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems: Vec<ElementType> = g
-        .accepted(schema, 0)
-        .into_iter()
-        .filter(|e| e.is_integer())
-        .collect();
+    let elems = g.accepted_where(schema, 0, |e| e.is_integer());
     let Some(x) = g.operand(b, &elems, Need::ANY)? else {
         return Ok(false);
     };

@@ -64,8 +64,7 @@ fn batch_normalization(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(2, usize::MAX).fixed_in(1, 2))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(2, usize::MAX).fixed_in(1, 2))? else {
         return Ok(false);
     };
     let channels = [x.shape[1].clone()];
@@ -97,8 +96,7 @@ fn batch_normalization(
 /// dividing the channels; scale and bias per group before opset 21, per
 /// channel from then on).
 fn per_channel(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(3, usize::MAX).fixed_in(1, 2))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(3, usize::MAX).fixed_in(1, 2))? else {
         return Ok(false);
     };
     let channels = x.dims()[1];
@@ -127,8 +125,7 @@ fn per_channel(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) 
 /// (and a bias, sometimes) of the dimensions from the axis on, the mean
 /// and inverse deviation outputs sometimes.
 fn trailing_axes(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(1, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(1, usize::MAX))? else {
         return Ok(false);
     };
     let axis = g.index(x.rank())?;
@@ -158,11 +155,7 @@ fn mean_variance_normalization(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems: Vec<ElementType> = g
-        .accepted(schema, 0)
-        .into_iter()
-        .filter(|e| *e == ElementType::Float)
-        .collect();
+    let elems = g.accepted_where(schema, 0, |e| e == &ElementType::Float);
     let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
@@ -176,8 +169,7 @@ fn mean_variance_normalization(
 
 /// `LRN` over an odd number of channels, its constants sometimes set.
 fn lrn(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(3))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(3))? else {
         return Ok(false);
     };
     let mut attributes = vec![int_attribute("size", 2 * g.int(0, 2)? + 1)];

@@ -46,8 +46,7 @@ impl Valid<'_, '_> {
 /// optional inputs (bias, lengths, initial states, peepholes) each
 /// sometimes, as many outputs as drawn.
 fn recurrence(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(3, 3).fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::rank(3, 3).fixed())? else {
         return Ok(false);
     };
     let gates = match schema.name() {
@@ -129,8 +128,7 @@ fn recurrence(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -
 /// multiple of the key's), sometimes with a mask of the query and key
 /// lengths, sometimes causal or scaled.
 fn attention(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let batch = g.dim()?;
@@ -175,8 +173,7 @@ fn rotary_embedding(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let (batch, heads, seq, half) = (g.int(1, 2)?, g.int(1, 2)?, g.int(1, 3)?, g.int(1, 2)?);
@@ -216,8 +213,7 @@ fn linear_attention(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let (batch, length) = (g.int(1, 2)?, g.int(1, 3)?);
@@ -282,8 +278,7 @@ fn causal_conv_with_state(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(3, 3).fixed_in(1, 2))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(3, 3).fixed_in(1, 2))? else {
         return Ok(false);
     };
     let channels = x.shape[1].clone();

@@ -34,8 +34,7 @@ pub(super) const RECIPES: &[(&str, Recipe)] = &[
 /// of dimensions known or symbolic (one the model's data decides may be 0,
 /// and some reductions of nothing have no value).
 fn reduce(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(0, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(0, usize::MAX))? else {
         return Ok(false);
     };
     let keepdims = g.u.arbitrary::<bool>()?;
@@ -60,8 +59,7 @@ fn reduce(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 /// `ArgMax`/`ArgMin` along one axis, `keepdims` drawn, sometimes the last
 /// index of ties.
 fn arg_reduce(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(1, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(1, usize::MAX))? else {
         return Ok(false);
     };
     let axis = g.axis(x.rank())?;
@@ -79,8 +77,7 @@ fn arg_reduce(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -
 /// An operator along one axis, given (before opset 13 the default axis
 /// is 1, so it is always given); `LpNormalization`'s `p` 1 or 2.
 fn along_axis(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let axis = g.axis(x.rank())?;
@@ -94,8 +91,7 @@ fn along_axis(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -
 /// `CumSum`/`CumProd` along an axis given as a scalar, sometimes
 /// exclusive or reversed.
 fn cumulative(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let axis = g.axis(x.rank())?;

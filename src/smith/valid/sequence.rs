@@ -83,8 +83,7 @@ fn sequence_construct(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let same_shape = g.chance(2, 3)?;
@@ -191,17 +190,10 @@ fn split_to_sequence(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
-    let known: Vec<(usize, i64)> = x
-        .shape
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| Some((i, d.value()?)))
-        .collect();
-    let Ok(&(axis, dim)) = g.u.choose(&known) else {
+    let Some((axis, dim)) = g.known_axis(&x.shape)? else {
         return Ok(false);
     };
     let mut attributes = vec![int_attribute("axis", g.maybe_negative(axis, x.rank())?)];
@@ -221,11 +213,7 @@ fn split_to_sequence(
         }
         _ => {
             let parts = g.int(1, dim)?;
-            let mut sizes = vec![1; parts as usize];
-            for _ in parts..dim {
-                let i = g.index(sizes.len())?;
-                sizes[i] += 1;
-            }
+            let sizes = g.partition(dim, parts)?;
             inputs.push(g.ints(b, &sizes));
             parts
         }
@@ -268,8 +256,7 @@ fn concat_from_sequence(
 /// tensor type.
 fn optional(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
     if g.chance(1, 3)? {
-        let elems = g.accepted(schema, 0);
-        let Ok(&elem) = g.u.choose(&elems) else {
+        let Some(elem) = g.accepted_elem(schema, 0)? else {
             return Ok(false);
         };
         let ty = AttributeProto {

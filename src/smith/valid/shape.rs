@@ -43,8 +43,7 @@ pub(super) const RECIPES: &[(&str, Recipe)] = &[
 
 /// `Shape`, sometimes of a part (`start`, `end`, from opset 15).
 fn shape(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.or_empty())? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.or_empty())? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -59,8 +58,7 @@ fn shape(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 }
 
 fn size(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.or_empty())? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.or_empty())? else {
         return Ok(false);
     };
     Ok(g.add(b, node(schema, vec![x.name], Vec::new()), 1))
@@ -68,8 +66,7 @@ fn size(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Resu
 
 /// `Transpose` by a random permutation, or by default (reversed).
 fn transpose(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -94,8 +91,7 @@ impl Valid<'_, '_> {
 
 /// `Flatten` at an axis from 0 to the rank.
 fn flatten(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let axis = g.index(x.rank() + 1)?;
@@ -105,8 +101,7 @@ fn flatten(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> R
 
 /// `Concat` of up to three tensors, the same but along the axis.
 fn concat(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(1, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(1, usize::MAX))? else {
         return Ok(false);
     };
     let axis = g.index(x.rank())?;
@@ -127,8 +122,7 @@ fn concat(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 /// dimension (sometimes `-1`), the dimensions reversed, a leading 1 added,
 /// or a dimension kept with `0`.
 fn reshape(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.fixed())? else {
         return Ok(false);
     };
     let dims = x.dims();
@@ -155,8 +149,7 @@ fn reshape(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> R
 /// `Expand` to a shape with a new leading dimension, dimensions of 1
 /// sometimes grown.
 fn expand(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let max_dim = g.config.max_dim.max(1);
@@ -171,8 +164,7 @@ fn expand(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
 
 /// `Tile` with repeats of 1 or 2.
 fn tile(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let mut repeats = Vec::with_capacity(x.rank());
@@ -222,8 +214,7 @@ fn squeeze(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> R
 
 /// `Unsqueeze` adding one or two dimensions anywhere.
 fn unsqueeze(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let added = g.int(1, 2)? as usize;
@@ -246,8 +237,7 @@ fn unsqueeze(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) ->
 /// step of 1 or 2 (sometimes -1 from the end); attributes before opset
 /// 10, inputs from then on (axes and steps sometimes left out).
 fn slice(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let known: Vec<(usize, i64)> = x
@@ -310,17 +300,10 @@ fn slice(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 /// `Split` of a known dimension into up to three parts: equal ones
 /// (`split` left out, or `num_outputs` from opset 18) or given sizes.
 fn split(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
-    let known: Vec<(usize, i64)> = x
-        .shape
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| Some((i, d.value()?)))
-        .collect();
-    let Ok(&(axis, dim)) = g.u.choose(&known) else {
+    let Some((axis, dim)) = g.known_axis(&x.shape)? else {
         return Ok(false);
     };
     let parts = g.int(1, dim.min(3))?;
@@ -331,11 +314,7 @@ fn split(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
             attributes.push(int_attribute("num_outputs", parts));
         }
     } else {
-        let mut sizes = vec![1; parts as usize];
-        for _ in parts..dim {
-            let i = g.index(sizes.len())?;
-            sizes[i] += 1;
-        }
+        let sizes = g.partition(dim, parts)?;
         if schema.attribute("split").is_some() {
             attributes.push(ints_attribute("split", sizes));
         } else {
@@ -350,8 +329,7 @@ fn split(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 /// `reflect` and `wrap` (from opset 19) modes by less than the known
 /// dimension. Pads an attribute before opset 11, axes an input from 18.
 fn pad(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let mut modes = vec!["constant", "edge", "reflect"];
@@ -417,8 +395,7 @@ fn center_crop_pad(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(1, usize::MAX))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(1, usize::MAX))? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -448,11 +425,7 @@ fn resize(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Re
         return Ok(false);
     }
     // Numbers only: resizing booleans or strings means nothing.
-    let elems: Vec<ElementType> = g
-        .accepted(schema, 0)
-        .into_iter()
-        .filter(|e| e.is_float() || e.is_integer())
-        .collect();
+    let elems = g.accepted_where(schema, 0, |e| e.is_number());
     let Some(x) = g.operand(b, &elems, Need::rank(1, usize::MAX))? else {
         return Ok(false);
     };
@@ -593,8 +566,7 @@ fn range(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 /// `EyeLike` of a 2-D tensor, its diagonal shifted by `k`, sometimes of
 /// another element type.
 fn eye_like(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::rank(2, 2))? else {
+    let Some(x) = g.input0(b, schema, Need::rank(2, 2))? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -611,8 +583,7 @@ fn eye_like(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> 
 
 /// `Trilu`, upper or lower, sometimes shifted by `k`.
 fn trilu(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(2))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(2))? else {
         return Ok(false);
     };
     let mut inputs = vec![x.name];
@@ -628,8 +599,7 @@ fn trilu(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
 /// `Compress` by a constant condition no longer than the axis (or the
 /// flattened tensor, without one).
 fn compress(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1).fixed())? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1).fixed())? else {
         return Ok(false);
     };
     let dims = x.dims();
@@ -647,8 +617,7 @@ fn compress(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> 
 }
 
 fn non_zero(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     Ok(g.add(b, node(schema, vec![x.name], Vec::new()), 1))
@@ -657,8 +626,7 @@ fn non_zero(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> 
 /// `Unique` of the flattened tensor or along an axis, sorted or not, with
 /// up to all four outputs.
 fn unique(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY.min_rank(1))? else {
+    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
         return Ok(false);
     };
     let mut attributes = vec![int_attribute("sorted", i64::from(g.u.arbitrary::<bool>()?))];

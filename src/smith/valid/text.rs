@@ -30,8 +30,7 @@ fn string_normalizer(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Ok(&elem) = g.u.choose(&elems) else {
+    let Some(elem) = g.accepted_elem(schema, 0)? else {
         return Ok(false);
     };
     let mut shape = vec![g.dim()?];
@@ -57,8 +56,7 @@ fn string_normalizer(
 
 /// `StringConcat` of a string tensor and one that broadcasts to it.
 fn string_concat(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let shape = g.broadcast_shape(&x.shape)?;
@@ -74,8 +72,7 @@ fn string_concat(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema
 
 /// `StringSplit` at a digit or at whitespace, sometimes at most once.
 fn string_split(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let mut attributes = Vec::new();
@@ -93,8 +90,7 @@ fn regex_full_match(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems = g.accepted(schema, 0);
-    let Some(x) = g.operand(b, &elems, Need::ANY)? else {
+    let Some(x) = g.input0(b, schema, Need::ANY)? else {
         return Ok(false);
     };
     let pattern = g.pick(&[r"[0-9]+", r"1.*", r"\d\d", r"(2|3)+0?"])?;
@@ -109,11 +105,7 @@ fn tf_idf_vectorizer(
     b: &mut Builder,
     schema: &'static Schema,
 ) -> Result<bool> {
-    let elems: Vec<ElementType> = g
-        .accepted(schema, 0)
-        .into_iter()
-        .filter(|e| e.is_integer())
-        .collect();
+    let elems = g.accepted_where(schema, 0, |e| e.is_integer());
     let Some(x) = g.operand(b, &elems, Need::rank(1, 2))? else {
         return Ok(false);
     };
