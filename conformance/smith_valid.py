@@ -139,11 +139,6 @@ EVALUATOR_DEFECTS = [
         "(output gives shape (N, C) where onnx infers [N, C, 1])",
     ),
     (
-        "GlobalAveragePool",
-        lambda attrs, inputs, why: rank(inputs) != 4,
-        "it reduces axes counted from the spatial rank, right for 4-D inputs only",
-    ),
-    (
         "MaxPool",
         lambda attrs, inputs, why: rank(inputs) == 3
         or attrs.get("ceil_mode")
