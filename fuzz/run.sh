@@ -4,7 +4,8 @@
 #   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
 # TARGET is parse_text, decode_binary, structured_model, fmt_idempotent,
-# lsp_edits or infer.
+# lsp_edits, infer, or tract_consumer (built with the `tract` feature,
+# which brings in tract-onnx).
 # cargo-fuzz passes nightly-only `-Z` flags to rustc (sanitizer and
 # coverage instrumentation); RUSTC_BOOTSTRAP=1 lets the stable compiler
 # accept them. The address sanitizer is left out (`--sanitizer none`): the
@@ -32,7 +33,11 @@ cargo metadata --locked --format-version 1 >/dev/null
 # A scratch corpus directory, so the tracked seeds stay small; the seeds are
 # read from corpus/TARGET as a second input directory.
 mkdir -p "runs/$target"
+features=()
+if [ "$target" = tract_consumer ]; then
+    features=(--features tract)
+fi
 export RUSTC_BOOTSTRAP=1
-exec cargo fuzz run --sanitizer none -O "$target" "runs/$target" "corpus/$target" -- \
+exec cargo fuzz run --sanitizer none -O "$target" "runs/$target" "corpus/$target" "${features[@]}" -- \
     -dict=onnxtxt.dict -max_total_time="$seconds" -max_len=8192 -timeout=10 \
     -print_final_stats=1 "$@"
