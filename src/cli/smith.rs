@@ -61,7 +61,7 @@ pub(crate) struct SmithArgs {
     /// The most bytes a value may hold.
     #[arg(long)]
     pub(crate) max_tensor_bytes: Option<usize>,
-    /// No subgraphs (`If`).
+    /// No subgraphs (`If`, `Loop`, `Scan`, `SequenceMap`).
     #[arg(long)]
     pub(crate) no_subgraphs: bool,
     /// No model-local functions.

@@ -658,6 +658,20 @@ impl Valid<'_, '_> {
         true
     }
 
+    /// A node of `schema`'s operator on `operand` alone, with one output;
+    /// `false` when there is no operand.
+    fn of_one(
+        &mut self,
+        b: &mut Builder,
+        schema: &'static Schema,
+        operand: Option<String>,
+    ) -> Result<bool> {
+        let Some(operand) = operand else {
+            return Ok(false);
+        };
+        Ok(self.add(b, node(schema, vec![operand], Vec::new()), 1))
+    }
+
     /// [`Valid::add`] of a node whose outputs are sequences of `len`
     /// tensors, or optionals holding `len` values (0 or 1).
     fn add_counted(

@@ -20,12 +20,22 @@ pub(super) const RECIPES: &[(&str, Recipe)] = &[
     ("SequenceAt", sequence_at),
     ("SequenceInsert", sequence_insert),
     ("SequenceErase", sequence_erase),
-    ("SequenceLength", sequence_length),
+    ("SequenceLength", |g, b, schema| {
+        let s = sequence(g, b, None)?;
+        g.of_one(b, schema, s.map(|s| s.name))
+    }),
     ("SplitToSequence", split_to_sequence),
     ("ConcatFromSequence", concat_from_sequence),
     ("Optional", optional),
-    ("OptionalHasElement", optional_has_element),
-    ("OptionalGetElement", optional_get_element),
+    ("OptionalHasElement", |g, b, schema| {
+        let o = optional_operand(g, b, false)?;
+        g.of_one(b, schema, o.map(|o| o.name))
+    }),
+    // Only of an optional known to hold a value.
+    ("OptionalGetElement", |g, b, schema| {
+        let o = optional_operand(g, b, true)?;
+        g.of_one(b, schema, o.map(|o| o.name))
+    }),
 ];
 
 impl Value {
@@ -172,17 +182,6 @@ fn sequence_erase(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schem
     Ok(g.add_counted(b, node(schema, inputs, Vec::new()), 1, Some(len - 1)))
 }
 
-fn sequence_length(
-    g: &mut Valid<'_, '_>,
-    b: &mut Builder,
-    schema: &'static Schema,
-) -> Result<bool> {
-    let Some(s) = sequence(g, b, None)? else {
-        return Ok(false);
-    };
-    Ok(g.add(b, node(schema, vec![s.name], Vec::new()), 1))
-}
-
 /// `SplitToSequence` of a known axis: into pieces of 1 (the axis kept or
 /// not), of a constant size (the last one shorter), or of constant sizes.
 fn split_to_sequence(
@@ -300,26 +299,4 @@ fn optional_operand(g: &mut Valid<'_, '_>, b: &mut Builder, full: bool) -> Resul
         Some(v) if made && (!full || v.len == Some(1)) => Ok(Some(v.clone())),
         _ => Ok(g.u.choose(&optionals).ok().cloned()),
     }
-}
-
-fn optional_has_element(
-    g: &mut Valid<'_, '_>,
-    b: &mut Builder,
-    schema: &'static Schema,
-) -> Result<bool> {
-    let Some(o) = optional_operand(g, b, false)? else {
-        return Ok(false);
-    };
-    Ok(g.add(b, node(schema, vec![o.name], Vec::new()), 1))
-}
-
-fn optional_get_element(
-    g: &mut Valid<'_, '_>,
-    b: &mut Builder,
-    schema: &'static Schema,
-) -> Result<bool> {
-    let Some(o) = optional_operand(g, b, true)? else {
-        return Ok(false);
-    };
-    Ok(g.add(b, node(schema, vec![o.name], Vec::new()), 1))
 }

@@ -15,7 +15,10 @@ use crate::smith::config::ElementType;
 
 pub(super) const RECIPES: &[(&str, Recipe)] = &[
     ("Shape", shape),
-    ("Size", size),
+    ("Size", |g, b, schema| {
+        let x = g.input0(b, schema, Need::ANY.or_empty())?;
+        g.of_one(b, schema, x.map(|x| x.name))
+    }),
     ("Transpose", transpose),
     ("Flatten", flatten),
     ("Concat", concat),
@@ -36,7 +39,10 @@ pub(super) const RECIPES: &[(&str, Recipe)] = &[
     ("EyeLike", eye_like),
     ("Trilu", trilu),
     ("Compress", compress),
-    ("NonZero", non_zero),
+    ("NonZero", |g, b, schema| {
+        let x = g.input0(b, schema, Need::ANY.min_rank(1))?;
+        g.of_one(b, schema, x.map(|x| x.name))
+    }),
     ("Unique", unique),
     ("ReverseSequence", reverse_sequence),
 ];
@@ -55,13 +61,6 @@ fn shape(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Res
         }
     }
     Ok(g.add(b, node(schema, vec![x.name], attributes), 1))
-}
-
-fn size(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let Some(x) = g.input0(b, schema, Need::ANY.or_empty())? else {
-        return Ok(false);
-    };
-    Ok(g.add(b, node(schema, vec![x.name], Vec::new()), 1))
 }
 
 /// `Transpose` by a random permutation, or by default (reversed).
@@ -614,13 +613,6 @@ fn compress(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> 
     let len = g.int(1, limit)?;
     let cond = g.constant_in(b, ElementType::Bool, vec![len], 0.0, 1.0)?;
     Ok(g.add(b, node(schema, vec![x.name, cond], attributes), 1))
-}
-
-fn non_zero(g: &mut Valid<'_, '_>, b: &mut Builder, schema: &'static Schema) -> Result<bool> {
-    let Some(x) = g.input0(b, schema, Need::ANY.min_rank(1))? else {
-        return Ok(false);
-    };
-    Ok(g.add(b, node(schema, vec![x.name], Vec::new()), 1))
 }
 
 /// `Unique` of the flattened tensor or along an axis, sorted or not, with
