@@ -7,8 +7,7 @@
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
 use onnxtxt::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
-    ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto,
 };
 use onnxtxt::report::Renderer;
 use onnxtxt::{decode, decode_model, line_column, Decode, Error, Parse, Parser, Print, Printer};
@@ -150,7 +149,7 @@ struct Kind {
 
 /// The kinds the library both parses and prints.
 const KINDS: [Kind; 8] = [
-    kind::<ModelProto>("ModelProto"),
+    MODEL,
     kind::<GraphProto>("GraphProto"),
     kind::<FunctionProto>("FunctionProto"),
     kind::<NodeProto>("NodeProto"),
@@ -159,6 +158,28 @@ const KINDS: [Kind; 8] = [
     kind::<AttributeProto>("AttributeProto"),
     kind::<ValueInfoProto>("ValueInfoProto"),
 ];
+
+/// A model is encoded as its nodes are read and printed as its nodes are
+/// decoded, as the command does: a long node list's encoding is then done
+/// on the parser's second thread, and a node-heavy model never held whole
+/// as IR.
+const MODEL: Kind = Kind {
+    name: "ModelProto",
+    parse: |parser, text| {
+        let mut bytes = Vec::new();
+        parser
+            .write_model(text, &mut bytes)?
+            .expect("writing to a Vec does not fail");
+        Ok(bytes)
+    },
+    print: |printer, bytes| {
+        let mut text = Vec::new();
+        printer
+            .write_binary_model(bytes, &mut text)?
+            .expect("writing to a Vec does not fail");
+        Ok(String::from_utf8(text).expect("the printer writes UTF-8"))
+    },
+};
 
 const fn kind<T: Parse + Decode + Print>(name: &'static str) -> Kind {
     Kind {
