@@ -166,14 +166,18 @@ const KINDS: [Kind; 8] = [
 const MODEL: Kind = Kind {
     name: "ModelProto",
     parse: |parser, text| {
-        let mut bytes = Vec::new();
+        // A model's encoding is seldom longer than its text: room for it
+        // at once, not grown (and copied) by doubling. Pages not written
+        // are never touched.
+        let mut bytes = Vec::with_capacity(text.len());
         parser
             .write_model(text, &mut bytes)?
             .expect("writing to a Vec does not fail");
         Ok(bytes)
     },
     print: |printer, bytes| {
-        let mut text = Vec::new();
+        // Text takes up to about 3.5 bytes a byte of raw weights.
+        let mut text = Vec::with_capacity(bytes.len().saturating_mul(4));
         printer
             .write_binary_model(bytes, &mut text)?
             .expect("writing to a Vec does not fail");
