@@ -1,7 +1,9 @@
 //! What the subcommands share besides reading input (`input.rs`): why a
 //! command failed, writing output atomically, loading a model.
 
-use std::io::{IsTerminal, Write};
+use std::fs::{File, Metadata};
+use std::io::{ErrorKind, IsTerminal, Write};
+use std::os::unix::fs::{fchown, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use onnxtxt::proto::ModelProto;
@@ -63,32 +65,114 @@ pub(crate) fn write_output_with(
     binary: bool,
     produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
-    match output.filter(|p| p.as_os_str() != "-") {
-        Some(path) => write_atomically(path, produce),
+    write_outputs_with(Vec::new(), output, binary, produce)
+}
+
+/// [`write_output_with`] as the last of several outputs: `written`, the
+/// others, are already written ([`stage`]), and none of them replaces its
+/// file until this one is written too. A failed run leaves every file as
+/// it was.
+pub(crate) fn write_outputs_with(
+    written: Vec<Staged>,
+    output: Option<&PathBuf>,
+    binary: bool,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    let last = match output.filter(|p| p.as_os_str() != "-") {
+        Some(path) => stage(path, produce)?,
         None => {
-            let mut stdout = std::io::stdout().lock();
-            if binary && stdout.is_terminal() {
-                return Err(Failure::Io(
-                    "refusing to write a binary model to a terminal; use -o FILE".into(),
-                ));
-            }
-            produce(&mut stdout)
-                .and_then(|()| stdout.flush())
-                .map_err(|e| Failure::Io(format!("cannot write output: {e}")))
+            write_stdout(binary, produce)?;
+            Staged::Done
         }
+    };
+    written
+        .into_iter()
+        .chain([last])
+        .try_for_each(Staged::replace)
+}
+
+/// Writes what `produce` writes to standard output. A reader that closes
+/// the pipe early (`onnxtxt print m.onnx | head`) ends the command quietly
+/// and successfully, as it ends `cat`.
+fn write_stdout(
+    binary: bool,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    if binary && stdout.is_terminal() {
+        return Err(Failure::Io(
+            "refusing to write a binary model to a terminal; use -o FILE".into(),
+        ));
+    }
+    match produce(&mut stdout).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+            Err(Failure::Io(format!("cannot write output: {e}")))
+        }
+        _ => Ok(()),
     }
 }
 
-/// Writes what `produce` writes to a temporary file beside `path`, then
-/// renames it over `path`: a failed run never leaves a truncated or
-/// half-written file. When `path` is a symbolic link to a file, the file
-/// it points to is replaced and the link kept.
-fn write_atomically(
+/// An output file written by [`stage`], not yet in place.
+pub(crate) enum Staged {
+    /// A temporary file beside `path`, to be renamed over it.
+    Temporary {
+        file: tempfile::NamedTempFile,
+        path: PathBuf,
+    },
+    /// Written where it goes already (a device, a FIFO, standard output).
+    Done,
+}
+
+impl Staged {
+    /// Puts the output in place: renames the temporary file over its path.
+    pub(crate) fn replace(self) -> Result<(), Failure> {
+        let Staged::Temporary { file, path } = self else {
+            return Ok(());
+        };
+        let temporary = file.path().to_path_buf();
+        let persisted = file.persist(&path);
+        cleanup::forget(&temporary);
+        persisted
+            .map(drop)
+            .map_err(|e| cannot_write(&path, &e.error))
+    }
+}
+
+fn cannot_write(path: &Path, error: &dyn std::fmt::Display) -> Failure {
+    Failure::Io(format!("cannot write {}: {error}", path.display()))
+}
+
+/// Writes what `produce` writes for the file at `path`, without replacing
+/// it yet ([`Staged::replace`] does): into a temporary file beside it, so
+/// that a failed run never leaves a truncated or half-written file. The
+/// temporary file gets the mode, and when the system allows it the owner
+/// and group, of the file it is to replace (those of a new file when there
+/// is none), and is removed if SIGINT, SIGTERM or SIGHUP ends the command.
+///
+/// When `path` is a symbolic link to a file, the file it points to is
+/// replaced and the link kept. What is not a regular file (a device such
+/// as `/dev/null`, a FIFO, a terminal, `/dev/stdout`) is written into,
+/// never replaced.
+pub(crate) fn stage(
     path: &Path,
     produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), Failure> {
-    let failed =
-        |e: &dyn std::fmt::Display| Failure::Io(format!("cannot write {}: {e}", path.display()));
+) -> Result<Staged, Failure> {
+    let failed = |e: &dyn std::fmt::Display| cannot_write(path, e);
+    let existing = std::fs::metadata(path).ok();
+    if existing.as_ref().is_some_and(Metadata::is_dir) {
+        // Refused now: the rename would fail after the other outputs'.
+        return Err(failed(&"it is a directory"));
+    }
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| failed(&e))?;
+        produce(&mut file)
+            .and_then(|()| file.flush())
+            .map_err(|e| failed(&e))?;
+        return Ok(Staged::Done);
+    }
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let linked = if is_link {
         std::fs::canonicalize(path).ok()
@@ -97,21 +181,87 @@ fn write_atomically(
     };
     let path = linked.as_deref().unwrap_or(path);
     let dir = directory_of(path);
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
-    // The temporary file is private; give the result the permissions the
-    // file it replaces had, or those of a newly created file.
-    let permissions = match std::fs::metadata(path) {
-        Ok(existing) => existing.permissions(),
-        Err(_) => new_file_permissions(dir).map_err(|e| failed(&e))?,
-    };
-    file.as_file()
-        .set_permissions(permissions)
-        .map_err(|e| failed(&e))?;
+    let mut file = cleanup::temporary_in(dir).map_err(|e| failed(&e))?;
+    match &existing {
+        Some(existing) => keep_owner_and_mode(file.as_file(), existing),
+        None => new_file_permissions(dir).and_then(|p| file.as_file().set_permissions(p)),
+    }
+    .map_err(|e| failed(&e))?;
     produce(&mut file)
         .and_then(|()| file.as_file().sync_all())
         .map_err(|e| failed(&e))?;
-    file.persist(path).map_err(|e| failed(&e.error))?;
-    Ok(())
+    Ok(Staged::Temporary {
+        file,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Gives `file` the owner, group and mode `existing` has: the owner and
+/// group only when the system lets this process give them (root can;
+/// others can keep their own files' group), silently otherwise, as
+/// `sed -i` does; the mode after them, since changing the owner clears the
+/// set-user-ID bit.
+fn keep_owner_and_mode(file: &File, existing: &Metadata) -> std::io::Result<()> {
+    let mine = file.metadata()?;
+    if (mine.uid(), mine.gid()) != (existing.uid(), existing.gid()) {
+        let (uid, gid) = (Some(existing.uid()), Some(existing.gid()));
+        if fchown(file, uid, gid).is_err() {
+            let _ = fchown(file, None, gid);
+        }
+    }
+    file.set_permissions(existing.permissions())
+}
+
+/// The temporary files of outputs being written, removed when SIGINT,
+/// SIGTERM or SIGHUP ends the command: the signals are taken, from the
+/// first temporary file on, by a thread that removes the files and then
+/// ends the process as the signal would have (its usual exit status).
+mod cleanup {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, MutexGuard, Once};
+
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::iterator::Signals;
+
+    /// The temporary files not yet renamed or removed.
+    static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+        TEMPORARIES
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A new temporary file in `dir`, removed on the signals. It is
+    /// recorded before a signal can be handled: the handling thread waits
+    /// for the record.
+    pub(super) fn temporary_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+        static HANDLER: Once = Once::new();
+        HANDLER.call_once(|| {
+            // Without the handler (the system refused it), a signal leaves
+            // the temporary file behind, as it did before.
+            if let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+                std::thread::spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        for path in temporaries().iter() {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        let _ = signal_hook::low_level::emulate_default_handler(signal);
+                        std::process::exit(128 + signal);
+                    }
+                });
+            }
+        });
+        let mut recorded = temporaries();
+        let file = tempfile::NamedTempFile::new_in(dir)?;
+        recorded.push(file.path().to_path_buf());
+        Ok(file)
+    }
+
+    /// Forgets `path`, renamed or removed.
+    pub(super) fn forget(path: &Path) {
+        temporaries().retain(|recorded| recorded != path);
+    }
 }
 
 /// The directory `path` is in (`.` for a bare file name).

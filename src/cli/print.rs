@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
 use super::input::{read_input, Input};
-use super::io::{directory_of, left_to_exit, load_model, write_output, write_output_with, Failure};
+use super::io::{
+    directory_of, left_to_exit, load_model, stage, write_output_with, write_outputs_with, Failure,
+};
 use super::progress::Progress;
 
 /// Arguments of `onnxtxt print`.
@@ -52,8 +54,9 @@ impl PrintArgs {
             return self.print_binary(&input, &printer, progress);
         }
         let mut model = load_model(input)?.model;
+        let mut written = Vec::new();
         if let Some(file) = &self.external_data {
-            let location = external_location(file, self.output.as_deref())?;
+            let location = self.external_location(file)?;
             progress.stage("moving tensor data out");
             let data = externalize(&mut model, &location, self.threshold);
             if data.is_empty() {
@@ -63,16 +66,18 @@ impl PrintArgs {
                     self.threshold
                 );
             }
-            write_output(Some(file), &data, true)?;
+            written.push(stage(file, |out| out.write_all(&data))?);
         }
         progress.stage("printing");
         if self.types {
             let text = onnxtxt::infer::print_with_types(&model, &printer);
             drop(progress);
-            return write_output(self.output.as_ref(), text.as_bytes(), false);
+            return write_outputs_with(written, self.output.as_ref(), false, |out| {
+                out.write_all(text.as_bytes())
+            });
         }
         let mut dropped = Vec::new();
-        write_output_with(self.output.as_ref(), false, |out| {
+        write_outputs_with(written, self.output.as_ref(), false, |out| {
             dropped = printer.write(&model, progress.counting(out))?;
             Ok(())
         })?;
@@ -144,41 +149,74 @@ fn refuse_model_name(output: Option<&Path>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The `location` to write for the external data file `file`: its path
-/// relative to the directory of the text (that of `output`, or the current
-/// directory for standard output), `/`-separated. ONNX locations cannot go
-/// up, so the file must be in that directory or below it.
-fn external_location(file: &Path, output: Option<&Path>) -> Result<String, Failure> {
-    let usage = |what: String| Failure::Io(format!("--external-data {}: {what}", file.display()));
-    let name = file
-        .file_name()
-        .filter(|_| file.as_os_str() != "-")
-        .ok_or_else(|| usage("a file name is needed".into()))?;
-    let text_dir = absolute(
-        output
-            .filter(|p| p.as_os_str() != "-")
-            .map_or(Path::new("."), directory_of),
-    )?;
-    let relative = absolute(directory_of(file))?
-        .strip_prefix(&text_dir)
-        .map(|dir| dir.join(name))
-        .map_err(|_| {
+impl PrintArgs {
+    /// The `location` to write for the external data file `file`: its path
+    /// relative to the directory of the text (that of `--output`, or the
+    /// current directory for standard output), `/`-separated. ONNX
+    /// locations cannot go up, so the file must be in that directory or
+    /// below it, and so must the file it names when it is a symbolic link.
+    /// It cannot be the input model or the text output.
+    fn external_location(&self, file: &Path) -> Result<String, Failure> {
+        let usage =
+            |what: String| Failure::Io(format!("--external-data {}: {what}", file.display()));
+        let output = self.output.as_deref().filter(|p| p.as_os_str() != "-");
+        let name = file
+            .file_name()
+            .filter(|_| file.as_os_str() != "-")
+            .ok_or_else(|| usage("a file name is needed".into()))?;
+        let text_dir = absolute(output.map_or(Path::new("."), directory_of))?;
+        let outside = |path: &Path| {
             usage(format!(
-                "the file must be in the directory of the text ({}) or below it",
+                "{}the file must be in the directory of the text ({}) or below it",
+                if path == file {
+                    String::new()
+                } else {
+                    format!("it resolves to {}; ", path.display())
+                },
                 text_dir.display()
             ))
-        })?;
-    if output.and_then(Path::file_name) == Some(name) && relative == Path::new(name) {
-        return Err(usage(
-            "the text output cannot be its own external data".into(),
-        ));
+        };
+        let relative = absolute(directory_of(file))?
+            .strip_prefix(&text_dir)
+            .map(|dir| dir.join(name))
+            .map_err(|_| outside(file))?;
+        if let Ok(resolved) = file.canonicalize() {
+            if !resolved.starts_with(&text_dir) {
+                return Err(outside(&resolved));
+            }
+        }
+        if self
+            .input
+            .as_deref()
+            .is_some_and(|input| same_file(file, input))
+        {
+            return Err(usage(
+                "that is the input model; writing the data there would replace it".into(),
+            ));
+        }
+        let names_output =
+            output.and_then(Path::file_name) == Some(name) && relative == Path::new(name);
+        if names_output || output.is_some_and(|output| same_file(file, output)) {
+            return Err(usage(
+                "the text output cannot be its own external data".into(),
+            ));
+        }
+        let parts = relative
+            .iter()
+            .map(|part| part.to_str())
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| usage("the path is not UTF-8".into()))?;
+        Ok(parts.join("/"))
     }
-    let parts = relative
-        .iter()
-        .map(|part| part.to_str())
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| usage("the path is not UTF-8".into()))?;
-    Ok(parts.join("/"))
+}
+
+/// Whether `a` and `b` are the same existing file (links followed).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 /// `dir`, made absolute with symbolic links resolved.

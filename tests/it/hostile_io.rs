@@ -1,0 +1,372 @@
+//! The command against hostile files and processes (issue 43): outputs
+//! that are not regular files, owners and modes kept, signals mid-write,
+//! several outputs of one run, external data that would replace the input
+//! or leave the text's directory, data locations that are FIFOs, output no
+//! decoder could read, text that is not quite text, and closed pipes.
+//!
+//! Everything happens in a scratch directory: special files are made
+//! there (a FIFO with `mkfifo`, a device with `mknod` when the test runs
+//! as root, else a link to `/dev/null`, which is then written into and
+//! never replaced). Every child process runs under a time limit.
+
+use std::io::Read as _;
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{arg, run, write};
+
+/// How long any child may run.
+const LIMIT: Duration = Duration::from_secs(60);
+
+const MLP_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mlp.onnxtxt");
+
+fn mlp_binary() -> Vec<u8> {
+    std::fs::read(MLP_PATH)
+        .map(|text| {
+            onnxtxt::prost::Message::encode_to_vec(
+                &onnxtxt::parse_model(std::str::from_utf8(&text).unwrap()).unwrap(),
+            )
+        })
+        .unwrap()
+}
+
+/// `onnxtxt args`, started with its output piped.
+fn start(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("onnxtxt starts")
+}
+
+/// Waits for `child`, killing it past [`LIMIT`] (and failing the test).
+fn finish(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the child ran past {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until `ready` holds, for at most [`LIMIT`].
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + LIMIT;
+    while !ready() {
+        assert!(Instant::now() < deadline, "waited {LIMIT:?} for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs a system tool (`mkfifo`, `mknod`, `kill`), which must succeed.
+fn tool(name: &str, args: &[&str]) {
+    let status = Command::new(name)
+        .args(args)
+        .status()
+        .unwrap_or_else(|e| panic!("{name} runs: {e}"));
+    assert!(status.success(), "{name} {args:?}: {status}");
+}
+
+fn mkfifo(path: &Path) {
+    tool("mkfifo", &[arg(path)]);
+}
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").unwrap().uid() == 0
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+// ---------------------------------------------------------------------------
+// Outputs that are not regular files.
+
+/// A character device to write to: as root, a null device made in `dir`
+/// (so the system's is never at stake); otherwise a link to `/dev/null`.
+fn null_device(dir: &Path) -> PathBuf {
+    let path = dir.join("null");
+    if is_root() {
+        tool("mknod", &[arg(&path), "c", "1", "3"]);
+    } else {
+        std::os::unix::fs::symlink("/dev/null", &path).unwrap();
+    }
+    path
+}
+
+#[test]
+fn a_device_given_to_o_is_written_into_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let null = null_device(dir.path());
+    for args in [
+        ["parse", MLP_PATH, "-o", arg(&null)],
+        ["print", MLP_PATH, "-o", arg(&null)],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert!(
+            std::fs::metadata(&null)
+                .unwrap()
+                .file_type()
+                .is_char_device(),
+            "{args:?}: the device was replaced"
+        );
+    }
+    assert_eq!(listing(dir.path()), ["null"]);
+}
+
+#[test]
+fn a_fifo_given_to_o_gets_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
+    let mut reader = Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut command = start(&["parse", MLP_PATH, "-o", arg(&fifo)]);
+    let status = finish(&mut command);
+    let fifo_kept = std::fs::metadata(&fifo).unwrap().file_type().is_fifo();
+    if !fifo_kept {
+        // Nothing will ever open what `cat` waits on.
+        let _ = reader.kill();
+    }
+    finish(&mut reader);
+    assert!(status.success(), "{status}");
+    assert!(fifo_kept, "the FIFO was replaced");
+    let mut received = Vec::new();
+    reader
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut received)
+        .unwrap();
+    assert!(received == mlp_binary(), "the FIFO got other bytes");
+}
+
+#[test]
+fn a_link_to_standard_output_writes_to_the_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("stdout");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+    let out = run(&["parse", MLP_PATH, "-o", arg(&link)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout == mlp_binary(), "the pipe got other bytes");
+    let kept = std::fs::symlink_metadata(&link).unwrap();
+    assert!(kept.file_type().is_symlink(), "the link was replaced");
+}
+
+// ---------------------------------------------------------------------------
+// A replaced file: owner, group, mode, hard links.
+
+#[test]
+fn a_replaced_file_keeps_its_owner_group_and_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = write(dir.path(), "model.onnx", b"old");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // As root (as CI runs), the file is given away to `nobody`; a user can
+    // only keep their own, so the test sees the mode only.
+    let owner = if is_root() {
+        std::os::unix::fs::chown(&target, Some(65534), Some(65534)).unwrap();
+        (65534, 65534)
+    } else {
+        let metadata = std::fs::metadata(&target).unwrap();
+        (metadata.uid(), metadata.gid())
+    };
+    let out = run(&["parse", MLP_PATH, "-o", arg(&target)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let replaced = std::fs::metadata(&target).unwrap();
+    assert!(std::fs::read(&target).unwrap() == mlp_binary());
+    assert_eq!((replaced.uid(), replaced.gid()), owner);
+    assert_eq!(replaced.permissions().mode() & 0o7777, 0o640);
+}
+
+/// The README says so: a replaced file is a new file, and its other hard
+/// links keep the old contents.
+#[test]
+fn a_replaced_file_leaves_its_other_hard_links_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = write(dir.path(), "model.onnx", b"old");
+    let other = dir.path().join("other.onnx");
+    std::fs::hard_link(&target, &other).unwrap();
+    let out = run(&["parse", MLP_PATH, "-o", arg(&target)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(std::fs::read(&target).unwrap() == mlp_binary());
+    assert_eq!(std::fs::read(&other).unwrap(), b"old");
+}
+
+// ---------------------------------------------------------------------------
+// Several outputs, external data, signals.
+
+/// A binary model with a tensor of 600 floats in `raw_data`, which
+/// `print --external-data` moves out.
+fn model_with_weights(dir: &Path) -> PathBuf {
+    let values = vec!["0.5"; 600].join(", ");
+    let text = format!(
+        r#"<ir_version: 10, opset_import: ["": 21]>
+        g (float[600] x) => (float[600] y) <@<raw: true> float[600] w = {{{values}}}> {{ y = Add(x, w) }}"#
+    );
+    let binary = onnxtxt::prost::Message::encode_to_vec(&onnxtxt::parse_model(&text).unwrap());
+    write(dir, "model.onnx", &binary)
+}
+
+#[test]
+fn a_failed_run_leaves_every_output_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_with_weights(dir.path());
+    let data = write(dir.path(), "w.bin", b"the weights of the text beside");
+    // The text cannot be written: its path is a directory.
+    std::fs::create_dir(dir.path().join("text.onnxtxt")).unwrap();
+    let out = run(&[
+        "print",
+        arg(&model),
+        "--external-data",
+        arg(&data),
+        "-o",
+        arg(&dir.path().join("text.onnxtxt")),
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(
+        std::fs::read(&data).unwrap(),
+        b"the weights of the text beside"
+    );
+    assert_eq!(listing(dir.path()), ["model.onnx", "text.onnxtxt", "w.bin"]);
+}
+
+#[test]
+fn external_data_cannot_be_the_input_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_with_weights(dir.path());
+    let before = std::fs::read(&model).unwrap();
+    let text = dir.path().join("text.onnxtxt");
+    let out = run(&[
+        "print",
+        arg(&model),
+        "--external-data",
+        arg(&model),
+        "-o",
+        arg(&text),
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("is the input model"), "{out:?}");
+    assert!(
+        std::fs::read(&model).unwrap() == before,
+        "the input was replaced"
+    );
+    assert_eq!(listing(dir.path()), ["model.onnx"]);
+}
+
+#[test]
+fn external_data_through_a_link_out_of_the_text_directory_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let elsewhere = write(scratch.path(), "precious", b"precious");
+    let dir = scratch.path().join("text");
+    std::fs::create_dir(&dir).unwrap();
+    let model = model_with_weights(&dir);
+    let link = dir.join("w.bin");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let out = run(&[
+        "print",
+        arg(&model),
+        "--external-data",
+        arg(&link),
+        "-o",
+        arg(&dir.join("text.onnxtxt")),
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("resolves to"), "{out:?}");
+    assert_eq!(std::fs::read(&elsewhere).unwrap(), b"precious");
+    assert_eq!(listing(&dir), ["model.onnx", "w.bin"]);
+}
+
+/// A signal that ends the command mid-write: the weights are written to a
+/// temporary file, and the text waits for a reader of its FIFO that never
+/// comes. The command ends as the signal ends a process, and leaves
+/// neither a temporary file nor the data file behind.
+#[test]
+fn a_signal_mid_write_removes_the_temporary_files() {
+    for (signal, name) in [(2, "INT"), (15, "TERM"), (1, "HUP")] {
+        let dir = tempfile::tempdir().unwrap();
+        let model = model_with_weights(dir.path());
+        let fifo = dir.path().join("text.fifo");
+        mkfifo(&fifo);
+        let data = dir.path().join("w.bin");
+        let mut command = start(&[
+            "print",
+            arg(&model),
+            "--external-data",
+            arg(&data),
+            "-o",
+            arg(&fifo),
+        ]);
+        let temporary = || {
+            listing(dir.path())
+                .iter()
+                .any(|name| name.starts_with(".tmp"))
+        };
+        wait_until("the temporary data file", temporary);
+        tool("kill", &[&format!("-{name}"), &command.id().to_string()]);
+        let status = finish(&mut command);
+        assert_eq!(status.signal(), Some(signal), "SIG{name}: {status}");
+        assert_eq!(
+            listing(dir.path()),
+            ["model.onnx", "text.fifo"],
+            "SIG{name}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Closed pipes.
+
+/// `onnxtxt print big.onnx | head -1`: the command ends quietly and
+/// successfully when its reader goes, as `cat` does.
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 21]>\ng (float x) => (float y) {\n  y0 = Relu(x)\n",
+    );
+    for i in 1..20_000 {
+        text.push_str(&format!("  y{i} = Relu(y{})\n", i - 1));
+    }
+    text.push_str("  y = Identity(y19999)\n}\n");
+    let model = write(dir.path(), "big.onnxtxt", text.as_bytes());
+    let mut command = start(&["print", arg(&model)]);
+    let mut first = [0; 16];
+    command
+        .stdout
+        .take()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    // The pipe is closed: the read end is dropped.
+    let status = finish(&mut command);
+    let mut stderr = String::new();
+    command
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{status}: {stderr}");
+    assert_eq!(stderr, "");
+}
