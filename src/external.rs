@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
@@ -166,8 +166,17 @@ pub fn inline_from_dir(model: &mut ModelProto, dir: &Path) -> Result<usize, Inli
 }
 
 /// The file `location` names below `dir`, refused when it resolves to a
-/// file outside `dir`.
+/// file outside `dir` or to what is not a regular file.
 fn read_below(dir: &Path, location: &str) -> Result<Vec<u8>, InlineProblem> {
+    let (path, resolved) = resolve_below(dir, location)?;
+    std::fs::read(&resolved).map_err(|e| load_problem(&path, e))
+}
+
+/// The path `location` names below `dir`, and the file it resolves to
+/// (links followed), which must be inside `dir` and a regular file: a
+/// FIFO, a device or a directory could block the read forever or never
+/// end it.
+fn resolve_below(dir: &Path, location: &str) -> Result<(PathBuf, PathBuf), InlineProblem> {
     let path = dir.join(location);
     let root = dir.canonicalize().map_err(|e| load_problem(dir, e))?;
     let resolved = path.canonicalize().map_err(|e| load_problem(&path, e))?;
@@ -178,7 +187,60 @@ fn read_below(dir: &Path, location: &str) -> Result<Vec<u8>, InlineProblem> {
             root.display()
         )));
     }
-    std::fs::read(&resolved).map_err(|e| load_problem(&path, e))
+    let metadata = std::fs::metadata(&resolved).map_err(|e| load_problem(&path, e))?;
+    if !metadata.is_file() {
+        return Err(InlineProblem::Entry(format!(
+            "{} is not a regular file (a FIFO, device or directory cannot hold \
+             external data)",
+            resolved.display()
+        )));
+    }
+    Ok((path, resolved))
+}
+
+/// How many bytes [`inline_from_dir`] would bring into `model`: the sum of
+/// the lengths of its external-data tensors (a tensor without a `length`
+/// entry takes its file from `offset` on), found from the entries and the
+/// sizes of the files, none of which is read. The entries and files are
+/// checked as [`inline_from_dir`] checks them, but for the checksums.
+///
+/// ```
+/// use onnxtxt::external::inlined_len_from_dir;
+///
+/// let mut model = onnxtxt::parse_model(r#"
+///     <ir_version: 10, opset_import: ["": 21]>
+///     g (float[2] x) => (float[2] y)
+///       <float[2] w = ["location": "w.bin", "length": "8"]>
+///       { y = Add(x, w) }
+/// "#)?;
+/// let dir = std::env::temp_dir().join(format!("onnxtxt-len-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("w.bin"), [0; 8]).unwrap();
+/// assert_eq!(inlined_len_from_dir(&mut model, &dir).unwrap(), 8);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn inlined_len_from_dir(model: &mut ModelProto, dir: &Path) -> Result<u64, InlineError> {
+    let mut total = 0u64;
+    for_each_tensor(model, &mut |tensor, path| {
+        if tensor.data_location != Some(EXTERNAL) {
+            return Ok(());
+        }
+        let entry =
+            parse_entries(tensor).map_err(|problem| InlineError::new(path, tensor, "", problem))?;
+        let problem_at = |problem| InlineError::new(path, tensor, entry.location, problem);
+        let (_, resolved) = resolve_below(dir, entry.location).map_err(problem_at)?;
+        let file_len = std::fs::metadata(&resolved)
+            .map_err(|e| problem_at(load_problem(&resolved, e)))?
+            .len();
+        let len = entry.length.map_or_else(
+            || file_len.saturating_sub(entry.offset as u64),
+            |length| length as u64,
+        );
+        total = total.saturating_add(len);
+        Ok(())
+    })?;
+    Ok(total)
 }
 
 /// `error`, met reading `path`, as the problem it is, naming the path.
@@ -200,11 +262,7 @@ fn inline_with(
         if tensor.data_location != Some(EXTERNAL) {
             return Ok(());
         }
-        let fail = |location: &str, problem| InlineError {
-            tensor: describe(path, tensor),
-            location: location.to_owned(),
-            problem,
-        };
+        let fail = |location: &str, problem| InlineError::new(path, tensor, location, problem);
         let entry = parse_entries(tensor).map_err(|problem| fail("", problem))?;
         let problem_at = |problem| fail(entry.location, problem);
         if tensor.raw_data.is_some() {
@@ -252,6 +310,9 @@ fn inline_with(
 pub struct InlineError {
     /// The tensor: its IR path and name, e.g. `graph.initializer[0] "w"`.
     pub tensor: String,
+    /// The tensor's IR path alone, e.g. `graph.initializer[0]` (as
+    /// [`crate::SourceMap`] names the items of a text).
+    pub path: String,
     /// The `location` of its data (empty when the entries are unreadable).
     pub location: String,
     /// What went wrong.
@@ -284,6 +345,17 @@ pub enum InlineProblem {
         /// The SHA-1 of the bytes found.
         found: String,
     },
+}
+
+impl InlineError {
+    fn new(path: &str, tensor: &TensorProto, location: &str, problem: InlineProblem) -> Self {
+        InlineError {
+            tensor: describe(path, tensor),
+            path: path.to_owned(),
+            location: location.to_owned(),
+            problem,
+        }
+    }
 }
 
 impl fmt::Display for InlineError {

@@ -19,6 +19,12 @@ pub(crate) enum Failure {
         text: String,
         error: onnxtxt::Error,
     },
+    /// The input text parses, but what it says is refused, at one place.
+    Located {
+        name: String,
+        text: String,
+        diagnostic: Box<onnxtxt::Diagnostic>,
+    },
     /// The input is a binary model that cannot be decoded.
     Binary { name: String, error: onnxtxt::Error },
     /// The input is not a readable model, or the checks found errors.

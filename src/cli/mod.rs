@@ -88,7 +88,10 @@ impl Failure {
     /// The exit code: 1 for invalid input, 2 for usage and I/O problems.
     pub(crate) fn code(&self) -> u8 {
         match self {
-            Failure::Invalid { .. } | Failure::Binary { .. } | Failure::Corrupt(_) => 1,
+            Failure::Invalid { .. }
+            | Failure::Located { .. }
+            | Failure::Binary { .. }
+            | Failure::Corrupt(_) => 1,
             Failure::Io(_) => 2,
             Failure::Exit(code) => *code,
         }
@@ -115,6 +118,20 @@ impl Failure {
         match self {
             Failure::Invalid { name, text, error } => diagnostics(&name, Some(&text), &error),
             Failure::Binary { name, error } => diagnostics(&name, None, &error),
+            Failure::Located {
+                name,
+                text,
+                diagnostic,
+            } => show(
+                format,
+                &Shown {
+                    file: &name,
+                    text: Some(&text),
+                    level: Severity::Error,
+                    diagnostic: &diagnostic,
+                    label: &diagnostic.message,
+                },
+            ),
             Failure::Corrupt(message) | Failure::Io(message) => {
                 show_message(format, Severity::Error, &message);
             }

@@ -1,9 +1,13 @@
 //! `onnxtxt parse`: text model in, binary model out; with `--check`, only
 //! when `onnxtxt check` finds no error in it.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use onnxtxt::external::{inline_from_dir, InlineProblem};
+use onnxtxt::external::{inline_from_dir, inlined_len_from_dir, InlineError, InlineProblem};
+use onnxtxt::prost::Message as _;
+use onnxtxt::proto::ModelProto;
+use onnxtxt::{Diagnostic, MAX_MESSAGE_DEPTH};
 
 use super::input::read_input;
 use super::io::{directory_of, invalid_text, left_to_exit, write_output_with, Failure};
@@ -41,10 +45,14 @@ impl ParseArgs {
         let name = &input.name;
         progress.stage(format!("parsing {name}"));
         let invalid = |error| invalid_text(name.clone(), text.to_owned(), error);
-        if !self.inline_external && !self.check {
-            return write_parsed(text, self.output.as_ref(), progress).map_err(invalid)?;
+        let deep = may_nest_too_deep(text);
+        if !self.inline_external && !self.check && !deep {
+            return write_parsed(name, text, self.output.as_ref(), progress).map_err(invalid)?;
         }
         let mut model = onnxtxt::parse_model(text).map_err(invalid)?;
+        if deep {
+            refuse_unreadable(name, text, &model)?;
+        }
         if self.inline_external {
             progress.stage("reading external data");
             let dir = match (&self.external_dir, &self.input) {
@@ -52,10 +60,21 @@ impl ParseArgs {
                 (None, Some(input)) => directory_of(input),
                 (None, None) => Path::new("."),
             };
-            inline_from_dir(&mut model, dir).map_err(|e| match e.problem {
+            let failed = |e: InlineError| match e.problem {
                 InlineProblem::Load(_) => Failure::Io(format!("{name}: {e}")),
-                _ => Failure::Corrupt(format!("{name}: {e}")),
-            })?;
+                _ => at_item(
+                    name,
+                    text,
+                    &e.path,
+                    "onnxtxt::external::inline",
+                    e.to_string(),
+                ),
+            };
+            // Refused before any of the data is read.
+            let inlined = inlined_len_from_dir(&mut model, dir).map_err(failed)?;
+            refuse_too_big(name, text, inlined)?;
+            inline_from_dir(&mut model, dir).map_err(failed)?;
+            refuse_too_big(name, text, model.encoded_len() as u64)?;
         }
         if self.check {
             progress.stage("checking");
@@ -75,25 +94,221 @@ impl ParseArgs {
 /// Parses `text` and writes the binary model to `output` as the parse goes
 /// ([`onnxtxt::Parser::write_model`]): the main graph's nodes are encoded
 /// as they are read, never all in memory as IR. `Err` when the text does
-/// not parse (nothing is written then), else what writing gave.
+/// not parse (nothing is written then), else what writing gave, which
+/// stops when the model grows past [`MAX_ENCODED_BYTES`].
 fn write_parsed(
+    name: &str,
     text: &str,
     output: Option<&PathBuf>,
     progress: Progress,
 ) -> Result<Result<(), Failure>, onnxtxt::Error> {
     let mut invalid = None;
+    let mut capped = false;
     let written = write_output_with(output, true, |out| {
-        match onnxtxt::Parser::new().write_model(text, progress.counting(out)) {
+        let mut out = Capped {
+            out: progress.counting(out),
+            written: 0,
+        };
+        let written = match onnxtxt::Parser::new().write_model(text, &mut out) {
             Ok(written) => written,
             Err(error) => {
                 invalid = Some(error);
                 Err(std::io::Error::other("the text does not parse"))
             }
-        }
+        };
+        capped = out.written > MAX_ENCODED_BYTES;
+        written
     });
     drop(progress);
     match invalid {
         Some(error) => Err(error),
+        None if capped => Ok(refuse_too_big(name, text, MAX_ENCODED_BYTES + 1)),
         None => Ok(written),
+    }
+}
+
+/// The most bytes a binary model can have: protobuf sizes messages with
+/// signed 32-bit integers, so its decoders (`onnx.load` among them) refuse
+/// a message of 2 GiB or more.
+const MAX_ENCODED_BYTES: u64 = i32::MAX as u64;
+
+/// Refuses a binary model of `len` bytes when that is past
+/// [`MAX_ENCODED_BYTES`].
+/// [`MAX_ENCODED_BYTES`], shown at the start of `text`.
+fn refuse_too_big(name: &str, text: &str, len: u64) -> Result<(), Failure> {
+    if len <= MAX_ENCODED_BYTES {
+        return Ok(());
+    }
+    let message = format!(
+        "the binary model would be over 2 GiB ({MAX_ENCODED_BYTES} bytes), which protobuf \
+         decoders (onnx.load, onnxtxt print) refuse; keep the big tensors in external data \
+         (`onnxtxt print --external-data`, and parse without --inline-external)"
+    );
+    Err(at_item(name, text, "", "onnxtxt::parse::too_big", message))
+}
+
+/// A writer that takes at most [`MAX_ENCODED_BYTES`]: past them, it fails
+/// (and counts what it was given, so that the caller can tell why).
+struct Capped<W> {
+    out: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Capped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.written += buf.len() as u64;
+        if self.written > MAX_ENCODED_BYTES {
+            return Err(std::io::Error::other("the binary model is over 2 GiB"));
+        }
+        self.out.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Whether `text` may encode to messages nested deeper than
+/// [`MAX_MESSAGE_DEPTH`], which decoders refuse: not when its brackets
+/// (`(`, `[`, `{`; strings and comments left out) nest shallowly. Each
+/// level of them holds at most three levels of messages (a graph's `{`: a
+/// node, its attribute, the attribute's graph), and the innermost at most
+/// a few more (a value's type, shape and dimension); 3 per level and 10
+/// besides is more than that.
+fn may_nest_too_deep(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0);
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'#' => {
+                at += memchr::memchr(b'\n', &bytes[at..]).unwrap_or(bytes.len() - at);
+            }
+            b'"' => {
+                at += 1;
+                while let Some(&byte) = bytes.get(at) {
+                    match byte {
+                        b'\\' => at += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                    at += 1;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    3 * deepest + 10 > MAX_MESSAGE_DEPTH
+}
+
+/// Refuses `model`, parsed from `text`, when its binary encoding could not
+/// be read back: messages nested deeper than [`MAX_MESSAGE_DEPTH`] (as 34
+/// nested `If`s are). The error is at the item of the text where the
+/// decoder stops.
+fn refuse_unreadable(name: &str, text: &str, model: &ModelProto) -> Result<(), Failure> {
+    let Err(error) = onnxtxt::decode_model(&model.encode_to_vec()) else {
+        return Ok(());
+    };
+    let diagnostic = error.primary();
+    let path = named_attributes(model, diagnostic.path.as_deref().unwrap_or(""));
+    let message = format!(
+        "the binary model could not be read back: {}",
+        diagnostic.message
+    );
+    Err(at_item(
+        name,
+        text,
+        &path,
+        "onnxtxt::parse::unreadable",
+        message,
+    ))
+}
+
+/// The IR path `path` of `model` (a decoder's, with attributes by index:
+/// `graph.node[0].attribute[1].g`) with the attributes of nodes named, as
+/// [`onnxtxt::SourceMap`] names them (`graph.node[0].attribute["then_branch"].g`).
+fn named_attributes(model: &ModelProto, path: &str) -> String {
+    use onnxtxt::proto::{GraphProto, NodeProto};
+    enum At<'m> {
+        Model,
+        Nodes(&'m [NodeProto]),
+        Node(&'m NodeProto),
+        Graphs(&'m [GraphProto]),
+        Unknown,
+    }
+    fn graph(graph: Option<&GraphProto>) -> At<'_> {
+        graph.map_or(At::Unknown, |graph| At::Nodes(&graph.node))
+    }
+    let mut at = At::Model;
+    let mut named = Vec::new();
+    for segment in path.split('.') {
+        let (field, index) = match segment.strip_suffix(']').and_then(|s| s.split_once('[')) {
+            Some((field, index)) => (field, index.parse::<usize>().ok()),
+            None => (segment, None),
+        };
+
+        let (next, shown) = match (at, field, index) {
+            (At::Model, "graph", None) => (graph(model.graph.as_ref()), None),
+            (At::Model, "functions", Some(i)) => (
+                model
+                    .functions
+                    .get(i)
+                    .map_or(At::Unknown, |f| At::Nodes(&f.node)),
+                None,
+            ),
+            (At::Nodes(nodes), "node", Some(i)) => {
+                (nodes.get(i).map_or(At::Unknown, At::Node), None)
+            }
+            (At::Node(node), "attribute", Some(i)) => match node.attribute.get(i) {
+                Some(attribute) => (
+                    At::Graphs(
+                        attribute
+                            .g
+                            .as_deref()
+                            .map_or(&attribute.graphs[..], std::slice::from_ref),
+                    ),
+                    Some(format!(
+                        "attribute[{:?}]",
+                        attribute.name.as_deref().unwrap_or("")
+                    )),
+                ),
+                None => (At::Unknown, None),
+            },
+            (At::Graphs(graphs), "g", None) => (graph(graphs.first()), None),
+            (At::Graphs(graphs), "graphs", Some(i)) => (graph(graphs.get(i)), None),
+            _ => (At::Unknown, None),
+        };
+        named.push(shown.unwrap_or_else(|| segment.to_owned()));
+        at = next;
+    }
+    named.join(".")
+}
+
+/// A failure with the item at IR `path` of the model parsed from `text`,
+/// shown at that item or, when the text has no span for it, at the
+/// nearest enclosing item that has one (at the start of the text for the
+/// empty path, the whole model).
+fn at_item(name: &str, text: &str, path: &str, code: &'static str, message: String) -> Failure {
+    let span = Some(path)
+        .filter(|path| !path.is_empty())
+        .and_then(|path| {
+            onnxtxt::parse_model_with_source_map(text)
+                .ok()?
+                .1
+                .find(path)
+        })
+        .unwrap_or(0..0);
+    let mut diagnostic = Diagnostic::new(code, message, span);
+    diagnostic.path = Some(path.to_owned()).filter(|path| !path.is_empty());
+    Failure::Located {
+        name: name.to_owned(),
+        text: text.to_owned(),
+        diagnostic: Box::new(diagnostic),
     }
 }

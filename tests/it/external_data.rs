@@ -350,12 +350,14 @@ fn a_changed_data_file_is_a_checksum_error_naming_the_tensor_and_file() {
     );
     assert_eq!(parsed.code, 1);
     assert!(
-        parsed.stderr.contains(
-            r#"m.onnxtxt: graph.initializer[1] "w2": external data "w.bin": checksum mismatch"#
-        ),
+        parsed
+            .stderr
+            .contains(r#"graph.initializer[1] "w2": external data "w.bin": checksum mismatch"#),
         "{}",
         parsed.stderr
     );
+    // Shown at the tensor's line.
+    assert!(parsed.stderr.contains("m.onnxtxt:7:3"), "{}", parsed.stderr);
     assert!(!dir.path().join("b.onnx").exists());
 }
 

@@ -370,3 +370,180 @@ fn a_closed_pipe_ends_the_command_quietly() {
     assert_eq!(status.code(), Some(0), "{status}: {stderr}");
     assert_eq!(stderr, "");
 }
+
+// ---------------------------------------------------------------------------
+// External data that is not a regular file.
+
+/// A text whose initializer `w` (600 floats) is external data at
+/// `location`.
+fn text_with_external(location: &str) -> String {
+    format!(
+        r#"<ir_version: 10, opset_import: ["": 21]>
+g (float[600] x) => (float[600] y)
+  <float[600] w = ["location": "{location}", "length": "2400"]>
+{{ y = Add(x, w) }}
+"#
+    )
+}
+
+#[test]
+fn inline_external_refuses_a_fifo_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("w.fifo"));
+    let text = write(
+        dir.path(),
+        "model.onnxtxt",
+        text_with_external("w.fifo").as_bytes(),
+    );
+    let output = dir.path().join("model.onnx");
+    let mut command = start(&["parse", arg(&text), "--inline-external", "-o", arg(&output)]);
+    let status = finish(&mut command);
+    let mut stderr = String::new();
+    command
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is not a regular file"), "{stderr}");
+    assert!(stderr.contains("model.onnxtxt:3:4"), "{stderr}");
+    assert!(!output.exists());
+}
+
+// ---------------------------------------------------------------------------
+// Output no decoder could read.
+
+/// The text of a model whose graphs nest `levels` deep through `If`
+/// attributes: the innermost graph is message depth `1 + 3 * levels`.
+fn nested_text(levels: usize) -> String {
+    use onnxtxt::proto::{attribute_proto::AttributeType, *};
+    let mut graph = GraphProto {
+        name: Some("inner".into()),
+        ..Default::default()
+    };
+    for _ in 0..levels {
+        graph = GraphProto {
+            name: Some("outer".into()),
+            node: vec![NodeProto {
+                op_type: Some("If".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("then_branch".into()),
+                    r#type: Some(AttributeType::Graph as i32),
+                    g: Some(Box::new(graph)),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+    }
+    let model = ModelProto {
+        ir_version: Some(10),
+        graph: Some(graph),
+        ..Default::default()
+    };
+    onnxtxt::Printer::new().print(&model).text
+}
+
+#[test]
+fn parse_refuses_nesting_no_decoder_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    // 33 levels: the innermost graph at depth 100, the deepest decoders read.
+    let deepest = write(dir.path(), "deepest.onnxtxt", nested_text(33).as_bytes());
+    let binary = dir.path().join("deepest.onnx");
+    let out = run(&["parse", arg(&deepest), "-o", arg(&binary)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = run(&["print", arg(&binary)]);
+    assert_eq!(out.code, 0, "{out:?}");
+
+    let too_deep = write(dir.path(), "too_deep.onnxtxt", nested_text(34).as_bytes());
+    for check in [&[][..], &["--check"]] {
+        let output = dir.path().join("too_deep.onnx");
+        let args = [&["parse", arg(&too_deep), "-o", arg(&output)], check].concat();
+        let out = run(&args);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert!(out.stderr.contains("onnxtxt::parse::unreadable"), "{out:?}");
+        assert!(out.stderr.contains("nested more than 100 deep"), "{out:?}");
+        assert!(out.stderr.contains("too_deep.onnxtxt:"), "{out:?}");
+        assert!(!output.exists(), "{args:?}");
+    }
+}
+
+/// The limit is onnx.load's: it reads what `parse` writes at 33 levels and
+/// refuses 34.
+#[test]
+#[ignore = "needs the reference (conformance/setup.sh); run by conformance/run.sh"]
+fn the_nesting_limit_is_onnx_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let deepest = write(dir.path(), "deepest.onnxtxt", nested_text(33).as_bytes());
+    let binary = dir.path().join("deepest.onnx");
+    let out = run(&["parse", arg(&deepest), "-o", arg(&binary)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let too_deep = onnxtxt::parse_model(&nested_text(34)).unwrap();
+    let too_deep = write(
+        dir.path(),
+        "too_deep.onnx",
+        &onnxtxt::prost::Message::encode_to_vec(&too_deep),
+    );
+    assert_eq!(onnx_load(&binary), Ok(()));
+    let refused = onnx_load(&too_deep).unwrap_err();
+    assert!(refused.contains("MaxDepth"), "{refused}");
+}
+
+/// `onnx.load` of `path` by the reference (`.venv`): its error when it
+/// refuses.
+fn onnx_load(path: &Path) -> Result<(), String> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    let out = Command::new(&python)
+        .args(["-c", "import sys, onnx; onnx.load(sys.argv[1])", arg(path)])
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e} (run conformance/setup.sh)", python.display()));
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// A model over 2 GiB cannot be written: the data to inline is counted
+/// first, and the 2.4 GB data file (sparse: it takes no disk) is never read.
+/// The command runs with 1 GB of address space, which reading it would
+/// need twice over.
+#[test]
+fn parse_refuses_a_model_over_2_gib() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::fs::File::create(dir.path().join("w.bin")).unwrap();
+    data.set_len(2_400_000_000).unwrap();
+    let text = r#"<ir_version: 10, opset_import: ["": 21]>
+g (float[N] x) => (float[N] y)
+  <float[600000000] w = ["location": "w.bin", "length": "2400000000"]>
+{ y = Add(x, w) }
+"#;
+    let text = write(dir.path(), "big.onnxtxt", text.as_bytes());
+    let output = dir.path().join("big.onnx");
+    let script = format!(
+        "ulimit -v 1000000 && exec {} parse {} --inline-external -o {}",
+        env!("CARGO_BIN_EXE_onnxtxt"),
+        arg(&text),
+        arg(&output)
+    );
+    let mut command = Command::new("sh")
+        .args(["-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = finish(&mut command);
+    let mut stderr = String::new();
+    command
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("over 2 GiB"), "{stderr}");
+    assert!(stderr.contains("big.onnxtxt:1:1"), "{stderr}");
+    assert!(!output.exists());
+}
