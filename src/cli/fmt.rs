@@ -53,7 +53,9 @@ impl FmtArgs {
     }
 
     fn format_one(&self, path: &Path) -> Result<(), Failure> {
-        let (name, text) = read_input(Some(path))?.into_text()?;
+        let input = read_input(Some(path))?;
+        input.refuse_empty()?;
+        let (name, text) = input.into_text()?;
         let formatted = match onnxtxt::format(&text) {
             Ok(formatted) => formatted,
             Err(error) => return Err(invalid_text(name, text, error)),

@@ -26,12 +26,33 @@ pub(crate) struct Input {
     pub(crate) bytes: Bytes,
 }
 
-/// The bytes of an input: mapped from its file, or read.
+/// The bytes of an input: mapped from its file, or read. A UTF-8 byte
+/// order mark at the start is left out: text may have one (some editors
+/// on Windows write it), and a binary model cannot (its first byte would
+/// be a field of wire type 7, which does not exist).
 pub(crate) enum Bytes {
-    /// A regular file of at least [`MAP_MIN_BYTES`], mapped read-only.
-    Mapped(memmap2::Mmap),
+    /// A regular file of at least [`MAP_MIN_BYTES`], mapped read-only;
+    /// its bytes from `start` on.
+    Mapped { map: memmap2::Mmap, start: usize },
     /// A small file, a pipe, a device or standard input, read whole.
     Read(Vec<u8>),
+}
+
+/// The UTF-8 encoding of U+FEFF, the byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+impl Bytes {
+    fn mapped(map: memmap2::Mmap) -> Self {
+        let start = if map.starts_with(BOM) { BOM.len() } else { 0 };
+        Bytes::Mapped { map, start }
+    }
+
+    fn read(mut bytes: Vec<u8>) -> Self {
+        if bytes.starts_with(BOM) {
+            bytes.drain(..BOM.len());
+        }
+        Bytes::Read(bytes)
+    }
 }
 
 impl Deref for Bytes {
@@ -39,7 +60,7 @@ impl Deref for Bytes {
 
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(map) => map,
+            Bytes::Mapped { map, start } => &map[*start..],
             Bytes::Read(bytes) => bytes,
         }
     }
@@ -63,7 +84,7 @@ pub(crate) fn read_input(path: Option<&Path>) -> Result<Input, Failure> {
                 .map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
             Ok(Input {
                 name: STDIN_NAME.into(),
-                bytes: Bytes::Read(bytes),
+                bytes: Bytes::read(bytes),
             })
         }
     }
@@ -84,41 +105,117 @@ fn read_file(path: &Path) -> std::io::Result<Bytes> {
         // `populate`: the whole file is read, so its pages are mapped in one
         // call rather than faulted in one at a time.
         if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
-            return Ok(Bytes::Mapped(map));
+            return Ok(Bytes::mapped(map));
         }
     }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
     file.read_to_end(&mut bytes)?;
-    Ok(Bytes::Read(bytes))
+    Ok(Bytes::read(bytes))
 }
 
 impl Input {
     /// The input as text; for bytes that are not UTF-8, an error that says
     /// what they are when they are a binary model, else which byte is not.
     pub(crate) fn text(&self) -> Result<&str, Failure> {
-        std::str::from_utf8(&self.bytes)
-            .map_err(|e| not_text(&self.name, &self.bytes, e.valid_up_to()))
+        std::str::from_utf8(&self.bytes).map_err(|_| self.not_text())
     }
 
     /// [`Input::text`], owned, with the input's name.
     pub(crate) fn into_text(self) -> Result<(String, String), Failure> {
-        let text = match self.bytes {
-            Bytes::Read(bytes) => String::from_utf8(bytes)
-                .map_err(|e| not_text(&self.name, e.as_bytes(), e.utf8_error().valid_up_to()))?,
-            Bytes::Mapped(_) => self.text()?.to_owned(),
+        let Input { name, bytes } = self;
+        let text = match bytes {
+            Bytes::Read(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    let bytes = Bytes::Read(e.into_bytes());
+                    return Err(Input { name, bytes }.not_text());
+                }
+            },
+            mapped @ Bytes::Mapped { .. } => {
+                let input = Input {
+                    name,
+                    bytes: mapped,
+                };
+                let text = input.text()?.to_owned();
+                return Ok((input.name, text));
+            }
         };
-        Ok((self.name, text))
+        Ok((name, text))
+    }
+
+    /// An error for input with no bytes, which is no model: its name and
+    /// that it is empty.
+    pub(crate) fn refuse_empty(&self) -> Result<(), Failure> {
+        if self.bytes.is_empty() {
+            return Err(Failure::Corrupt(format!(
+                "{}: the input is empty",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// The failure of input that is not UTF-8: a binary model given where
+    /// text is read, or text with a flaw, or neither.
+    fn not_text(&self) -> Failure {
+        if onnxtxt::decode_model(&self.bytes).is_ok() {
+            return binary_given(&self.name);
+        }
+        self.flawed_text().unwrap_or_else(|| {
+            let valid_up_to =
+                std::str::from_utf8(&self.bytes).map_or_else(|e| e.valid_up_to(), str::len);
+            Failure::Corrupt(format!(
+                "{}: neither a binary model nor text (not UTF-8 at byte {})",
+                self.name,
+                thousands(valid_up_to)
+            ))
+        })
+    }
+
+    /// When the input reads as text up to one byte that text cannot have
+    /// (one that is not UTF-8, or a NUL), and holds next to no other
+    /// control bytes (a binary model has many), the failure that names
+    /// that byte and its line and column. `None` for what does not read
+    /// as text.
+    pub(crate) fn flawed_text(&self) -> Option<Failure> {
+        let bytes = &*self.bytes;
+        let not_utf8 = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+        let flaw = memchr::memchr(0, &bytes[..not_utf8]).unwrap_or(not_utf8);
+        if flaw == bytes.len() {
+            return None;
+        }
+        let before = std::str::from_utf8(&bytes[..flaw]).ok()?;
+        let controls = bytes
+            .iter()
+            .filter(|&&b| (b < b' ' && !b"\t\n\r\x0b\x0c".contains(&b)) || b == 0x7f)
+            .count();
+        if !onnxtxt::looks_like_text(before.as_bytes()) || controls * 100 > bytes.len() {
+            return None;
+        }
+        let (line, column) = onnxtxt::line_column(before, flaw);
+        let what = if bytes[flaw] == 0 {
+            "has a NUL byte"
+        } else {
+            "is not UTF-8"
+        };
+        Some(Failure::Corrupt(format!(
+            "{}:{line}:{column}: the text {what} at byte {} (text models are UTF-8, \
+             without NUL bytes)",
+            self.name,
+            thousands(flaw)
+        )))
     }
 }
 
-/// The failure of input named `name` whose `bytes` are not UTF-8 from
-/// `valid_up_to` on.
-fn not_text(name: &str, bytes: &[u8], valid_up_to: usize) -> Failure {
-    if onnxtxt::decode_model(bytes).is_ok() {
-        binary_given(name)
-    } else {
-        Failure::Corrupt(format!(
-            "{name}: the text is not valid UTF-8 (byte {valid_up_to})"
-        ))
+/// `n` with a comma every three digits (`1,532`).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut shown = String::with_capacity(digits.len() * 4 / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            shown.push(',');
+        }
+        shown.push(digit);
     }
+    shown
 }

@@ -287,6 +287,16 @@ fn new_file_permissions(dir: &Path) -> std::io::Result<std::fs::Permissions> {
     Ok(permissions)
 }
 
+/// The failure of `input`, which is not text, that does not decode with
+/// `error`: when it reads as text but for a byte, that byte (a text model
+/// with one flaw is no binary model); else where decoding stopped.
+pub(crate) fn undecodable(input: &Input, error: onnxtxt::Error) -> Failure {
+    input.flawed_text().unwrap_or_else(|| Failure::Binary {
+        name: input.name.clone(),
+        error,
+    })
+}
+
 /// Leaves `model` for the process's exit to free: the command is about to
 /// end, and freeing a model's IR piece by piece (every name, list and
 /// tensor) takes time the system's release of the whole process does not.
@@ -307,6 +317,7 @@ pub(crate) struct Loaded {
 /// Reads a model from `input`, text or binary, told apart by the content
 /// (not the file name: some projects name protobuf text `.onnxtxt`).
 pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
+    input.refuse_empty()?;
     if !onnxtxt::looks_like_text(&input.bytes) {
         return match onnxtxt::decode_model(&input.bytes) {
             Ok(model) => Ok(Loaded {
@@ -314,10 +325,7 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
                 text: None,
                 model,
             }),
-            Err(error) => Err(Failure::Binary {
-                name: input.name,
-                error,
-            }),
+            Err(error) => Err(undecodable(&input, error)),
         };
     }
     let (name, text) = input.into_text()?;

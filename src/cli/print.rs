@@ -6,7 +6,8 @@ use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
 use super::input::{read_input, Input};
 use super::io::{
-    directory_of, left_to_exit, load_model, stage, write_output_with, write_outputs_with, Failure,
+    directory_of, left_to_exit, load_model, stage, undecodable, write_output_with,
+    write_outputs_with, Failure,
 };
 use super::progress::Progress;
 
@@ -45,6 +46,7 @@ impl PrintArgs {
             refuse_model_name(self.output.as_deref())?;
         }
         let input = read_input(self.input.as_deref())?;
+        input.refuse_empty()?;
         let progress = Progress::new(input.bytes.len());
         progress.stage(format!("reading {}", input.name));
         let printer = onnxtxt::Printer::new()
@@ -111,10 +113,7 @@ impl PrintArgs {
         });
         drop(progress);
         if let Some(error) = not_decoded {
-            return Err(Failure::Binary {
-                name: input.name.clone(),
-                error,
-            });
+            return Err(undecodable(input, error));
         }
         written?;
         warn_dropped(&dropped);

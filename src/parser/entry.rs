@@ -5,6 +5,7 @@
 //! first), and only when that fails the grammar again with errors that say
 //! why.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use chumsky::error::Rich;
@@ -86,7 +87,8 @@ impl Parser {
     /// braces), [`TypeProto`], [`TensorProto`], [`AttributeProto`] or
     /// [`ValueInfoProto`], as the `parse_*` function of that kind does.
     pub fn parse<T: Parse>(&self, text: &str) -> Result<T, Error> {
-        crate::parallel::with_threads(self.threads, || T::parse_text(text))
+        let text = blank_bom(text);
+        crate::parallel::with_threads(self.threads, || T::parse_text(&text))
     }
 
     /// Parses `text` as [`parse_model`] does and writes the model's binary
@@ -114,6 +116,7 @@ impl Parser {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     pub fn write_model<W: Write>(&self, text: &str, mut out: W) -> Result<io::Result<()>, Error> {
+        let text = &*blank_bom(text);
         crate::parallel::with_threads(self.threads, || {
             let on_two_threads = pieces::parse_encoding(text, |tokens, state| {
                 FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
@@ -198,7 +201,7 @@ macro_rules! entry_points {
 
         $(#[$doc])*
         pub fn $name(text: &str) -> Result<$ty, Error> {
-            <$ty>::parse_text(text)
+            <$ty>::parse_text(&blank_bom(text))
         }
     )*};
 }
@@ -221,6 +224,7 @@ pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap)
 pub(crate) fn parse_model_with_comments(
     text: &str,
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
+    let text = &*blank_bom(text);
     located(text, || {
         let (tokens, comments) = scan(text);
         let tokens = check_tokens(tokens, text)?;
@@ -228,6 +232,16 @@ pub(crate) fn parse_model_with_comments(
         let map = SourceMap::of_model(&model, state.landmarks.recorded());
         Ok((model, map, comments))
     })
+}
+
+/// `text` with the UTF-8 byte order mark it may start with (some editors
+/// write one) made three spaces, its length in bytes, so that every span
+/// stays where it is: the mark is read as a blank.
+fn blank_bom(text: &str) -> Cow<'_, str> {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => Cow::Owned(format!("   {rest}")),
+        None => Cow::Borrowed(text),
+    }
 }
 
 /// What `parse` gives, its error located (by line and column) in `text`.

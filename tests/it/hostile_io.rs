@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{arg, run, write};
+use crate::support::{arg, run, run_stdin, write};
 
 /// How long any child may run.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -546,4 +546,113 @@ g (float[N] x) => (float[N] y)
     assert!(stderr.contains("over 2 GiB"), "{stderr}");
     assert!(stderr.contains("big.onnxtxt:1:1"), "{stderr}");
     assert!(!output.exists());
+}
+
+// ---------------------------------------------------------------------------
+// Text that is not quite text.
+
+/// The MLP example behind a comment that puts its nodes past byte 1,000,
+/// with the first byte of its first `Relu` replaced by `byte`; and the
+/// offset of that byte.
+fn flawed_text(byte: u8) -> (Vec<u8>, usize) {
+    let mut text = format!("# {}\n", "padding ".repeat(130)).into_bytes();
+    let example = std::fs::read(MLP_PATH).unwrap();
+    let relu = example.windows(4).position(|w| w == b"Relu").unwrap();
+    let flaw = text.len() + relu;
+    text.extend(example);
+    text[flaw] = byte;
+    (text, flaw)
+}
+
+#[test]
+fn text_with_one_bad_byte_is_not_taken_for_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    for (byte, what) in [(0xff, "is not UTF-8"), (0x00, "has a NUL byte")] {
+        let (text, flaw) = flawed_text(byte);
+        let before = std::str::from_utf8(&text[..flaw]).unwrap();
+        let (line, column) = onnxtxt::line_column(before, flaw);
+        let path = write(dir.path(), "flawed.onnxtxt", &text);
+        let located = format!("flawed.onnxtxt:{line}:{column}: the text {what} at byte 1,");
+        let mut commands = vec![
+            vec!["print", arg(&path)],
+            vec!["check", arg(&path)],
+            vec!["infer", arg(&path)],
+        ];
+        if byte != 0 {
+            // A NUL is UTF-8: these read it as text, and the parser shows
+            // the character it cannot take, at the same place.
+            commands.extend([vec!["parse", arg(&path)], vec!["fmt", arg(&path)]]);
+        }
+        for args in commands {
+            let out = run(&args);
+            assert_eq!(out.code, 1, "{args:?}: {out:?}");
+            assert!(out.stderr.contains(&located), "{args:?}: {out:?}");
+            assert!(!out.stderr.contains("wire type"), "{args:?}: {out:?}");
+        }
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = std::fs::read_to_string(MLP_PATH).unwrap();
+    let marked = format!("\u{feff}{example}");
+    let path = write(dir.path(), "marked.onnxtxt", marked.as_bytes());
+    let plain = write(dir.path(), "plain.onnxtxt", example.as_bytes());
+
+    let out = run(&["parse", arg(&path)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout == mlp_binary(), "parse: other bytes");
+    for command in ["print", "infer"] {
+        let marked = run(&[command, arg(&path)]);
+        assert_eq!(marked.code, 0, "{command}: {marked:?}");
+        assert_eq!(
+            marked.stdout,
+            run(&[command, arg(&plain)]).stdout,
+            "{command}"
+        );
+    }
+    let out = run(&["check", arg(&path)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    // The example is canonical: with the mark, it still is.
+    let out = run(&["fmt", "--check", arg(&path)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    // The library reads the mark as a blank.
+    assert_eq!(
+        onnxtxt::parse_model(&marked).unwrap(),
+        onnxtxt::parse_model(&example).unwrap()
+    );
+}
+
+#[test]
+fn empty_input_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.onnx", b"");
+    for args in [
+        vec!["print", arg(&empty)],
+        vec!["check", arg(&empty)],
+        vec!["fmt", arg(&empty)],
+        vec!["infer", arg(&empty)],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("empty.onnx: the input is empty"),
+            "{args:?}: {out:?}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
+    let out = run_stdin(&["print"], b"");
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("<stdin>: the input is empty"),
+        "{out:?}"
+    );
+    // `diff` keeps 1 for "they differ": an input it cannot read is 2.
+    let out = run(&["diff", arg(&empty), MLP_PATH]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("empty.onnx: the input is empty"),
+        "{out:?}"
+    );
 }
