@@ -109,7 +109,10 @@ impl<'m> Run<'m> {
                     .insert(formal, Cow::Owned((*constant).clone()));
             }
             if let Some(Some(dims)) = site.symbolic.get(i) {
-                scope.data.insert(formal, dims.to_vec());
+                if let Some(left) = self.propagation_left.checked_sub(dims.len()) {
+                    self.propagation_left = left;
+                    scope.data.insert(formal, dims.to_vec());
+                }
             }
         }
         self.active.push(key);

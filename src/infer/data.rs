@@ -15,6 +15,21 @@ use super::types::{Dim, Type};
 /// cost time.
 pub const MAX_CONSTANT_ELEMENTS: usize = 1 << 16;
 
+/// The most elements data propagation keeps for one value: a value whose
+/// contents would be longer (a `Concat` of a value with itself, again and
+/// again) gets unknown contents; its shape is still inferred.
+pub const MAX_PROPAGATED_ELEMENTS: usize = MAX_CONSTANT_ELEMENTS;
+
+/// The most elements data propagation reads and makes in one inference,
+/// all nodes together (subgraphs and function bodies included): past it,
+/// the values after get unknown contents, so that memory and time stay
+/// bounded on any model.
+pub const MAX_PROPAGATED_TOTAL: usize = 1 << 22;
+
+/// The most elements `Range` and `ConstantOfShape` generate as propagated
+/// contents: the shapes they make are short.
+pub const MAX_GENERATED_ELEMENTS: usize = 1 << 10;
+
 /// The number of elements `tensor`'s dims say it has; `None` on a negative
 /// dim, an overflow or more than [`MAX_CONSTANT_ELEMENTS`].
 pub fn element_count(tensor: &TensorProto) -> Option<usize> {

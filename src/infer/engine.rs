@@ -25,7 +25,7 @@ use super::call::{call_site, context_site, Callee};
 use super::constants::{bind, constant_of};
 use super::constraints;
 use super::context::{propagation_input, DataNode, Node};
-use super::data::tensor_type;
+use super::data::{tensor_type, MAX_PROPAGATED_ELEMENTS, MAX_PROPAGATED_TOTAL};
 use super::error::{fail, ErrorKind, InferError, Stop};
 use super::rules;
 use super::symbols::Symbols;
@@ -48,6 +48,9 @@ pub(crate) struct Run<'m> {
     pub(super) active: Vec<*const FunctionProto>,
     /// Errors of a subgraph just inferred, for the node that holds it.
     pending: Vec<NodeError>,
+    /// How many more elements data propagation may read and make (of
+    /// [`MAX_PROPAGATED_TOTAL`]).
+    pub(super) propagation_left: usize,
 }
 
 /// An error at a node.
@@ -211,6 +214,7 @@ impl<'m> Run<'m> {
             graphs: Vec::new(),
             active: Vec::new(),
             pending: Vec::new(),
+            propagation_left: MAX_PROPAGATED_TOTAL,
         }
     }
 
@@ -497,7 +501,9 @@ impl<'m> Run<'m> {
                 Propagation::Extended => true,
             };
             if let (true, Some(propagate)) = (wanted, rule.propagate) {
-                data = propagated(&context, propagate, scope);
+                let mut left = context.run.propagation_left;
+                data = propagated(&context, propagate, scope, &mut left);
+                context.run.propagation_left = left;
             }
         }
         Ok((context.outputs, data))
@@ -619,32 +625,51 @@ fn declared_mismatch(name: &str, why: &str) -> InferError {
     }
 }
 
-/// The contents the rule's data propagation computes for the outputs.
+/// The contents the rule's data propagation computes for the outputs,
+/// the elements read and made taken from `left`: when they do not fit in
+/// it, or an output would have more than [`MAX_PROPAGATED_ELEMENTS`], its
+/// contents are unknown.
 fn propagated(
     context: &Node<'_, '_>,
     propagate: rules::PropagateFn,
     scope: &Scope<'_, '_>,
+    left: &mut usize,
 ) -> Vec<Option<Vec<Dim>>> {
-    let data = (0..context.input_count())
-        .map(|i| {
-            let name = context.input_name(i);
-            let known = if name.is_empty() {
-                None
-            } else {
-                scope.lookup_data(name)
-            };
-            propagation_input(context, i, known)
-        })
-        .collect();
+    let unknown = vec![None; context.output_count()];
+    let mut data = Vec::with_capacity(context.input_count());
+    for i in 0..context.input_count() {
+        let name = context.input_name(i);
+        let known = if name.is_empty() {
+            None
+        } else {
+            scope.lookup_data(name)
+        };
+        let input = propagation_input(context, i, known);
+        let read = input.as_ref().map_or(0, |dims| dims.len());
+        let Some(rest) = left.checked_sub(read) else {
+            *left = 0;
+            return unknown;
+        };
+        *left = rest;
+        data.push(input);
+    }
     let mut propagation = DataNode {
         node: context,
         data,
-        results: vec![None; context.output_count()],
+        results: unknown,
     };
     // A failure here only means nothing is propagated: the node's types
     // stand.
     let _ = propagate(&mut propagation);
-    propagation.results
+    let mut results = propagation.results;
+    for result in &mut results {
+        let made = result.as_ref().map_or(0, Vec::len);
+        match left.checked_sub(made) {
+            Some(rest) if made <= MAX_PROPAGATED_ELEMENTS => *left = rest,
+            _ => *result = None,
+        }
+    }
+    results
 }
 
 /// `domain.op`, or `op` in `ai.onnx`.
@@ -653,5 +678,64 @@ pub(super) fn qualified(domain: &str, op: &str) -> String {
         op.to_owned()
     } else {
         format!("{domain}.{op}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::infer::{infer_model, Dim, Options, Type};
+
+    /// The type inferred for `name` in the main graph of `text`.
+    fn inferred(text: &str, name: &str) -> Type {
+        let model = crate::parse_model(text).unwrap();
+        let inference = infer_model(&model, Options::default());
+        inference.value_type("graph", name).unwrap().clone()
+    }
+
+    /// A constant of `int64[2]`, then `Concat`s of each value with itself
+    /// `n` times (`c1` ... `cN`, each twice as long), and a `Reshape` to
+    /// the last.
+    fn doubled(n: usize) -> String {
+        let mut text = String::from(
+            "<ir_version: 10, opset_import: [\"\": 21]>\ng (float[2] x) => (y) {\n  \
+             c0 = Constant <value = int64[2] {2, 1}> ()\n",
+        );
+        for i in 1..=n {
+            text += &format!("  c{i} = Concat <axis = 0> (c{j}, c{j})\n", j = i - 1);
+        }
+        text + &format!("  y = Reshape (x, c{n})\n}}")
+    }
+
+    #[test]
+    fn propagated_contents_past_the_budget_are_unknown_and_shapes_stay() {
+        // Contents within the budget are followed: `Reshape` gets the shape.
+        assert_eq!(inferred(&doubled(1), "y").to_string(), "float[2,1,2,1]");
+        // 2^45 elements would be 800 TB: the contents become unknown, the
+        // shape of the value is still known.
+        let text = doubled(44);
+        assert_eq!(inferred(&text, "c44").to_string(), "int64[35184372088832]");
+        assert_eq!(inferred(&text, "y").shape(), None);
+    }
+
+    #[test]
+    fn an_overflowing_range_count_is_unknown_not_wrong() {
+        let range = |start: &str, limit: &str| {
+            inferred(
+                &format!(
+                    "<ir_version: 10, opset_import: [\"\": 21]>\ng () => (y) {{\n  \
+                     s = Constant <value = int64 {{{start}}}> ()\n  \
+                     l = Constant <value = int64 {{{limit}}}> ()\n  \
+                     d = Constant <value = int64 {{1}}> ()\n  y = Range (s, l, d)\n}}"
+                ),
+                "y",
+            )
+        };
+        let unknown = |ty: Type| matches!(ty.shape(), Some([d]) if d.value().is_none());
+        assert!(unknown(range(
+            "-9223372036854775808",
+            "9223372036854775807"
+        )));
+        assert!(unknown(range("-3", "9223372036854775807")));
+        assert_eq!(range("-3", "4").shape(), Some(&[Dim::Value(7)][..]));
     }
 }

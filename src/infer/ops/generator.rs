@@ -4,7 +4,7 @@
 //! propagation through `Cast`.
 
 use super::common::*;
-use crate::infer::data::{float_values, int_values};
+use crate::infer::data::{float_values, int_values, MAX_GENERATED_ELEMENTS};
 use crate::proto::TensorProto;
 
 pub(super) const RULES: &[Rule] = &[
@@ -180,9 +180,8 @@ fn range(node: &mut Node) -> Outcome {
             _ => None,
         };
         if let (Some(start), Some(limit), Some(delta)) = (scalar(0), scalar(1), scalar(2)) {
-            if delta != 0 {
-                let n = (limit.saturating_sub(start) as f64 / delta as f64).ceil();
-                node.set_shape(0, vec![Dim::Value((n as i64).max(0))]);
+            if let Some(n) = int_range_count(start, limit, delta) {
+                node.set_shape(0, vec![Dim::Value(n)]);
             }
         }
         return Ok(());
@@ -207,34 +206,46 @@ fn range_length(start: &TensorProto, limit: &TensorProto, delta: &TensorProto) -
         return failed(ErrorKind::Invalid, "`start`, `limit` and `delta` must be scalars");
     }
     let elem = start.data_type.unwrap_or(UNDEFINED);
-    let first = |t: &TensorProto| -> Option<f64> {
-        if elem == INT64 || elem == INT32 {
-            int_values(t)?.first().map(|&v| v as f64)
-        } else {
-            float_values(t)?.first().copied()
-        }
-    };
+    if elem == INT64 || elem == INT32 {
+        let first = |t: &TensorProto| int_values(t)?.first().copied();
+        let (Some(s), Some(l), Some(d)) = (first(start), first(limit), first(delta)) else {
+            return Ok(None);
+        };
+        // An `int32` difference wraps, as onnx computes it in the
+        // elements' own type.
+        let (s, l) = if elem == INT32 { (0, i64::from((l as i32).wrapping_sub(s as i32))) } else { (s, l) };
+        return Ok(int_range_count(s, l, d));
+    }
+    let first = |t: &TensorProto| float_values(t)?.first().copied();
     let (Some(s), Some(l), Some(d)) = (first(start), first(limit), first(delta)) else {
         return Ok(None);
     };
     // The difference in the elements' own type, as onnx computes it.
-    let span = match elem {
-        FLOAT => f64::from(l as f32 - s as f32),
-        INT32 => f64::from((l as i32).wrapping_sub(s as i32)),
-        _ => l - s,
-    };
-    let n = (span / d).ceil();
-    Ok(n.is_finite().then(|| (n as i64).max(0)))
+    let span = if elem == FLOAT { f64::from(l as f32 - s as f32) } else { l - s };
+    Ok(count_of(span / d))
 }
 
-/// The most elements propagated contents may have (`Range`,
-/// `ConstantOfShape`): shapes are short.
-const MAX_DATA_ELEMENTS: i64 = 1 << 10;
+/// How many elements an integer `Range` makes, ⌈(limit - start) / delta⌉
+/// (at least 0) as onnx computes it; `None` for a `delta` of 0 or a
+/// difference past `int64`, whose count is unknown rather than wrong.
+fn int_range_count(start: i64, limit: i64, delta: i64) -> Option<i64> {
+    let span = limit.checked_sub(start)?;
+    (delta != 0).then_some(())?;
+    count_of(span as f64 / delta as f64)
+}
+
+/// The element count of a `Range` whose exact quotient is `quotient`: its
+/// ceiling, at least 0; `None` when it is not finite or past `int64`.
+fn count_of(quotient: f64) -> Option<i64> {
+    let n = quotient.ceil().max(0.0);
+    // 2^63 is the first f64 past `int64`.
+    (n.is_finite() && n < 9_223_372_036_854_775_808.0).then_some(n as i64)
+}
 
 /// A 1-D integer `ConstantOfShape` of known length is its value repeated.
 fn constant_of_shape_data(p: &mut DataNode) -> Outcome {
     let [Dim::Value(n)] = p.input(0).known()? else { return Ok(()) };
-    if !(0..=MAX_DATA_ELEMENTS).contains(n) {
+    if !(0..=MAX_GENERATED_ELEMENTS as i64).contains(n) {
         return Ok(());
     }
     let value = match p.node().tensor_attr("value") {
@@ -260,14 +271,14 @@ fn range_data(p: &mut DataNode) -> Outcome {
     let (Some(start), Some(limit), Some(delta)) = (scalar(0), scalar(1), scalar(2)) else {
         return Ok(());
     };
-    if delta == 0 {
+    let Some(count) = int_range_count(start, limit, delta) else {
+        return Ok(());
+    };
+    if count > MAX_GENERATED_ELEMENTS as i64 {
         return Ok(());
     }
-    let count = (limit.saturating_sub(start) as f64 / delta as f64).ceil().max(0.0);
-    if count > MAX_DATA_ELEMENTS as f64 {
-        return Ok(());
-    }
-    let values = (0..count as i64).map(|i| Dim::Value(start + i * delta)).collect();
+    let value = |i: i64| i.checked_mul(delta).and_then(|step| start.checked_add(step));
+    let values = (0..count).map(|i| value(i).map_or(Dim::Unknown, Dim::Value)).collect();
     p.set(0, values);
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use super::common::*;
 use super::elementwise::same_as_input;
+use crate::infer::data::MAX_PROPAGATED_ELEMENTS;
 
 pub(super) const RULES: &[Rule] = &[
     Rule::new("Concat", 4, concat).until(11).propagate_beyond_onnx(concat_data),
@@ -94,7 +95,11 @@ fn concat_data(p: &mut DataNode) -> Outcome {
     }
     let mut dims = Vec::new();
     for i in 0..p.node().input_count() {
-        dims.extend_from_slice(p.input(i).known()?);
+        let input = p.input(i).known()?;
+        if dims.len() + input.len() > MAX_PROPAGATED_ELEMENTS {
+            return Ok(());
+        }
+        dims.extend_from_slice(input);
     }
     if !dims.is_empty() {
         p.set(0, dims);

@@ -208,7 +208,7 @@ fn tile(node: &mut Node) -> Outcome {
         .iter()
         .zip(&repeats)
         .map(|(d, &r)| match d {
-            Dim::Value(v) => Dim::Value(v.wrapping_mul(r)),
+            Dim::Value(v) => v.checked_mul(r).map_or(Dim::Unknown, Dim::Value),
             _ => Dim::Unknown,
         })
         .collect();
