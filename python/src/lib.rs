@@ -44,7 +44,7 @@ struct Diagnostic {
     /// `"error"` or `"warning"`.
     level: &'static str,
     /// A stable identifier, like `onnxtxt::parse::syntax`.
-    code: &'static str,
+    code: String,
     /// What is wrong.
     message: String,
     /// Where it starts in the text, counted from 1 (the column in
@@ -66,8 +66,89 @@ struct Diagnostic {
     notes: Vec<String>,
 }
 
+/// A [`Diagnostic`]'s fields in the order `Diagnostic(...)` takes them.
+type DiagnosticFields = (
+    &'static str,
+    String,
+    String,
+    Option<usize>,
+    Option<usize>,
+    Option<usize>,
+    Option<usize>,
+    usize,
+    usize,
+    Option<String>,
+    Option<String>,
+    Vec<String>,
+);
+
 #[pymethods]
 impl Diagnostic {
+    /// A diagnostic from its fields, as `pickle` rebuilds one (see
+    /// `__reduce__`).
+    #[new]
+    #[pyo3(signature = (level, code, message, line, column, end_line, end_column, start, end, path, help, notes))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_fields(
+        level: &str,
+        code: String,
+        message: String,
+        line: Option<usize>,
+        column: Option<usize>,
+        end_line: Option<usize>,
+        end_column: Option<usize>,
+        start: usize,
+        end: usize,
+        path: Option<String>,
+        help: Option<String>,
+        notes: Vec<String>,
+    ) -> PyResult<Self> {
+        let level = [Severity::Error, Severity::Warning]
+            .map(onnxtxt::report::severity_name)
+            .into_iter()
+            .find(|name| *name == level)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("level is \"error\" or \"warning\", not {level:?}"))
+            })?;
+        Ok(Diagnostic {
+            level,
+            code,
+            message,
+            line,
+            column,
+            end_line,
+            end_column,
+            start,
+            end,
+            path,
+            help,
+            notes,
+        })
+    }
+
+    /// How `pickle` stores a diagnostic: the class and its fields (so a
+    /// `ParseError`, which holds a list of them, pickles too).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> (Bound<'py, pyo3::types::PyType>, DiagnosticFields) {
+        let d = slf.get();
+        let fields = (
+            d.level,
+            d.code.clone(),
+            d.message.clone(),
+            d.line,
+            d.column,
+            d.end_line,
+            d.end_column,
+            d.start,
+            d.end,
+            d.path.clone(),
+            d.help.clone(),
+            d.notes.clone(),
+        );
+        (slf.get_type(), fields)
+    }
+
     fn __repr__(&self) -> String {
         let at = match (self.line, self.column) {
             (Some(line), Some(column)) => format!("{line}:{column}"),
@@ -92,7 +173,7 @@ impl Diagnostic {
         };
         Diagnostic {
             level: onnxtxt::report::severity_name(level),
-            code: diagnostic.code,
+            code: diagnostic.code.to_owned(),
             message: diagnostic.message.clone(),
             line: start.map(|(line, _)| line),
             column: start.map(|(_, column)| column),
@@ -126,7 +207,7 @@ fn parse_error(py: Python<'_>, error: &Error, text: Option<&str>) -> PyErr {
         .map(|d| Diagnostic::new(Severity::Error, d, text))
         .collect();
     let primary = &diagnostics[0];
-    let (line, column, code) = (primary.line, primary.column, primary.code);
+    let (line, column, code) = (primary.line, primary.column, &primary.code);
     let value = exception.value(py);
     let attributes = value
         .setattr("line", line)

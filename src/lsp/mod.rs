@@ -9,6 +9,7 @@
 //! | `line_index.rs` | byte offsets to protocol positions (UTF-16) and back: the one place they meet |
 //! | `convert.rs` | the analysis' answers as protocol types |
 //! | `capabilities.rs` | what the server offers |
+//! | `transport.rs` | the messages read and written over standard input and output, bounded, malformed ones answered |
 //! | `fuzz.rs` | the invariant the `lsp_edits` fuzz target checks |
 //!
 //! [`run`] is the main loop: it takes every message waiting, handles each
@@ -26,6 +27,7 @@ pub mod fuzz;
 mod handlers;
 mod line_index;
 mod server;
+pub mod transport;
 
 use lsp_server::{Connection, Message};
 use lsp_types::notification::{Exit, Notification as _};
@@ -47,7 +49,23 @@ pub type Error = Box<dyn std::error::Error + Send + Sync>;
 /// Serves one client on standard input and output until it asks the
 /// server to exit.
 pub fn run() -> Result<(), Error> {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = transport::stdio();
+    let served = serve(&connection);
+    drop(connection);
+    match served {
+        Ok(()) => io_threads.join()?,
+        // What was sent before the failure still reaches the client; the
+        // reader may be waiting for input that never comes.
+        Err(error) => {
+            io_threads.join_writer()?;
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// Initializes the server and runs it until the client asks it to exit.
+fn serve(connection: &Connection) -> Result<(), Error> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params)?;
     let result = InitializeResult {
@@ -58,10 +76,7 @@ pub fn run() -> Result<(), Error> {
         }),
     };
     connection.initialize_finish(id, serde_json::to_value(result)?)?;
-    main_loop(&connection, Server::new(&params.capabilities))?;
-    drop(connection);
-    io_threads.join()?;
-    Ok(())
+    main_loop(connection, Server::new(&params.capabilities))
 }
 
 /// Handles messages until the client has shut the server down and asked

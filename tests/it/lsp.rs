@@ -24,8 +24,22 @@ struct Client {
 
 impl Client {
     fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
-            .arg("lsp")
+        let mut command = Command::new(env!("CARGO_BIN_EXE_onnxtxt"));
+        command.arg("lsp");
+        Client::start_as(command)
+    }
+
+    /// A server limited to `bytes` of address space (`ulimit -v`).
+    fn start_limited(bytes: u64) -> Client {
+        let mut command = Command::new("sh");
+        let limit = (bytes / 1024).to_string();
+        command.args(["-c", "ulimit -v \"$1\" && exec \"$0\" lsp"]);
+        command.args([env!("CARGO_BIN_EXE_onnxtxt"), &limit]);
+        Client::start_as(command)
+    }
+
+    fn start_as(mut command: Command) -> Client {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -52,8 +66,18 @@ impl Client {
     }
 
     fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.send_body(message.to_string().as_bytes());
+    }
+
+    /// Sends `body` framed by its length, whatever it holds.
+    fn send_body(&mut self, body: &[u8]) {
+        self.send_raw(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        self.send_raw(body);
+    }
+
+    /// Sends `bytes` as they are.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
         self.stdin.flush().unwrap();
     }
 
@@ -165,7 +189,11 @@ fn range(start: (u32, u32), end: (u32, u32)) -> Value {
 
 /// A started server with `TEXT` open, and its first diagnostics.
 fn opened() -> (Client, Vec<Value>) {
-    let mut client = Client::start();
+    open(Client::start())
+}
+
+/// `client` initialized, with `TEXT` open, and its first diagnostics.
+fn open(mut client: Client) -> (Client, Vec<Value>) {
     let capabilities = json!({
         "textDocument": {"completion": {"completionItem": {"snippetSupport": true}}}
     });
@@ -485,5 +513,90 @@ fn model_views_of_the_vscode_extension_are_documents_too() {
         .as_str()
         .unwrap()
         .contains("Relu (ai.onnx)"));
+    shut_down(client);
+}
+
+// Hostile input (issue 43): whatever the client sends, the server answers
+// or skips it and goes on serving, in bounded memory.
+
+/// The address space the server gets in these tests.
+const ADDRESS_SPACE: u64 = 1 << 30;
+
+/// Waits for the error response with `id` and returns its code.
+fn refused(client: &mut Client, id: &Value) -> i64 {
+    loop {
+        let message = client.receive();
+        if message.get("error").is_some() && &message["id"] == id {
+            return message["error"]["code"].as_i64().unwrap();
+        }
+        client.notifications.push(message);
+    }
+}
+
+/// A request still answered after whatever came before.
+fn still_serving(client: &mut Client) {
+    let symbols = client.ask(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    assert_eq!(symbols[0]["name"], "main");
+}
+
+#[test]
+fn hostile_headers_are_parse_errors_and_the_server_goes_on() {
+    let (mut client, _) = open(Client::start_limited(ADDRESS_SPACE));
+    let long_line = format!("X-Padding: {}\r\n\r\n", "x".repeat(4096));
+    let headers: [&[u8]; 8] = [
+        b"Content-Length: 18446744073709551615\r\n\r\n",
+        b"Content-Length: 9223372036854775807\r\n\r\n",
+        b"Content-Length: 1000000000000\r\n\r\n",
+        b"Content-Length: 99999999999999999999999999\r\n\r\n",
+        b"Content-Length: -1\r\n\r\n",
+        b"Content-Type: application/json\r\n\r\n{}",
+        b"not a header\r\n\r\n",
+        long_line.as_bytes(),
+    ];
+    for header in headers {
+        client.send_raw(header);
+        let code = refused(&mut client, &Value::Null);
+        assert_eq!(code, -32700, "{}", String::from_utf8_lossy(header));
+        still_serving(&mut client);
+    }
+    shut_down(client);
+}
+
+#[test]
+fn malformed_messages_are_answered_and_the_server_goes_on() {
+    let (mut client, _) = open(Client::start_limited(ADDRESS_SPACE));
+    let messages: [(&[u8], i64, Value); 6] = [
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1,", -32700, Value::Null),
+        (
+            b"[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"shutdown\"}]",
+            -32600,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"a\xff\"}",
+            -32700,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"\\ud800\"}",
+            -32700,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": 4}",
+            -32600,
+            json!(9),
+        ),
+        (b"\"just a string\"", -32600, Value::Null),
+    ];
+    for (body, code, id) in messages {
+        client.send_body(body);
+        let refusal = refused(&mut client, &id);
+        assert_eq!(refusal, code, "{}", String::from_utf8_lossy(body));
+        still_serving(&mut client);
+    }
     shut_down(client);
 }
