@@ -3,8 +3,15 @@
 //! field that type uses, each in range), and no dimension is negative.
 //! Initializers, sparse initializers, tensors in attributes (function
 //! attribute defaults too) and the shapes of value infos are checked.
+//!
+//! All are errors, as the IR spec defines a tensor: "a pair of
+//! sequences/lists (V, S) where S is the shape of the tensor (a list of
+//! non-negative integers) and V is a list of values with length equal to
+//! the product of the dimensions in S" (`docs/IR.md`, Tensor Definition),
+//! its values of its element type. onnxruntime refuses a tensor with more
+//! values than its shape holds; onnx.checker only one with fewer.
 
-use super::findings::{function_subject, named_subject, Finding, Findings, Severity};
+use super::findings::{function_subject, named_subject, Finding, Findings};
 use super::model::{Body, Model, Site};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
@@ -201,19 +208,18 @@ fn type_dims(ty: &TypeProto, place: &Place<'_>, findings: &mut Findings) {
         type_dims(inner, place, findings);
     }
     let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
-    // A warning in a type: onnx.checker rejects a negative dimension of a
-    // tensor constant, but not of a declared type by itself.
+    // A declared shape is the shape of the tensors the value holds: no
+    // dimension of it is negative either.
     let values = dims.iter().map(|dim| match dim.value {
         Some(DimValue::DimValue(v)) => v,
         _ => 0,
     });
-    negative_dimensions(Severity::Warning, values, place, findings);
+    negative_dimensions(values, place, findings);
 }
 
 /// Reports every negative value of `dims`, a shape's dimensions (0 for
-/// one that has no value), as `severity`; returns whether there was one.
+/// one that has no value); returns whether there was one.
 fn negative_dimensions(
-    severity: Severity,
     dims: impl IntoIterator<Item = i64>,
     place: &Place<'_>,
     findings: &mut Findings,
@@ -221,8 +227,7 @@ fn negative_dimensions(
     let mut any = false;
     for (index, d) in dims.into_iter().enumerate() {
         if d < 0 {
-            findings.push(
-                severity,
+            findings.error(
                 "onnxtxt::check::negative_dimension",
                 &place.subject(),
                 place.path(),
@@ -236,7 +241,7 @@ fn negative_dimensions(
 
 fn check_sparse(sparse: &SparseTensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = sparse.dims.iter().copied();
-    negative_dimensions(Severity::Error, dims, place, findings);
+    negative_dimensions(dims, place, findings);
     let part = |suffix: &'static str| move || format!("{}{suffix}", place.path());
     if let Some(values) = &sparse.values {
         let path = part(".values");
@@ -277,7 +282,7 @@ struct Tensor<'a> {
 /// and values that fit the element type.
 fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = tensor.dims.iter().copied();
-    if negative_dimensions(Severity::Error, dims, place, findings) {
+    if negative_dimensions(dims, place, findings) {
         return;
     }
     let Some(count) = tensor
@@ -327,16 +332,15 @@ fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings
 }
 
 impl Tensor<'_> {
-    /// Reports a finding about the tensor.
+    /// Reports an error about the tensor.
     fn report<'f>(
         &self,
         findings: &'f mut Findings,
-        severity: Severity,
         code: &'static str,
         summary: impl Into<String>,
     ) -> &'f mut Finding {
         let subject = self.place.subject();
-        findings.push(severity, code, &subject, self.place.path(), summary)
+        findings.error(code, &subject, self.place.path(), summary)
     }
 
     /// How many values are stored in `field`, the one the element type
@@ -364,7 +368,7 @@ impl Tensor<'_> {
         if let Some((_, name, n)) = fields.iter().find(|(f, _, n)| *f != field && *n > 0) {
             let type_name = self.type_name;
             let summary = format!("{type_name} values belong in {expected}, but {n} are in {name}");
-            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
+            self.report(findings, TENSOR_FIELD, summary);
             return None;
         }
         Some((len, expected))
@@ -376,12 +380,12 @@ impl Tensor<'_> {
         let (count, type_name) = (self.count, self.type_name);
         if self.data_type == DataType::String as i32 {
             let summary = "string tensors cannot be stored in raw_data";
-            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
+            self.report(findings, TENSOR_FIELD, summary);
             return;
         }
         if typed > 0 {
             let summary = format!("the values are stored twice, in raw_data and in {field}");
-            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
+            self.report(findings, TENSOR_FIELD, summary);
             return;
         }
         let expected = usize::try_from(count)
@@ -392,7 +396,6 @@ impl Tensor<'_> {
             let shape = shape_text(&self.tensor.dims);
             self.report(
                 findings,
-                size_severity(raw.len(), expected),
                 TENSOR_SIZE,
                 format!(
                     "raw_data holds {} bytes, but {count} {type_name} elements (shape {shape}) take {takes}",
@@ -405,7 +408,6 @@ impl Tensor<'_> {
             if let Some(i) = raw.iter().position(|&b| b > 1) {
                 self.report(
                     findings,
-                    Severity::Warning,
                     TENSOR_VALUE,
                     format!("element {i} is {}; bool values are 0 or 1", raw[i]),
                 );
@@ -432,17 +434,12 @@ impl Tensor<'_> {
             // The IR's packed layout: two (or four) elements per entry.
             self.values_in_range(0, 255, "packed entry", findings);
         } else {
-            // onnx.checker counts the entries of sub-byte types only as
-            // "some or none".
-            let fewest = if packed.is_some() { Some(1) } else { expected };
-            let fewest = fewest.and_then(|n| usize::try_from(n).ok());
-            let severity = size_severity(usize::try_from(len).unwrap_or(usize::MAX), fewest);
-            self.wrong_count(len, complex, severity, findings);
+            self.wrong_count(len, complex, findings);
         }
     }
 
     /// Reports `len` values where the shape wants another number.
-    fn wrong_count(&self, len: u64, complex: bool, severity: Severity, findings: &mut Findings) {
+    fn wrong_count(&self, len: u64, complex: bool, findings: &mut Findings) {
         let count = self.count;
         let shape = shape_text(&self.tensor.dims);
         let values = if complex {
@@ -465,8 +462,7 @@ impl Tensor<'_> {
                 "the number of values must be the product of the dimensions",
             )
         };
-        self.report(findings, severity, TENSOR_SIZE, summary)
-            .help(help);
+        self.report(findings, TENSOR_SIZE, summary).help(help);
     }
 
     /// Reports the first stored value outside `min..=max`.
@@ -484,10 +480,10 @@ impl Tensor<'_> {
         else {
             return;
         };
-        // onnx.checker does not look at values; runtimes truncate.
+        // onnx.checker does not look at values, and runtimes truncate
+        // them: the value read is not the one written.
         let finding = self.report(
             findings,
-            Severity::Warning,
             TENSOR_VALUE,
             format!(
                 "{what} {index} is {value}, which does not fit {type_name} (range {min} to {max})"
@@ -498,17 +494,6 @@ impl Tensor<'_> {
                 "integers in a {type_name} tensor are bit patterns; write a decimal (`1.0`) for a value"
             ));
         }
-    }
-}
-
-/// How bad a tensor holding the wrong number of values (or bytes),
-/// `stored`, is: fewer than onnx.checker accepts (`fewest_accepted`) is an
-/// error; more than the shape needs is only a warning, since the checker
-/// accepts them (and readers ignore the rest).
-fn size_severity(stored: usize, fewest_accepted: Option<usize>) -> Severity {
-    match fewest_accepted {
-        Some(fewest) if stored >= fewest => Severity::Warning,
-        _ => Severity::Error,
     }
 }
 
