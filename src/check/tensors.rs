@@ -4,14 +4,20 @@
 //! Initializers, sparse initializers, tensors in attributes (function
 //! attribute defaults too) and the shapes of value infos are checked.
 //!
-//! All are errors, as the IR spec defines a tensor: "a pair of
-//! sequences/lists (V, S) where S is the shape of the tensor (a list of
-//! non-negative integers) and V is a list of values with length equal to
-//! the product of the dimensions in S" (`docs/IR.md`, Tensor Definition),
-//! its values of its element type. onnxruntime refuses a tensor with more
-//! values than its shape holds; onnx.checker only one with fewer.
+//! The IR spec defines a tensor as "a pair of sequences/lists (V, S) where
+//! S is the shape of the tensor (a list of non-negative integers) and V is
+//! a list of values with length equal to the product of the dimensions in
+//! S" (`docs/IR.md`, Tensor Definition), its values of its element type.
+//! A tensor with another number of values (or raw bytes), or a negative
+//! dimension, is an error: onnx.checker refuses too few values and
+//! negative dimensions, onnxruntime too many. A value outside its element
+//! type's range, and a negative dimension in a declared type, break the
+//! spec too but are warnings: onnx.checker, onnxruntime and onnx's
+//! ReferenceEvaluator all accept them (they wrap the value; they read the
+//! dimension as unknown, as old exporters meant `-1`), and an error needs
+//! a runtime that refuses the model for it.
 
-use super::findings::{function_subject, named_subject, Finding, Findings};
+use super::findings::{function_subject, named_subject, Finding, Findings, Severity};
 use super::model::{Body, Model, Site};
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
@@ -208,18 +214,18 @@ fn type_dims(ty: &TypeProto, place: &Place<'_>, findings: &mut Findings) {
         type_dims(inner, place, findings);
     }
     let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
-    // A declared shape is the shape of the tensors the value holds: no
-    // dimension of it is negative either.
+    // A warning in a type: runtimes read it as an unknown size.
     let values = dims.iter().map(|dim| match dim.value {
         Some(DimValue::DimValue(v)) => v,
         _ => 0,
     });
-    negative_dimensions(values, place, findings);
+    negative_dimensions(Severity::Warning, values, place, findings);
 }
 
 /// Reports every negative value of `dims`, a shape's dimensions (0 for
-/// one that has no value); returns whether there was one.
+/// one that has no value), as `severity`; returns whether there was one.
 fn negative_dimensions(
+    severity: Severity,
     dims: impl IntoIterator<Item = i64>,
     place: &Place<'_>,
     findings: &mut Findings,
@@ -227,7 +233,8 @@ fn negative_dimensions(
     let mut any = false;
     for (index, d) in dims.into_iter().enumerate() {
         if d < 0 {
-            findings.error(
+            findings.push(
+                severity,
                 "onnxtxt::check::negative_dimension",
                 &place.subject(),
                 place.path(),
@@ -241,7 +248,7 @@ fn negative_dimensions(
 
 fn check_sparse(sparse: &SparseTensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = sparse.dims.iter().copied();
-    negative_dimensions(dims, place, findings);
+    negative_dimensions(Severity::Error, dims, place, findings);
     let part = |suffix: &'static str| move || format!("{}{suffix}", place.path());
     if let Some(values) = &sparse.values {
         let path = part(".values");
@@ -282,7 +289,7 @@ struct Tensor<'a> {
 /// and values that fit the element type.
 fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = tensor.dims.iter().copied();
-    if negative_dimensions(dims, place, findings) {
+    if negative_dimensions(Severity::Error, dims, place, findings) {
         return;
     }
     let Some(count) = tensor
@@ -332,15 +339,16 @@ fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings
 }
 
 impl Tensor<'_> {
-    /// Reports an error about the tensor.
+    /// Reports a finding about the tensor.
     fn report<'f>(
         &self,
         findings: &'f mut Findings,
+        severity: Severity,
         code: &'static str,
         summary: impl Into<String>,
     ) -> &'f mut Finding {
         let subject = self.place.subject();
-        findings.error(code, &subject, self.place.path(), summary)
+        findings.push(severity, code, &subject, self.place.path(), summary)
     }
 
     /// How many values are stored in `field`, the one the element type
@@ -368,7 +376,7 @@ impl Tensor<'_> {
         if let Some((_, name, n)) = fields.iter().find(|(f, _, n)| *f != field && *n > 0) {
             let type_name = self.type_name;
             let summary = format!("{type_name} values belong in {expected}, but {n} are in {name}");
-            self.report(findings, TENSOR_FIELD, summary);
+            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
             return None;
         }
         Some((len, expected))
@@ -380,12 +388,12 @@ impl Tensor<'_> {
         let (count, type_name) = (self.count, self.type_name);
         if self.data_type == DataType::String as i32 {
             let summary = "string tensors cannot be stored in raw_data";
-            self.report(findings, TENSOR_FIELD, summary);
+            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
             return;
         }
         if typed > 0 {
             let summary = format!("the values are stored twice, in raw_data and in {field}");
-            self.report(findings, TENSOR_FIELD, summary);
+            self.report(findings, Severity::Error, TENSOR_FIELD, summary);
             return;
         }
         let expected = usize::try_from(count)
@@ -394,9 +402,7 @@ impl Tensor<'_> {
         if expected != Some(raw.len()) {
             let takes = expected.map_or_else(|| "too many".to_string(), |e| e.to_string());
             let shape = shape_text(&self.tensor.dims);
-            self.report(
-                findings,
-                TENSOR_SIZE,
+            self.report(findings, Severity::Error, TENSOR_SIZE,
                 format!(
                     "raw_data holds {} bytes, but {count} {type_name} elements (shape {shape}) take {takes}",
                     raw.len()
@@ -408,6 +414,7 @@ impl Tensor<'_> {
             if let Some(i) = raw.iter().position(|&b| b > 1) {
                 self.report(
                     findings,
+                    Severity::Warning,
                     TENSOR_VALUE,
                     format!("element {i} is {}; bool values are 0 or 1", raw[i]),
                 );
@@ -462,7 +469,8 @@ impl Tensor<'_> {
                 "the number of values must be the product of the dimensions",
             )
         };
-        self.report(findings, TENSOR_SIZE, summary).help(help);
+        self.report(findings, Severity::Error, TENSOR_SIZE, summary)
+            .help(help);
     }
 
     /// Reports the first stored value outside `min..=max`.
@@ -480,10 +488,11 @@ impl Tensor<'_> {
         else {
             return;
         };
-        // onnx.checker does not look at values, and runtimes truncate
-        // them: the value read is not the one written.
+        // onnx.checker does not look at values, and runtimes wrap them:
+        // the value read is not the one written.
         let finding = self.report(
             findings,
+            Severity::Warning,
             TENSOR_VALUE,
             format!(
                 "{what} {index} is {value}, which does not fit {type_name} (range {min} to {max})"

@@ -43,11 +43,11 @@ Errors:
       a model without the header fields or the graph it needs
   function_without_header
       a second graph, read as a function, with no domain and no opset import
-  tensor_size, tensor_type, tensor_field, negative_dimension, tensor_value
+  tensor_size, tensor_type, tensor_field, negative_dimension
       a tensor constant whose values do not fit its shape (as many values,
       or raw bytes, as its dimensions multiply to) or its element type (in
-      its field, each in range: int8 holds -128 to 127); a negative
-      dimension in a tensor or a declared type
+      its field); a negative dimension of a tensor (in a declared type: a
+      warning)
   missing_operator, empty_node
       a node with no operator, or with neither inputs nor outputs
   unknown_operator, operator_too_new, deprecated_operator, ai_onnx_domain
@@ -88,6 +88,9 @@ Warnings:
       an output listed twice, a domain imported twice
   attribute_reference
       `@name` outside a function, or naming no attribute of the function
+  tensor_value
+      a value outside its element type's range (int8 holds -128 to 127):
+      the spec forbids it, but runtimes wrap it rather than refuse it
   opset_beyond_known
       an operator set imported at a version newer than onnxtxt knows (its
       nodes are not checked beyond it)
