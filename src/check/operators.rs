@@ -194,7 +194,7 @@ fn not_in_registry<'a>(
 }
 
 /// What imports the node's domain: `this model` or `this function`.
-fn importer(site: &Site<'_>) -> &'static str {
+pub(super) fn importer(site: &Site<'_>) -> &'static str {
     if site.imports.of_function {
         "this function"
     } else {

@@ -1398,3 +1398,38 @@ fn opsets_beyond_the_registry_are_warnings() {
     );
     clean(&text.replace("30", "28"));
 }
+
+/// An attribute the operator has at another opset, or that became an
+/// input: the help says since when, from the registry.
+#[test]
+fn unknown_attributes_say_what_changed() {
+    let help = |header: &str, node: &str| {
+        let text = format!(
+            "<ir_version: 10, opset_import: [{header}]>\n\
+             g (float[2, 3] x) => (float[2, 3] y) {{\n  y = {node}\n}}\n"
+        );
+        let found = findings(&text);
+        let unknown = found
+            .iter()
+            .find(|f| f.diagnostic.code.ends_with("unknown_attribute"))
+            .unwrap_or_else(|| panic!("{text}: {found:#?}"));
+        unknown.diagnostic.help.clone().unwrap()
+    };
+    assert_eq!(
+        help("\"\": 18", "ReduceMean <axes: ints = [1]> (x)"),
+        "`axes` is an input of `ReduceMean` from opset 18 on; up to 17 it was an attribute"
+    );
+    assert_eq!(
+        help("\"\": 13", "Dropout <is_test: int = 1> (x)"),
+        "`Dropout` has had no attribute `is_test` since opset 7; up to 6 it had"
+    );
+    assert_eq!(
+        help("\"\": 13", "Split <num_outputs: int = 2> (x)"),
+        "`Split` has attribute `num_outputs` from opset 18 on; this model imports opset 13"
+    );
+    // Never had it: the closest name, as before.
+    assert_eq!(
+        help("\"\": 18", "ReduceMean <keepdim: int = 1> (x)"),
+        "did you mean `keepdims`?"
+    );
+}
