@@ -1,4 +1,5 @@
-"""No false alarms: `onnxtxt check` gives no error where onnx.checker accepts.
+"""No false alarms: `onnxtxt check` gives no error where onnx.checker and
+onnxruntime both accept.
 
 Usage: checker_agreement.py ONNXTXT_BINARY DIR...
        checker_agreement.py ONNXTXT_BINARY --corpus CORPUS
@@ -7,7 +8,11 @@ For every `.onnxtxt` file in the DIRs (the diagnostics suite: one mistake
 per file) that onnxtxt parses, asks the reference
 (`onnx.checker.check_model(m, full_check=True)` on the binary onnxtxt
 writes) and `onnxtxt check` for their verdicts, and fails if onnxtxt reports
-an error on a model the reference accepts. Where the reference rejects a
+an error on a model the reference accepts and onnxruntime loads and runs
+(runtime_verdict.py): an error is what the spec forbids, which onnx.checker
+does not always see, so where it accepts, onnxruntime's refusal is the
+evidence (each such model is listed with the runtime's message, to be
+read for the reason). Where the reference rejects a
 model that onnxtxt passes (with warnings or nothing), the case is listed: a
 mistake onnxtxt does not catch yet, not a failure. Prints one line of
 counts, `checker-agreement: ...`.
@@ -16,7 +21,8 @@ With --corpus, does the same for the conformance corpus (generate.py): every
 model, and every schema function body (made a model-local function of a
 model that imports what the function imports). Each model the reference
 accepts is checked as binary and as the text `onnxtxt print` writes; one
-error on either is a false alarm. Prints `checker-agreement(corpus): ...`.
+error on either is a false alarm unless onnxruntime refuses the model.
+Prints `checker-agreement(corpus): ...`.
 """
 
 import json
@@ -29,6 +35,8 @@ from pathlib import Path
 import onnx
 import onnx.checker
 from onnx import helper
+
+from runtime_verdict import verdict as runtime_verdict
 
 # How many files one `onnxtxt check` run is given (the command line stays
 # well under the system's limit).
@@ -46,7 +54,14 @@ def reference_verdict(model: onnx.ModelProto) -> str | None:
 
 def suite(onnxtxt: str, dirs: list[str]) -> int:
     files = sorted(f for d in dirs for f in Path(d).glob("*.onnxtxt"))
-    counts = {"syntax": 0, "both reject": 0, "both accept": 0, "missed": 0, "false alarm": 0}
+    counts = {
+        "syntax": 0,
+        "both reject": 0,
+        "both accept": 0,
+        "missed": 0,
+        "onnxruntime refuses": 0,
+        "false alarm": 0,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for file in files:
             binary = Path(tmp) / (file.stem + ".onnx")
@@ -60,9 +75,14 @@ def suite(onnxtxt: str, dirs: list[str]) -> int:
                 print(f"{file}: onnxtxt check exited {ours.returncode}\n{ours.stderr}")
                 return 1
             flagged = ours.returncode == 1
-            if flagged and reference is None:
+            runtime = runtime_verdict(binary.read_bytes()) if flagged and reference is None else None
+            if flagged and reference is None and runtime is None:
                 counts["false alarm"] += 1
-                print(f"FALSE ALARM {file.name}: onnx.checker accepts it, onnxtxt check says\n{ours.stderr}")
+                print(f"FALSE ALARM {file.name}: onnx.checker and onnxruntime accept it, "
+                      f"onnxtxt check says\n{ours.stderr}")
+            elif flagged and reference is None:
+                counts["onnxruntime refuses"] += 1
+                print(f"onnxruntime refuses {file.name}: {runtime.splitlines()[0][:160]}")
             elif not flagged and reference is not None:
                 counts["missed"] += 1
                 print(f"missed {file.name}: onnx.checker says {reference}")
@@ -133,13 +153,21 @@ def corpus(onnxtxt: str, corpus_dir: Path) -> int:
             (accepted if verdict is None else rejected)[name] = (binary, text, verdict)
         files = [f for b, t, _ in [*accepted.values(), *rejected.values()] for f in (b, t)]
         errors = errors_by_file(onnxtxt, files)
-    false_alarms = 0
+    false_alarms, runtime_refuses = 0, 0
     for name, (binary, text, _) in accepted.items():
-        for path in (binary, text):
-            for error in errors[str(path)][:1]:
+        flagged = [(path, e) for path in (binary, text) for e in errors[str(path)][:1]]
+        if not flagged:
+            continue
+        runtime = runtime_verdict(binary.read_bytes())
+        for path, error in flagged:
+            found = f"{error['code']} at {error.get('path')}: {error['message']}"
+            if runtime is None:
                 false_alarms += 1
-                print(f"FALSE ALARM {name} ({path.suffix}): onnx.checker accepts it; "
-                      f"{error['code']} at {error.get('path')}: {error['message']}")
+                print(f"FALSE ALARM {name} ({path.suffix}): onnx.checker and onnxruntime accept it; {found}")
+            else:
+                runtime_refuses += 1
+                print(f"onnxruntime refuses {name} ({path.suffix}): {found}; "
+                      f"onnxruntime: {runtime.splitlines()[0][:160]}")
     missed = Counter()
     for name, (binary, _, verdict) in rejected.items():
         if not errors[str(binary)]:
@@ -149,7 +177,8 @@ def corpus(onnxtxt: str, corpus_dir: Path) -> int:
         print(f"missed ({n}): onnx.checker says {reason}")
     print(
         f"checker-agreement(corpus): {len(accepted)} models onnx.checker accepts, "
-        f"{false_alarms} false alarms (binary and text); {len(rejected)} it rejects, "
+        f"{false_alarms} false alarms (binary and text), {runtime_refuses} errors where "
+        f"onnxruntime refuses the model; {len(rejected)} it rejects, "
         f"{caught} of them with an onnxtxt error"
     )
     return 1 if false_alarms else 0

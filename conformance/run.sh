@@ -55,7 +55,7 @@ fi
 
 # No false alarms: onnxtxt check gives no error on a model of the
 # diagnostics suite, or of the corpus (binary, and printed as text), that
-# onnx.checker accepts.
+# onnx.checker accepts and onnxruntime loads and runs (runtime_verdict.py).
 cargo build --release --quiet --bin onnxtxt
 "$python" conformance/checker_agreement.py target/release/onnxtxt tests/diagnostics
 "$python" conformance/checker_agreement.py target/release/onnxtxt --corpus "$corpus"

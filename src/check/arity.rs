@@ -4,14 +4,20 @@
 //! parameter may be variadic, taking its minimum arity or more; a few
 //! operators allow only some counts between their bounds), and a single
 //! (required) parameter may not be given an empty name. For a call of a
-//! model-local function, no more than the function declares (a warning:
-//! onnx.checker does not check calls, and a call may leave trailing inputs
-//! and outputs out).
+//! model-local function, no more than the function declares, and every
+//! input its body needs (one it gives an operator as a required input):
+//! onnx.checker does not check calls, but a runtime binds a call's inputs
+//! and outputs to the function's by position and refuses one too many or
+//! a required input left out (onnxruntime: "Number of actual parameters
+//! cannot exceed number of formal parameters", "input 1 is marked single
+//! but has an empty string"). A call may leave out other trailing inputs,
+//! and outputs.
 
-use super::findings::{Findings, Severity};
+use super::findings::Findings;
 use super::model::Site;
 use super::operators::Callee;
 use crate::ops::{self, Parameter, ParameterOption, Schema};
+use crate::proto::FunctionProto;
 
 /// Which list of a node: its inputs or its outputs.
 #[derive(Clone, Copy)]
@@ -48,6 +54,7 @@ pub(crate) fn check_node(site: &Site<'_>, callee: &Callee<'_>, findings: &mut Fi
             let name = function.name.as_deref().unwrap_or("");
             against_function(site, name, Side::Inputs, function.input.len(), findings);
             against_function(site, name, Side::Outputs, function.output.len(), findings);
+            needed_inputs(site, function, findings);
         }
         Callee::Unknown => {}
     }
@@ -180,8 +187,7 @@ fn against_function(
     if given <= declared {
         return;
     }
-    findings.push(
-        Severity::Warning,
+    findings.error(
         side.code(),
         &site.subject(),
         site.at(format!("{field}[{declared}]")),
@@ -190,4 +196,60 @@ fn against_function(
             plural(declared)
         ),
     );
+}
+
+/// The inputs of `function` its body needs that the call at `site` leaves
+/// out (past its last input, or named `""`).
+fn needed_inputs(site: &Site<'_>, function: &FunctionProto, findings: &mut Findings) {
+    let given = &site.node.input;
+    for (slot, formal) in function.input.iter().enumerate() {
+        if given.get(slot).is_some_and(|name| !name.is_empty()) {
+            continue;
+        }
+        let Some((node, operator, parameter)) = required_by_body(function, formal) else {
+            continue;
+        };
+        let name = function.name.as_deref().unwrap_or("");
+        let path = match given.get(slot) {
+            Some(_) => site.at(format!("input[{slot}]")),
+            None => site.at("op_type"),
+        };
+        findings
+            .error(
+                "onnxtxt::check::empty_input",
+                &site.subject(),
+                path,
+                format!(
+                    "input {slot} of function `{name}` ({formal}) is left out, \
+                     but its body needs it"
+                ),
+            )
+            .help(format!(
+                "node {node} of `{name}` gives it to `{operator}` as {parameter}, \
+                 which is not optional: name the value here"
+            ));
+    }
+}
+
+/// Where `function`'s body gives its input `formal` to an operator of
+/// onnx's registry (at the version the function imports) as a single,
+/// required input: the node's index, its operator and the parameter.
+fn required_by_body(
+    function: &FunctionProto,
+    formal: &str,
+) -> Option<(usize, &'static str, &'static str)> {
+    function.node.iter().enumerate().find_map(|(index, node)| {
+        let domain = node.domain.as_deref().unwrap_or("");
+        let version = function
+            .opset_import
+            .iter()
+            .rev()
+            .find(|o| o.domain.as_deref().unwrap_or("") == domain)?
+            .version?;
+        let schema = ops::schema(domain, node.op_type.as_deref()?, version)?;
+        let slot = node.input.iter().position(|input| input == formal)?;
+        let parameter = schema.inputs().get(slot)?;
+        (parameter.option() == ParameterOption::Single)
+            .then(|| (index, schema.name(), parameter.name()))
+    })
 }

@@ -167,9 +167,14 @@ fn against_schema(site: &Site<'_>, index: usize, schema: &Schema, findings: &mut
             path(),
             format!("`{op}` has no attribute `{name}`"),
         );
-        match schema.closest_attribute(name) {
-            Some(known) => finding.help(format!("did you mean `{}`?", known.name())),
-            None => finding.help(attributes_of(schema)),
+        let version = site.imports.version_for_node(site.domain()).unwrap_or(0);
+        match (
+            changed(site, schema, name, version),
+            schema.closest_attribute(name),
+        ) {
+            (Some(change), _) => finding.help(change),
+            (None, Some(known)) => finding.help(format!("did you mean `{}`?", known.name())),
+            (None, None) => finding.help(attributes_of(schema)),
         };
         return;
     };
@@ -207,6 +212,28 @@ fn against_schema(site: &Site<'_>, index: usize, schema: &Schema, findings: &mut
 }
 
 /// "`Relu`'s attributes are ..." or "`Relu` has no attributes".
+/// What became of attribute `name` of `schema`'s operator, which the
+/// version in force at `opset` (as the node at `site` imports it) does not
+/// have, from the registry.
+fn changed(site: &Site<'_>, schema: &Schema, name: &str, opset: i64) -> Option<String> {
+    let op = schema.name();
+    let change = ops::operator(schema.domain(), op)?.attribute_change(name, opset)?;
+    Some(match change {
+        ops::AttributeChange::BecameInput { since } => format!(
+            "`{name}` is an input of `{op}` from opset {since} on; up to {} it was an attribute",
+            since - 1
+        ),
+        ops::AttributeChange::Dropped { since } => format!(
+            "`{op}` has had no attribute `{name}` since opset {since}; up to {} it had",
+            since - 1
+        ),
+        ops::AttributeChange::Arrives { since } => format!(
+            "`{op}` has attribute `{name}` from opset {since} on; {} imports opset {opset}",
+            super::operators::importer(site)
+        ),
+    })
+}
+
 fn attributes_of(schema: &Schema) -> String {
     let names: Vec<&str> = schema.attributes().iter().map(|a| a.name()).collect();
     if names.is_empty() {

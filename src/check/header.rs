@@ -5,11 +5,14 @@
 //! another version of a domain than the model does not use an operator
 //! that changed in between; model-local functions are not defined twice;
 //! and a second graph that reads as a function without a header is pointed
-//! out.
+//! out. An operator set newer than the registry knows is a warning (its
+//! nodes cannot be checked; runtimes refuse it). The main graph's inputs
+//! and outputs have a shape, and before IR version 4 its initializers are
+//! graph inputs, as the IR spec says and onnx.checker requires.
 
 use std::collections::HashMap;
 
-use super::findings::{function_subject, node_subject, quoted, Findings};
+use super::findings::{function_subject, named_subject, node_subject, quoted, Findings};
 use super::model::{function_key, is_headless, Body, BodyKind, Imports, Model};
 use crate::ops::{self, AI_ONNX};
 use crate::proto::{NodeProto, OperatorSetIdProto};
@@ -23,7 +26,10 @@ const SUGGESTED_DEFAULT_OPSET: i64 = 21;
 /// nodes.
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
     required_fields(model, findings);
+    main_graph_shapes(model, findings);
+    initializers_as_inputs(model, findings);
     duplicate_imports(&model.proto.opset_import, "opset_import", "model", findings);
+    beyond_known(&model.proto.opset_import, "opset_import", "model", findings);
     duplicate_functions(model, findings);
     for (index, function) in model.proto.functions.iter().enumerate() {
         let path = format!("functions[{index}]");
@@ -33,6 +39,7 @@ pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
         } else {
             let imports = format!("{path}.opset_import");
             duplicate_imports(&function.opset_import, &imports, &subject, findings);
+            beyond_known(&function.opset_import, &imports, &subject, findings);
         }
     }
     for body in model.bodies() {
@@ -80,6 +87,99 @@ fn required_fields(model: &Model<'_>, findings: &mut Findings) {
             "graph",
             "the model has no graph",
         );
+    }
+}
+
+/// The IR spec: "Each main (top-level) graph MUST define the names, types
+/// and shapes of its inputs and outputs [...] required to have a shape,
+/// indicating the rank" (onnx.checker: "Field 'shape' of 'type' is
+/// required but missing"): a tensor input or output with no shape.
+fn main_graph_shapes(model: &Model<'_>, findings: &mut Findings) {
+    use crate::proto::type_proto::Value;
+    let Some(graph) = &model.proto.graph else {
+        return;
+    };
+    for (field, infos) in [("input", &graph.input), ("output", &graph.output)] {
+        for (index, info) in infos.iter().enumerate() {
+            let shapeless = match info.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                Some(Value::TensorType(t)) => t.shape.is_none(),
+                Some(Value::SparseTensorType(t)) => t.shape.is_none(),
+                _ => false,
+            };
+            if !shapeless {
+                continue;
+            }
+            let name = info.name.as_deref().unwrap_or("");
+            let path = format!("graph.{field}[{index}]");
+            findings
+                .error(
+                    "onnxtxt::check::missing_shape",
+                    &named_subject(&path, name),
+                    path.clone(),
+                    format!("the main graph's {field} `{name}` has no shape"),
+                )
+                .help("give it a shape, at least its rank: `float[N, 3]`, or `float` for a scalar");
+        }
+    }
+}
+
+/// Before IR version 4, a graph's initializers are among its inputs (the
+/// IR spec's rule then; onnx.checker: "in initializer but not in graph
+/// input").
+fn initializers_as_inputs(model: &Model<'_>, findings: &mut Findings) {
+    let (Some(graph), Some(ir_version)) = (&model.proto.graph, model.proto.ir_version) else {
+        return;
+    };
+    if ir_version > 3 {
+        return;
+    }
+    for (index, tensor) in graph.initializer.iter().enumerate() {
+        let name = tensor.name.as_deref().unwrap_or("");
+        if graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
+            continue;
+        }
+        let path = format!("graph.initializer[{index}]");
+        findings
+            .error(
+                "onnxtxt::check::initializer_not_input",
+                &named_subject(&path, name),
+                path.clone(),
+                format!("`{name}` is an initializer but not a graph input, which IR version {ir_version} requires"),
+            )
+            .help("list it among the graph's inputs, or use `ir_version: 4` or later");
+    }
+}
+
+/// Imports (at `path`) of a domain of the registry at a version beyond
+/// the last one it knows: its nodes are not checked, and runtimes refuse
+/// what they do not know.
+fn beyond_known(
+    imports: &[OperatorSetIdProto],
+    path: &str,
+    subject: &str,
+    findings: &mut Findings,
+) {
+    for (index, opset) in imports.iter().enumerate() {
+        let Some(domain) = ops::domain(opset.domain.as_deref().unwrap_or("")) else {
+            continue;
+        };
+        let (version, last) = (opset.version.unwrap_or(0), domain.last_opset());
+        if version <= last {
+            continue;
+        }
+        findings
+            .warning(
+                "onnxtxt::check::opset_beyond_known",
+                subject,
+                format!("{path}[{index}]"),
+                format!(
+                    "onnx {} defines {} opsets {} to {last}; nodes are not checked beyond it",
+                    ops::ONNX_VERSION,
+                    domain.display_name(),
+                    domain.first_opset()
+                ),
+            )
+            .help(format!("import opset {last} or an earlier one"));
     }
 }
 

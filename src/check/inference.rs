@@ -3,28 +3,39 @@
 //! so that an error here is one the checker gives too. A node the earlier
 //! passes already found wrong (a wrong operator, arity or attribute) gets
 //! no inference error as well, nor does a call whose function body has
-//! such a node: one mistake, one error.
+//! such a node: one mistake, one error. The shapes inferred then serve the
+//! rules of convolutions and poolings ([`windows`](super::windows)).
 
 use super::findings::{Finding, Findings};
 use super::model::Model;
 
 pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
-    let flagged: Vec<&str> = findings
+    let inference = crate::infer::infer_model(model.proto, crate::infer::Options::checker());
+    let flagged = flagged_nodes(findings);
+    let fresh: Vec<Finding> = inference
+        .findings()
+        .iter()
+        .filter(|f| !about_flagged(f, &flagged))
+        .cloned()
+        .collect();
+    findings.extend(fresh);
+    let flagged = flagged_nodes(findings);
+    super::windows::check(model, &inference, &flagged, findings);
+}
+
+/// The paths of the nodes that have an error.
+fn flagged_nodes(findings: &Findings) -> Vec<String> {
+    findings
         .errors()
         .filter_map(|f| f.diagnostic.path.as_deref())
         .filter_map(node_of)
-        .collect();
-    let inferred = crate::infer::check(model.proto);
-    let fresh: Vec<Finding> = inferred
-        .into_iter()
-        .filter(|f| !about_flagged(f, &flagged))
-        .collect();
-    findings.extend(fresh);
+        .map(str::to_string)
+        .collect()
 }
 
 /// Whether `finding` is at (or, through a related place, inside) a node
 /// in `flagged`.
-fn about_flagged(finding: &Finding, flagged: &[&str]) -> bool {
+fn about_flagged(finding: &Finding, flagged: &[String]) -> bool {
     let places = finding
         .diagnostic
         .path
@@ -32,7 +43,7 @@ fn about_flagged(finding: &Finding, flagged: &[&str]) -> bool {
         .chain(finding.related.iter().map(|r| &r.path));
     places
         .filter_map(|path| node_of(path))
-        .any(|node| flagged.contains(&node))
+        .any(|node| flagged.iter().any(|f| f == node))
 }
 
 /// The path of the innermost node `path` is at or inside

@@ -37,6 +37,7 @@
 //! | `tensors` | tensor constants and declared shapes |
 //! | `operators` | operators, their attributes and their inputs and outputs (`attributes`, `arity`) |
 //! | `attributes` | a function's declared attribute parameters |
+//! | `inference` | types and shapes (`crate::infer`), then convolutions and poolings (`windows`) |
 
 mod arity;
 mod attributes;
@@ -47,6 +48,7 @@ mod model;
 mod operators;
 mod scope;
 mod tensors;
+mod windows;
 
 pub use findings::{Finding, Related, Severity};
 

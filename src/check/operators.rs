@@ -22,8 +22,7 @@ pub(crate) enum Callee<'a> {
     /// checks it, and its mistakes are errors.
     Schema(&'static Schema),
     /// A model-local function, and its index: the call is checked against
-    /// what the function declares; onnx.checker does not, so mistakes are
-    /// warnings.
+    /// what the function declares (onnx.checker does not; runtimes do).
     Function(usize, &'a FunctionProto),
     /// Nothing known to check the node against.
     Unknown,
@@ -195,7 +194,7 @@ fn not_in_registry<'a>(
 }
 
 /// What imports the node's domain: `this model` or `this function`.
-fn importer(site: &Site<'_>) -> &'static str {
+pub(super) fn importer(site: &Site<'_>) -> &'static str {
     if site.imports.of_function {
         "this function"
     } else {
@@ -290,7 +289,9 @@ fn unknown_operator(
 }
 
 /// A call into a custom domain whose model-local functions do not include
-/// the one called (onnx.checker does not check such calls: a warning).
+/// the one called: onnx.checker does not check such calls, but nothing
+/// defines the operator (onnxruntime: "my:Gleu(-1) is not a registered
+/// function/op").
 fn unknown_function(model: &Model<'_>, site: &Site<'_>, findings: &mut Findings) {
     let (domain, op) = (site.domain(), site.op());
     let functions: Vec<&FunctionProto> = model.functions_of(domain).collect();
@@ -299,7 +300,7 @@ fn unknown_function(model: &Model<'_>, site: &Site<'_>, findings: &mut Findings)
     }
     let overload = site.node.overload.as_deref().unwrap_or("");
     let same_name = functions.iter().any(|f| f.name.as_deref() == Some(op));
-    let finding = findings.warning(
+    let finding = findings.error(
         "onnxtxt::check::unknown_function",
         &site.subject(),
         site.at("op_type"),

@@ -3,6 +3,19 @@
 //! field that type uses, each in range), and no dimension is negative.
 //! Initializers, sparse initializers, tensors in attributes (function
 //! attribute defaults too) and the shapes of value infos are checked.
+//!
+//! The IR spec defines a tensor as "a pair of sequences/lists (V, S) where
+//! S is the shape of the tensor (a list of non-negative integers) and V is
+//! a list of values with length equal to the product of the dimensions in
+//! S" (`docs/IR.md`, Tensor Definition), its values of its element type.
+//! A tensor with another number of values (or raw bytes), or a negative
+//! dimension, is an error: onnx.checker refuses too few values and
+//! negative dimensions, onnxruntime too many. A value outside its element
+//! type's range, and a negative dimension in a declared type, break the
+//! spec too but are warnings: onnx.checker, onnxruntime and onnx's
+//! ReferenceEvaluator all accept them (they wrap the value; they read the
+//! dimension as unknown, as old exporters meant `-1`), and an error needs
+//! a runtime that refuses the model for it.
 
 use super::findings::{function_subject, named_subject, Finding, Findings, Severity};
 use super::model::{Body, Model, Site};
@@ -201,8 +214,7 @@ fn type_dims(ty: &TypeProto, place: &Place<'_>, findings: &mut Findings) {
         type_dims(inner, place, findings);
     }
     let dims = shape.map(|s| s.dim.as_slice()).unwrap_or_default();
-    // A warning in a type: onnx.checker rejects a negative dimension of a
-    // tensor constant, but not of a declared type by itself.
+    // A warning in a type: runtimes read it as an unknown size.
     let values = dims.iter().map(|dim| match dim.value {
         Some(DimValue::DimValue(v)) => v,
         _ => 0,
@@ -390,10 +402,7 @@ impl Tensor<'_> {
         if expected != Some(raw.len()) {
             let takes = expected.map_or_else(|| "too many".to_string(), |e| e.to_string());
             let shape = shape_text(&self.tensor.dims);
-            self.report(
-                findings,
-                size_severity(raw.len(), expected),
-                TENSOR_SIZE,
+            self.report(findings, Severity::Error, TENSOR_SIZE,
                 format!(
                     "raw_data holds {} bytes, but {count} {type_name} elements (shape {shape}) take {takes}",
                     raw.len()
@@ -432,17 +441,12 @@ impl Tensor<'_> {
             // The IR's packed layout: two (or four) elements per entry.
             self.values_in_range(0, 255, "packed entry", findings);
         } else {
-            // onnx.checker counts the entries of sub-byte types only as
-            // "some or none".
-            let fewest = if packed.is_some() { Some(1) } else { expected };
-            let fewest = fewest.and_then(|n| usize::try_from(n).ok());
-            let severity = size_severity(usize::try_from(len).unwrap_or(usize::MAX), fewest);
-            self.wrong_count(len, complex, severity, findings);
+            self.wrong_count(len, complex, findings);
         }
     }
 
     /// Reports `len` values where the shape wants another number.
-    fn wrong_count(&self, len: u64, complex: bool, severity: Severity, findings: &mut Findings) {
+    fn wrong_count(&self, len: u64, complex: bool, findings: &mut Findings) {
         let count = self.count;
         let shape = shape_text(&self.tensor.dims);
         let values = if complex {
@@ -465,7 +469,7 @@ impl Tensor<'_> {
                 "the number of values must be the product of the dimensions",
             )
         };
-        self.report(findings, severity, TENSOR_SIZE, summary)
+        self.report(findings, Severity::Error, TENSOR_SIZE, summary)
             .help(help);
     }
 
@@ -484,7 +488,8 @@ impl Tensor<'_> {
         else {
             return;
         };
-        // onnx.checker does not look at values; runtimes truncate.
+        // onnx.checker does not look at values, and runtimes wrap them:
+        // the value read is not the one written.
         let finding = self.report(
             findings,
             Severity::Warning,
@@ -498,17 +503,6 @@ impl Tensor<'_> {
                 "integers in a {type_name} tensor are bit patterns; write a decimal (`1.0`) for a value"
             ));
         }
-    }
-}
-
-/// How bad a tensor holding the wrong number of values (or bytes),
-/// `stored`, is: fewer than onnx.checker accepts (`fewest_accepted`) is an
-/// error; more than the shape needs is only a warning, since the checker
-/// accepts them (and readers ignore the rest).
-fn size_severity(stored: usize, fewest_accepted: Option<usize>) -> Severity {
-    match fewest_accepted {
-        Some(fewest) if stored >= fewest => Severity::Warning,
-        _ => Severity::Error,
     }
 }
 

@@ -4,8 +4,8 @@
 //! what `parse --check` shows.
 //!
 //! Every file is checked even when an earlier one fails. Exit status: 0
-//! when no file has errors (warnings allowed), 1 when one does or does not
-//! parse, 2 for usage and I/O errors.
+//! when no file has errors (warnings allowed, unless `--deny-warnings`), 1
+//! when one does or does not parse, 2 for usage and I/O errors.
 
 use std::path::{Path, PathBuf};
 
@@ -20,9 +20,12 @@ use super::report::{show, show_message, ErrorFormat, Shown};
 /// code (`onnxtxt::check::CODE`), so that the list and the checks can be
 /// compared (a test does).
 pub(crate) const LONG_ABOUT: &str = "\
-Check a model (text or binary) for what the grammar cannot catch. Errors
-make the model invalid (exit status 1); warnings mark what is valid but
-probably not what was meant (exit status 0).
+Check a model (text or binary) for what the grammar cannot catch.
+
+An error is what the ONNX IR spec or an operator's spec forbids (MUST), or
+what onnx.checker rejects: the model is invalid (exit status 1). A warning
+is what the specs allow but is probably not what was meant (exit status 0,
+or 1 with --deny-warnings). A model the specs allow never gets an error.
 
 Errors:
   undefined_value, use_before_definition
@@ -41,9 +44,10 @@ Errors:
   function_without_header
       a second graph, read as a function, with no domain and no opset import
   tensor_size, tensor_type, tensor_field, negative_dimension
-      a tensor constant whose values do not fit its shape or element type
-      (more values than the shape needs, or a negative dimension in a
-      declared type rather than a tensor: warnings)
+      a tensor constant whose values do not fit its shape (as many values,
+      or raw bytes, as its dimensions multiply to) or its element type (in
+      its field); a negative dimension of a tensor (in a declared type: a
+      warning)
   missing_operator, empty_node
       a node with no operator, or with neither inputs nor outputs
   unknown_operator, operator_too_new, deprecated_operator, ai_onnx_domain
@@ -51,18 +55,31 @@ Errors:
       only from a later opset, or has deprecated at the imported one; a
       domain written `ai.onnx` (in a domain onnx.checker leaves alone:
       warnings)
+  unknown_function
+      a call into a domain of model-local functions that has none of that
+      name (with the closest name)
   opset_mismatch
       a function that imports a domain at another version than the model,
       calling an operator that differs between the two
   unknown_attribute, attribute_type, attribute_value, missing_attribute
-      an attribute the operator does not have (with the closest name), of
-      another type than the operator's, whose value does not fit its type,
-      or a required one left out (in a call of a model-local function:
-      warnings)
+      an attribute the operator does not have (with the closest name and,
+      when the operator had it at another opset or it became an input,
+      since when), of another type than the operator's, whose value does
+      not fit its type, or a required one left out (in a call of a
+      model-local function: warnings)
   input_count, output_count, empty_input, empty_output
       more or fewer inputs or outputs than the operator takes, or a
-      required one named `\"\"` (in a call of a model-local function:
-      warnings)
+      required one named `\"\"`; a call of a model-local function with
+      more inputs or outputs than it declares, or leaving out an input its
+      body needs
+  window
+      a convolution or pooling whose `kernel_shape` is not the weights'
+      spatial shape, whose `kernel_shape`, `strides`, `dilations` or `pads`
+      do not have a value (two for `pads`) per spatial axis, or whose
+      `group` does not divide the channels as the weights say
+  missing_shape, initializer_not_input
+      a main graph input or output without a shape (its rank); with
+      `ir_version` 3 or less, an initializer that is not a graph input
 
 Warnings:
   unused_value, unused_initializer
@@ -72,10 +89,11 @@ Warnings:
   attribute_reference
       `@name` outside a function, or naming no attribute of the function
   tensor_value
-      a value outside its element type's range
-  unknown_function
-      a call into a domain of model-local functions that has none of that
-      name (with the closest name)
+      a value outside its element type's range (int8 holds -128 to 127):
+      the spec forbids it, but runtimes wrap it rather than refuse it
+  opset_beyond_known
+      an operator set imported at a version newer than onnxtxt knows (its
+      nodes are not checked beyond it)
 
 Type and shape inference (errors, code onnxtxt::infer::...; where
 onnx.checker's strict inference fails too):
@@ -98,6 +116,9 @@ path for binary input.";
 pub(crate) struct CheckArgs {
     /// The models, text or binary (`-` or none for standard input).
     pub(crate) files: Vec<PathBuf>,
+    /// Fail (exit status 1) on warnings too, as on errors: for CI jobs.
+    #[arg(long)]
+    pub(crate) deny_warnings: bool,
 }
 
 impl CheckArgs {
@@ -112,7 +133,7 @@ impl CheckArgs {
         };
         let mut code = 0;
         for path in files {
-            if let Err(failure) = check_one(path, format) {
+            if let Err(failure) = check_one(path, format, self.deny_warnings) {
                 code = code.max(failure.code());
                 failure.report(format);
             }
@@ -124,20 +145,22 @@ impl CheckArgs {
     }
 }
 
-fn check_one(path: &Path, format: ErrorFormat) -> Result<(), Failure> {
+fn check_one(path: &Path, format: ErrorFormat, deny_warnings: bool) -> Result<(), Failure> {
     let loaded = load_model(read_input(Some(path))?)?;
     let findings = onnxtxt::check_model(&loaded.model);
-    show_findings(&loaded.name, loaded.text.as_deref(), findings, format)
+    let text = loaded.text.as_deref();
+    show_findings(&loaded.name, text, findings, format, deny_warnings)
 }
 
 /// Shows `findings` about the model read from `name` (located in its
 /// `text`, for text input), then a summary; fails (with the summary as its
-/// message) when one is an error.
+/// message) when one is an error, or a warning and `deny_warnings`.
 pub(crate) fn show_findings(
     name: &str,
     text: Option<&str>,
     mut findings: Vec<Finding>,
     format: ErrorFormat,
+    deny_warnings: bool,
 ) -> Result<(), Failure> {
     if findings.is_empty() {
         return Ok(());
@@ -157,6 +180,9 @@ pub(crate) fn show_findings(
     );
     if errors > 0 {
         return Err(Failure::Corrupt(summary));
+    }
+    if deny_warnings {
+        return Err(Failure::Corrupt(format!("{summary} (warnings denied)")));
     }
     show_message(format, Severity::Warning, &summary);
     Ok(())

@@ -38,7 +38,13 @@ impl InferArgs {
     pub(crate) fn run(self, format: ErrorFormat) -> Result<(), Failure> {
         let mut loaded = load_model(read_input(self.input.as_deref())?)?;
         let findings = onnxtxt::infer::fill_value_info(&mut loaded.model, Default::default());
-        show_findings(&loaded.name, loaded.text.as_deref(), findings, format)?;
+        show_findings(
+            &loaded.name,
+            loaded.text.as_deref(),
+            findings,
+            format,
+            false,
+        )?;
         let to = self.to.unwrap_or(if loaded.text.is_some() {
             Format::Text
         } else {

@@ -35,6 +35,9 @@ pub(crate) struct ParseArgs {
     /// has errors (warnings are shown, and do not stop it).
     #[arg(long)]
     pub(crate) check: bool,
+    /// With --check: write nothing if it has warnings either.
+    #[arg(long, requires = "check")]
+    pub(crate) deny_warnings: bool,
 }
 
 impl ParseArgs {
@@ -79,7 +82,8 @@ impl ParseArgs {
         if self.check {
             progress.stage("checking");
             let findings = onnxtxt::check_model(&model);
-            super::check::show_findings(name, Some(text), findings, format)?;
+            let deny = self.deny_warnings;
+            super::check::show_findings(name, Some(text), findings, format, deny)?;
         }
         progress.stage("writing");
         write_output_with(self.output.as_ref(), true, |out| {

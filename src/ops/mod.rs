@@ -66,6 +66,7 @@ pub use schema::{
 pub use signature::Signature;
 pub(crate) use signature::{input_counts, output_counts};
 pub(crate) use suggest::closest_by;
+pub use suggest::AttributeChange;
 pub use types::{type_matches, type_proto, type_string};
 
 /// How `ai.onnx`, the domain `""`, may also be written.

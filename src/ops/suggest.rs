@@ -1,5 +1,6 @@
 //! "Did you mean": the operator or attribute whose name is closest to a
-//! misspelt one.
+//! misspelt one, and what became of an attribute the operator had at
+//! another opset.
 
 use super::schema::{Attribute, Domain, Operator, Schema};
 
@@ -45,6 +46,65 @@ pub(crate) fn closest_by<'a, T: ?Sized>(
         .filter(|&(distance, _)| distance <= limit)
         .min_by_key(|&(distance, _)| distance)
         .map(|(_, item)| item)
+}
+
+/// What an operator's other versions say of an attribute that the
+/// version in force does not have ([`Operator::attribute_change`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttributeChange {
+    /// It became an input of that name from opset `since` on.
+    BecameInput {
+        /// The first opset where it is an input.
+        since: i64,
+    },
+    /// The operator dropped it from opset `since` on.
+    Dropped {
+        /// The first opset without it.
+        since: i64,
+    },
+    /// The operator has it from opset `since` on.
+    Arrives {
+        /// The first opset with it.
+        since: i64,
+    },
+}
+
+impl Operator {
+    /// What became of attribute `name`, which the version in force at
+    /// `opset` does not have: an input from some opset on, dropped, or
+    /// added later. `None` when no version had it.
+    ///
+    /// ```
+    /// use onnxtxt::ops::{self, AttributeChange};
+    ///
+    /// let reduce_mean = ops::operator("", "ReduceMean").unwrap();
+    /// assert_eq!(
+    ///     reduce_mean.attribute_change("axes", 18),
+    ///     Some(AttributeChange::BecameInput { since: 18 })
+    /// );
+    /// assert_eq!(reduce_mean.attribute_change("alpha", 18), None);
+    /// ```
+    pub fn attribute_change(&self, name: &str, opset: i64) -> Option<AttributeChange> {
+        let versions = self.versions();
+        let now = versions
+            .iter()
+            .rposition(|v| v.since_version() <= opset)
+            .unwrap_or(0);
+        let has = |v: &Schema| v.attribute(name).is_some();
+        if let Some(last) = versions[..now].iter().rposition(has) {
+            let since = versions[last + 1].since_version();
+            let input = versions[now].inputs().iter().any(|p| p.name() == name);
+            return Some(if input {
+                AttributeChange::BecameInput { since }
+            } else {
+                AttributeChange::Dropped { since }
+            });
+        }
+        let later = versions[now + 1..].iter().find(|v| has(v))?;
+        Some(AttributeChange::Arrives {
+            since: later.since_version(),
+        })
+    }
 }
 
 #[cfg(test)]

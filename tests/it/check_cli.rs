@@ -204,3 +204,40 @@ fn help_names_every_check() {
         );
     }
 }
+
+/// `--deny-warnings` fails on warnings too, in `check` and `parse --check`
+/// (which then writes nothing).
+#[test]
+fn deny_warnings_fails_on_warnings() {
+    let warned = model("g (float x) => (float y) {\n  h = Neg(x)\n  y = Relu(x)\n}");
+    let how = |stdin| Invocation {
+        stdin: Some(stdin),
+        env: &[("NO_COLOR", "1")],
+        ..Invocation::default()
+    };
+    let denied = run_with(&["check", "--deny-warnings", "-"], how(warned.as_bytes()));
+    says(
+        &denied,
+        1,
+        &["unused_value", "0 errors, 1 warning (warnings denied)"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.onnx");
+    let out_arg = out.to_str().unwrap();
+    let args = ["parse", "--check", "--deny-warnings", "-", "-o", out_arg];
+    says(
+        &run_with(&args, how(warned.as_bytes())),
+        1,
+        &["(warnings denied)"],
+    );
+    assert!(!out.exists());
+    // Without warnings, both pass; without the flag, warnings do.
+    let clean = include_bytes!("../../examples/mlp.onnxtxt");
+    assert_eq!(run_with(&args, how(clean)).code, 0);
+    assert!(out.exists());
+    says(
+        &run_with(&["check", "-"], how(warned.as_bytes())),
+        0,
+        &["1 warning"],
+    );
+}

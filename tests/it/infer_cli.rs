@@ -7,7 +7,7 @@ use crate::support::{arg, run, run_stdin, write};
 use prost::Message as _;
 
 const MLP: &str = r#"<ir_version: 10, opset_import: ["": 21]>
-mlp (float[B, 3] x, float[3, 4] w, float[4] b) => (float[] y) {
+mlp (float[B, 3] x, float[3, 4] w, float[4] b) => (float[B, 4] y) {
   h = MatMul(x, w)
   z = Add(h, b)
   y = Relu(z)
@@ -85,7 +85,7 @@ fn check_reports_shape_and_type_mistakes_at_their_nodes() {
             "5:3",
         ),
         (
-            MLP.replace("float[] y", "float[B, 8] y"),
+            MLP.replace("float[B, 4] y", "float[B, 8] y"),
             "declared_type_mismatch",
             "5:3",
         ),
