@@ -54,6 +54,8 @@
 //!   summaries.
 //! * `report` (feature `report`): diagnostics drawn over their source
 //!   lines, as the `onnxtxt` command draws them, into a string.
+//! * [`shrink`]: from a model a predicate finds interesting to the
+//!   smallest one it still does, valid (`onnxtxt shrink`).
 //! * `smith` and `roundtrip` (feature `smith`): random well-formed models,
 //!   and the round-trip invariants the tests and fuzzers check.
 //!
@@ -101,6 +103,7 @@ pub mod proto;
 pub mod report;
 #[cfg(feature = "smith")]
 pub mod roundtrip;
+pub mod shrink;
 #[cfg(feature = "smith")]
 pub mod smith;
 mod tensor_data;
