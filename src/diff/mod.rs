@@ -55,7 +55,8 @@ pub struct DiffOptions {
     /// Lines of unchanged text around each change.
     pub context: usize,
     /// For [`structural_diff`]: do not report values renamed (the nodes
-    /// that use them are still compared through the rename).
+    /// that use them are still compared through the rename), nor nodes
+    /// renamed.
     pub ignore_renames: bool,
     /// For [`structural_diff`]: match nodes without regard to their order
     /// (by operator, then shared inputs and outputs, when their names do
