@@ -321,6 +321,8 @@ const EDITS: &[(&str, Edit)] = &[
 #[test]
 fn the_text_and_structural_diffs_agree_after_any_one_edit() {
     let options = DiffOptions::default();
+    let mut ignore_storage = DiffOptions::default();
+    ignore_storage.ignore_storage = true;
     let mut made = vec![0; EDITS.len()];
     for (seed, (name, model)) in models_to_edit().into_iter().enumerate() {
         assert!(diff_models(&model, &model, &options).is_empty(), "{name}");
@@ -346,6 +348,12 @@ fn the_text_and_structural_diffs_agree_after_any_one_edit() {
             assert!(
                 !report.iter().any(|line| line.contains("changed elsewhere")),
                 "{name}, {what}: not named: {report:#?}"
+            );
+            // And when storage is ignored.
+            assert_eq!(
+                diff_models(&model, &new, &ignore_storage).is_empty(),
+                structural_diff(&model, &new, &ignore_storage).is_empty(),
+                "{name}, {what}, ignoring storage"
             );
             made[kind] += usize::from(text_differs);
         }
