@@ -12,6 +12,12 @@
 //!   list, or, after the last one, before the list's closing `}`;
 //! * a comment at the top of the file stays at the top, one before a graph
 //!   or function goes before it, and one after everything stays last.
+//!
+//! Numbers keep the author's spelling (`1e-5`, `0.7978845608`, `1` for a
+//! float) when it denotes the value the canonical spelling does, once
+//! parsed to its element type: the canonical text's numbers are matched
+//! with the source's in order, and the result is kept only if it parses
+//! to the very same model.
 
 use std::ops::Range;
 
@@ -37,7 +43,73 @@ pub fn format(text: &str) -> Result<String, Error> {
     if crate::infer::annotate::strip_type_comments(&mut table.trailing) {
         crate::infer::annotate::add_type_comments(&model, &mut table);
     }
-    Ok(Printer::new().print_with_comments(&model, &table))
+    let canonical = Printer::new().print_with_comments(&model, &table);
+    Ok(keep_spellings(text, canonical, &model))
+}
+
+/// `canonical` (the text of `model`) with each number spelled as the
+/// author of `source` spelled it, where that spelling denotes the same
+/// value; `canonical` itself unless the result parses to `model`, byte
+/// for byte once encoded.
+fn keep_spellings(source: &str, canonical: String, model: &crate::proto::ModelProto) -> String {
+    let (authored, printed) = (numbers(source), numbers(&canonical));
+    if authored.len() != printed.len() {
+        return canonical;
+    }
+    let mut kept = String::with_capacity(canonical.len());
+    let mut copied = 0;
+    for (theirs, ours) in authored.into_iter().zip(printed) {
+        let (theirs, ours_text) = (&source[theirs], &canonical[ours.clone()]);
+        if theirs != ours_text && same_number(theirs, ours_text) {
+            kept.push_str(&canonical[copied..ours.start]);
+            kept.push_str(theirs);
+            copied = ours.end;
+        }
+    }
+    if copied == 0 {
+        return canonical;
+    }
+    kept.push_str(&canonical[copied..]);
+    use prost::Message;
+    match crate::parse_model(&kept) {
+        Ok(reparsed) if reparsed.encode_to_vec() == model.encode_to_vec() => kept,
+        _ => canonical,
+    }
+}
+
+/// The spans of the number literals of `text`, in order: integer and
+/// float tokens, and the items of number lists (comments left out).
+fn numbers(text: &str) -> Vec<Range<usize>> {
+    use crate::lexer::{list_items, number_in_item, scan, Token};
+    let mut spans = Vec::new();
+    for (token, span) in scan(text).0 {
+        match token {
+            Token::Int(_) | Token::Float(_) => spans.push(span.start..span.end),
+            Token::Numbers(list) => {
+                // The list's text starts after its `{`.
+                let start = span.start + 1;
+                for item in list_items(list.as_bytes()) {
+                    let item =
+                        number_in_item(list.as_bytes(), item.span.clone()).unwrap_or(item.span);
+                    spans.push(start + item.start..start + item.end);
+                }
+            }
+            _ => {}
+        }
+    }
+    spans
+}
+
+/// Whether two spellings of a number denote the same value as integers,
+/// doubles or floats (the result is checked whole after).
+fn same_number(a: &str, b: &str) -> bool {
+    fn equal<T: PartialEq>(x: Option<T>, y: Option<T>) -> bool {
+        x.is_some() && x == y
+    }
+    let as_int = |s: &str| s.parse::<i128>().ok();
+    let as_f64 = |s: &str| s.parse::<f64>().ok().map(f64::to_bits);
+    let as_f32 = |s: &str| s.parse::<f32>().ok().map(f32::to_bits);
+    equal(as_int(a), as_int(b)) || equal(as_f64(a), as_f64(b)) || equal(as_f32(a), as_f32(b))
 }
 
 /// What a comment can be attached to.
@@ -168,7 +240,7 @@ fn skip_blank_and_comments(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::format;
+    use super::{format, keep_spellings};
 
     #[test]
     fn comments_stay_with_their_items() {
@@ -213,6 +285,38 @@ g (float x) => (float y) {
         }
         // Formatting is idempotent, comments included.
         assert_eq!(format(&formatted).unwrap(), formatted);
+    }
+
+    #[test]
+    fn numbers_keep_their_spelling_when_it_means_the_same() {
+        let text = "g (float x) => (float y) <float[3] w = {1e-5, 0.7978845608, 2}, \
+                    double[2] d = {1e-5, 0.1}> {\n  y = LeakyRelu <alpha: float = 1.0e-2> (x)\n}\n";
+        let formatted = format(text).unwrap();
+        for spelling in [
+            "{1e-5, 0.7978845608, 2}",
+            "{1e-5, 0.1}",
+            "alpha: float = 1.0e-2",
+        ] {
+            assert!(formatted.contains(spelling), "{spelling} in\n{formatted}");
+        }
+        assert_eq!(format(&formatted).unwrap(), formatted);
+        // What the canonical text says, the kept spellings say too.
+        let model = crate::parse_model(text).unwrap();
+        assert_eq!(crate::parse_model(&formatted).unwrap(), model);
+        // A spelling that denotes another value in its element type is
+        // never kept: as a double, 0.7978845608 is not 0.7978846.
+        let double = "g () => (double[1] y) <double[1] d = {0.7978846}> {\n  y = Identity (d)\n}\n";
+        let model = crate::parse_model(double).unwrap();
+        let other = double.replace("0.7978846", "0.7978845608");
+        let canonical = crate::to_text(&model);
+        assert_eq!(keep_spellings(&other, canonical.clone(), &model), canonical);
+        let model = crate::parse_model(text).unwrap();
+        // The printer's own spelling stays for the printed model.
+        let printed = crate::to_text(&model);
+        assert!(
+            printed.contains("0.00001") && printed.contains("0.7978846"),
+            "{printed}"
+        );
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub(crate) struct DiffArgs {
     /// changed with how many changed and by how much at most.
     #[arg(long)]
     pub(crate) summarize_tensors: bool,
+    /// Compare tensors by type, shape and values, not by the field that
+    /// holds them (`raw_data` or a typed field such as `float_data`).
+    #[arg(long)]
+    pub(crate) ignore_storage: bool,
     /// List what changed, part by part (nodes matched by name, else by
     /// position and operator; values, initializers, functions), instead of
     /// a diff of the texts.
@@ -77,6 +81,7 @@ impl DiffArgs {
         options.ignore_doc_strings = self.ignore_doc_strings;
         options.ignore_metadata = self.ignore_metadata;
         options.summarize_tensors = self.summarize_tensors;
+        options.ignore_storage = self.ignore_storage;
         options.context = self.unified;
         options.ignore_renames = self.ignore_renames;
         options.ignore_node_order = self.ignore_node_order;

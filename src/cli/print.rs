@@ -38,6 +38,12 @@ pub(crate) struct PrintArgs {
     /// its line (`y = MatMul (a, b) #: float[B,4]`); `fmt` refreshes them.
     #[arg(long)]
     pub(crate) types: bool,
+    /// As git's textconv driver: an input that is not a model prints one
+    /// line saying why (`# not a valid ONNX model: ...`) and exits 0, a Git
+    /// LFS pointer prints `# Git LFS pointer: oid sha256:..., size N`, so
+    /// that `git diff` still shows every other file.
+    #[arg(long, conflicts_with_all = ["output", "external_data"])]
+    pub(crate) textconv: bool,
 }
 
 impl PrintArgs {
@@ -52,10 +58,26 @@ impl PrintArgs {
         let printer = onnxtxt::Printer::new()
             .compat(self.compat)
             .elide(self.elide);
-        if self.external_data.is_none() && !self.types && !onnxtxt::looks_like_text(&input.bytes) {
+        if self.textconv {
+            if let Some(pointer) = lfs_pointer(&input.bytes) {
+                return write_output(None, pointer.as_bytes(), false);
+            }
+        }
+        // Textconv decodes the whole model before it prints a line: a model
+        // that turns out invalid has printed nothing.
+        let streamed = !self.textconv && self.external_data.is_none() && !self.types;
+        if streamed && !onnxtxt::looks_like_text(&input.bytes) {
             return self.print_binary(&input, &printer, progress);
         }
-        let mut model = load_model(input)?.model;
+        let mut model = match load_model(input) {
+            Ok(loaded) => loaded.model,
+            Err(failure) if self.textconv => {
+                drop(progress);
+                let line = format!("# not a valid ONNX model: {}\n", one_line(failure));
+                return write_output(None, line.as_bytes(), false);
+            }
+            Err(failure) => return Err(failure),
+        };
         let mut written = Vec::new();
         if let Some(file) = &self.external_data {
             let location = self.external_location(file)?;
@@ -119,6 +141,51 @@ impl PrintArgs {
         warn_dropped(&dropped);
         Ok(())
     }
+}
+
+/// The `# Git LFS pointer: oid sha256:..., size N` line for a Git LFS
+/// pointer file (what a repository holds in place of a file git-lfs
+/// stores), if `bytes` are one.
+fn lfs_pointer(bytes: &[u8]) -> Option<String> {
+    // Pointers are short UTF-8 text starting with their spec's version.
+    let text = std::str::from_utf8(bytes.get(..bytes.len().min(1024))?).ok()?;
+    text.strip_prefix("version https://git-lfs.github.com/spec/")?;
+    let value = |key: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(key)?.strip_prefix(' '))
+    };
+    Some(format!(
+        "# Git LFS pointer: oid {}, size {}\n",
+        value("oid")?,
+        value("size")?
+    ))
+}
+
+/// What a failure says, on one line: where (the byte and field of binary
+/// input, the line of text) and the first diagnostic's message.
+fn one_line(failure: Failure) -> String {
+    let message = match failure {
+        Failure::Binary { error, .. } => {
+            let d = error.primary();
+            let mut at = String::new();
+            if !d.span.is_empty() {
+                at.push_str(&format!("byte {}: ", d.span.start));
+            }
+            if let Some(path) = &d.path {
+                at.push_str(&format!("{path}: "));
+            }
+            format!("{at}{}", d.message)
+        }
+        Failure::Invalid { text, error, .. } => {
+            let d = error.primary();
+            let before = text.as_bytes().get(..d.span.start).unwrap_or_default();
+            let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+            format!("line {line}: {}", d.message)
+        }
+        Failure::Corrupt(message) | Failure::Io(message) => message,
+        Failure::Exit(code) => format!("exit status {code}"),
+    };
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Warns on stderr of what compat mode dropped.

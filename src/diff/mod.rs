@@ -52,10 +52,15 @@ pub struct DiffOptions {
     /// models with different values. Values are compared, not how they are
     /// stored (`raw_data` or a typed field).
     pub summarize_tensors: bool,
+    /// Compare tensors by type, shape and values, not by the field that
+    /// holds them: elements in `raw_data` are moved to the typed field of
+    /// their type first (in every graph and function), as if stored there.
+    pub ignore_storage: bool,
     /// Lines of unchanged text around each change.
     pub context: usize,
     /// For [`structural_diff`]: do not report values renamed (the nodes
-    /// that use them are still compared through the rename).
+    /// that use them are still compared through the rename), nor nodes
+    /// renamed.
     pub ignore_renames: bool,
     /// For [`structural_diff`]: match nodes without regard to their order
     /// (by operator, then shared inputs and outputs, when their names do
@@ -69,6 +74,7 @@ impl Default for DiffOptions {
             ignore_doc_strings: false,
             ignore_metadata: false,
             summarize_tensors: false,
+            ignore_storage: false,
             context: DEFAULT_CONTEXT,
             ignore_renames: false,
             ignore_node_order: false,
@@ -384,6 +390,13 @@ fn prepare(model: &ModelProto, options: &DiffOptions) -> (ModelProto, Vec<Elided
                 props.clear();
             }
         }
+        if let (true, Item::Tensor(tensor, _)) = (options.ignore_storage, &mut item) {
+            if tensor.raw_data.is_some() {
+                if let Some(values) = take_elements(tensor) {
+                    put_elements(tensor, values);
+                }
+            }
+        }
         if let (true, Item::Tensor(tensor, Some(place))) = (options.summarize_tensors, item) {
             if let Some(values) = take_values(tensor) {
                 elided.push(Elided {
@@ -546,6 +559,31 @@ struct Elided {
 /// field its type uses or in `raw_data` in the standard layout. Other
 /// tensors are left as they are.
 fn take_values(tensor: &mut TensorProto) -> Option<TypedValues> {
+    let values = take_elements(tensor)?;
+    tensor.data_location = Some(1);
+    let count = values.len();
+    tensor.external_data = vec![StringStringEntryProto {
+        key: Some("elided".into()),
+        value: Some(format!("{count} {}", plural(count, "value"))),
+    }];
+    Some(values)
+}
+
+/// Puts `values` in the typed field they belong in.
+fn put_elements(tensor: &mut TensorProto, values: TypedValues) {
+    match values {
+        TypedValues::Int32(v) => tensor.int32_data = v,
+        TypedValues::Int64(v) => tensor.int64_data = v,
+        TypedValues::Uint64(v) => tensor.uint64_data = v,
+        TypedValues::Float(v) => tensor.float_data = v,
+        TypedValues::Double(v) => tensor.double_data = v,
+        TypedValues::Bytes(v) => tensor.string_data = v,
+    }
+}
+
+/// Takes the elements out of `tensor`, leaving it with none, if they are
+/// stored as [`take_values`] reads them.
+fn take_elements(tensor: &mut TensorProto) -> Option<TypedValues> {
     let data_type = tensor.data_type?;
     let field = tensor_data::typed_field(data_type)?;
     let count = tensor
@@ -573,12 +611,6 @@ fn take_values(tensor: &mut TensorProto) -> Option<TypedValues> {
         },
     };
     tensor.raw_data = None;
-    tensor.data_location = Some(1);
-    let count = values.len();
-    tensor.external_data = vec![StringStringEntryProto {
-        key: Some("elided".into()),
-        value: Some(format!("{count} {}", plural(count, "value"))),
-    }];
     Some(values)
 }
 

@@ -20,9 +20,11 @@ use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::{
     compare, function_name, plural, position, qualified_name, take_values, DiffOptions, Shape,
+    Tally,
 };
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, StringStringEntryProto,
+    TensorProto, ValueInfoProto,
 };
 
 /// A change between two models, in the part `scope` names.
@@ -88,20 +90,34 @@ pub fn structural_diff(old: &ModelProto, new: &ModelProto, options: &DiffOptions
         new.graph.as_ref().unwrap_or(&empty),
     );
     let scope = format!("graph {}", g_new.name.as_deref().unwrap_or(""));
-    if g_old.name != g_new.name {
-        out.add(
-            &scope,
-            format!("renamed from `{}`", g_old.name.as_deref().unwrap_or("")),
-        );
-    }
-    out.body(
-        &scope,
-        &Body::of_graph(g_old),
-        &Body::of_graph(g_new),
-        &Renames::default(),
-    );
+    out.graph(&scope, g_old, g_new, &Renames::default());
     out.functions(&old.functions, &new.functions);
+    if !same_list(&old.training_info, &new.training_info) {
+        out.add("model", "training info changed".into());
+    }
+    // Every difference counts, so that this report and the diff of the
+    // texts agree on whether the models differ: what no line above names
+    // still gets one.
+    let complete = !options.ignore_renames && !options.ignore_node_order;
+    if complete && out.changes.is_empty() && !same(&old, &new) {
+        out.add("model", OTHER_CHANGES.into());
+    }
     out.changes
+}
+
+/// The change reported when the models differ in a way no other line
+/// names.
+const OTHER_CHANGES: &str = "changed elsewhere (`onnxtxt diff` shows where)";
+
+/// Whether two messages are the same, encoding and all (floats by their
+/// bits: a NaN is the same NaN).
+fn same<M: prost::Message>(a: &M, b: &M) -> bool {
+    a.encoded_len() == b.encoded_len() && a.encode_to_vec() == b.encode_to_vec()
+}
+
+/// Whether two lists of messages are the same, as [`same`] says.
+fn same_list<M: prost::Message>(a: &[M], b: &[M]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
 }
 
 /// The changes found so far.
@@ -120,10 +136,7 @@ struct Body<'a> {
 
 impl<'a> Body<'a> {
     fn of_graph(g: &'a GraphProto) -> Self {
-        let typed = |vi: &'a ValueInfoProto| {
-            let ty = vi.r#type.as_ref().map(crate::to_text).unwrap_or_default();
-            (vi.name.as_deref().unwrap_or(""), ty)
-        };
+        let typed = |vi: &'a ValueInfoProto| (vi.name.as_deref().unwrap_or(""), type_text(vi));
         Body {
             inputs: g.input.iter().map(typed).collect(),
             outputs: g.output.iter().map(typed).collect(),
@@ -210,18 +223,21 @@ impl Report<'_> {
                 self.add("model", format!("`{key}` {} → {}", text(a), text(b)));
             }
         }
-        if old.doc_string != new.doc_string {
-            self.add("model", "doc string changed".into());
-        }
-        if old.metadata_props != new.metadata_props {
-            self.add("model", "metadata changed".into());
-        }
+        self.annotations(
+            "model",
+            "",
+            [&old.doc_string, &new.doc_string],
+            [&old.metadata_props, &new.metadata_props],
+        );
         let opsets = |m: &ModelProto| -> Vec<(String, Option<i64>)> {
             m.opset_import
                 .iter()
                 .map(|o| (o.domain.clone().unwrap_or_default(), o.version))
                 .collect()
         };
+        if same_list(&old.opset_import, &new.opset_import) {
+            return;
+        }
         let (a, b) = (opsets(old), opsets(new));
         for (domain, version) in &a {
             match b.iter().find(|(d, _)| d == domain) {
@@ -257,20 +273,30 @@ impl Report<'_> {
                 self.add(&scope, "removed".into());
                 continue;
             };
-            if f.attribute != g.attribute || f.attribute_proto != g.attribute_proto {
+            if f.attribute != g.attribute || !same_list(&f.attribute_proto, &g.attribute_proto) {
                 self.add(&scope, "attributes changed".into());
             }
-            if f.opset_import != g.opset_import {
+            if !same_list(&f.opset_import, &g.opset_import) {
                 self.add(&scope, "opset imports changed".into());
             }
-            if f.doc_string != g.doc_string {
-                self.add(&scope, "doc string changed".into());
-            }
-            self.body(
+            self.annotations(
+                &scope,
+                "",
+                [&f.doc_string, &g.doc_string],
+                [&f.metadata_props, &g.metadata_props],
+            );
+            let renames = self.body(
                 &scope,
                 &Body::of_function(f),
                 &Body::of_function(g),
                 &Renames::default(),
+            );
+            self.value_infos(
+                &scope,
+                "value info",
+                [&f.value_info, &g.value_info],
+                &renames,
+                true,
             );
         }
         for g in new {
@@ -281,9 +307,119 @@ impl Report<'_> {
         }
     }
 
+    /// A doc string or metadata changed, said after `prefix` (`node
+    /// `conv3`: `, or nothing for the part the scope names).
+    fn annotations(
+        &mut self,
+        scope: &str,
+        prefix: &str,
+        docs: [&Option<String>; 2],
+        metadata: [&[StringStringEntryProto]; 2],
+    ) {
+        if docs[0] != docs[1] {
+            self.add(scope, format!("{prefix}doc string changed"));
+        }
+        if !same_list(metadata[0], metadata[1]) {
+            self.add(scope, format!("{prefix}metadata changed"));
+        }
+    }
+
+    /// A graph: its name, doc string and metadata, its body, and the value
+    /// infos and sparse initializers it holds besides; `outer` are the
+    /// renames of the graphs around it.
+    fn graph(&mut self, scope: &str, old: &GraphProto, new: &GraphProto, outer: &Renames) {
+        if old.name != new.name {
+            let name = |g: &GraphProto| format!("`{}`", g.name.as_deref().unwrap_or(""));
+            self.add(
+                scope,
+                format!("graph {} renamed to {}", name(old), name(new)),
+            );
+        }
+        self.annotations(
+            scope,
+            "",
+            [&old.doc_string, &new.doc_string],
+            [&old.metadata_props, &new.metadata_props],
+        );
+        let renames = self.body(scope, &Body::of_graph(old), &Body::of_graph(new), outer);
+        self.value_infos(scope, "input", [&old.input, &new.input], &renames, false);
+        self.value_infos(scope, "output", [&old.output, &new.output], &renames, false);
+        self.value_infos(
+            scope,
+            "value info",
+            [&old.value_info, &new.value_info],
+            &renames,
+            true,
+        );
+        if !same_list(&old.sparse_initializer, &new.sparse_initializer) {
+            self.add(scope, "sparse initializers changed".into());
+        }
+        if !same_list(&old.quantization_annotation, &new.quantization_annotation) {
+            self.add(scope, "quantization annotations changed".into());
+        }
+    }
+
+    /// Value infos matched by name (after renames): their doc strings and
+    /// metadata, and, when `whole` (not inputs or outputs, which
+    /// [`Report::values`] compares), their types, and those added or
+    /// removed.
+    fn value_infos(
+        &mut self,
+        scope: &str,
+        kind: &str,
+        [old, new]: [&[ValueInfoProto]; 2],
+        renames: &Renames,
+        whole: bool,
+    ) {
+        if same_list(old, new) {
+            return;
+        }
+        let name = |v: &ValueInfoProto| v.name.clone().unwrap_or_default();
+        // In place when the names are (names can repeat in an invalid
+        // model), else by name.
+        let in_place = old.len() == new.len()
+            && old
+                .iter()
+                .zip(new)
+                .all(|(a, b)| renames.apply(&name(a)) == name(b));
+        let by_name: HashMap<String, &ValueInfoProto> = new.iter().map(|v| (name(v), v)).collect();
+        let mut kept = HashSet::new();
+        for (i, a) in old.iter().enumerate() {
+            let renamed = renames.apply(&name(a)).to_owned();
+            let matched = if in_place {
+                new.get(i)
+            } else {
+                by_name.get(&renamed).copied()
+            };
+            let Some(b) = matched else {
+                if whole {
+                    self.add(scope, format!("{kind} `{}` removed", name(a)));
+                }
+                continue;
+            };
+            let (ta, tb) = (type_text(a), type_text(b));
+            if whole && ta != tb {
+                self.add(scope, format!("{kind} `{renamed}`: type {ta} → {tb}"));
+            }
+            self.annotations(
+                scope,
+                &format!("{kind} `{renamed}`: "),
+                [&a.doc_string, &b.doc_string],
+                [&a.metadata_props, &b.metadata_props],
+            );
+            kept.insert(renamed);
+        }
+        for b in new.iter().filter(|b| whole && !kept.contains(&name(b))) {
+            self.add(
+                scope,
+                format!("{kind} `{}` added: {}", name(b), type_text(b)),
+            );
+        }
+    }
+
     /// A graph or function body; `outer` are the renames of the graphs
-    /// around it.
-    fn body(&mut self, scope: &str, old: &Body<'_>, new: &Body<'_>, outer: &Renames) {
+    /// around it. Gives the renames found, `outer` included.
+    fn body(&mut self, scope: &str, old: &Body<'_>, new: &Body<'_>, outer: &Renames) -> Renames {
         let pairs = match_nodes(old.nodes, new.nodes, self.options.ignore_node_order);
         let renames = find_renames(old, new, &pairs, outer);
         if !self.options.ignore_renames {
@@ -301,6 +437,7 @@ impl Report<'_> {
         self.values(scope, "output", &old.outputs, &new.outputs, &renames);
         self.initializers(scope, old.initializers, new.initializers, &renames);
         self.nodes(scope, old.nodes, new.nodes, &pairs, &renames);
+        renames
     }
 
     /// Graph inputs or outputs, by name after renames.
@@ -312,6 +449,14 @@ impl Report<'_> {
         new: &[(&str, String)],
         renames: &Renames,
     ) {
+        if old.len() == new.len()
+            && old
+                .iter()
+                .zip(new)
+                .all(|((x, tx), (y, ty))| renames.apply(x) == *y && tx == ty)
+        {
+            return;
+        }
         let new_types: HashMap<&str, &String> = new.iter().map(|(n, t)| (*n, t)).collect();
         let mut kept = Vec::new();
         for (name, ty) in old {
@@ -358,6 +503,9 @@ impl Report<'_> {
         new: &[TensorProto],
         renames: &Renames,
     ) {
+        if same_list(old, new) {
+            return;
+        }
         let name = |t: &TensorProto| t.name.clone().unwrap_or_default();
         let by_name: HashMap<String, &TensorProto> = new.iter().map(|t| (name(t), t)).collect();
         let mut kept = HashSet::new();
@@ -430,6 +578,15 @@ impl Report<'_> {
                 n.overload.as_deref(),
             )
         };
+        if a.name != b.name && !self.options.ignore_renames {
+            let what = match (named(a), named(b)) {
+                (true, true) => format!("node {} renamed to {}", label(a), label(b)),
+                (true, false) => format!("{node}: name {} removed", label(a)),
+                (false, true) => format!("{node}: named (was {})", label(a)),
+                (false, false) => format!("{node}: name {:?} → {:?}", a.name, b.name),
+            };
+            self.add(scope, what);
+        }
         if op(a) != op(b) {
             self.add(scope, format!("{node}: operator {} → {}", op(a), op(b)));
         }
@@ -445,11 +602,14 @@ impl Report<'_> {
                 );
             }
         }
-        if a.doc_string != b.doc_string {
-            self.add(scope, format!("{node}: doc string changed"));
-        }
-        if a.metadata_props != b.metadata_props {
-            self.add(scope, format!("{node}: metadata changed"));
+        self.annotations(
+            scope,
+            &format!("{node}: "),
+            [&a.doc_string, &b.doc_string],
+            [&a.metadata_props, &b.metadata_props],
+        );
+        if !same_list(&a.device_configurations, &b.device_configurations) {
+            self.add(scope, format!("{node}: device configurations changed"));
         }
         self.attributes(scope, node, &a.attribute, &b.attribute, renames);
     }
@@ -464,6 +624,11 @@ impl Report<'_> {
         new: &[AttributeProto],
         renames: &Renames,
     ) {
+        // Names can repeat (in an invalid model): lists that are the same
+        // are not matched by name.
+        if same_list(old, new) {
+            return;
+        }
         let name = |a: &AttributeProto| a.name.clone().unwrap_or_default();
         let by_name: HashMap<String, &AttributeProto> = new.iter().map(|a| (name(a), a)).collect();
         for a in old {
@@ -472,7 +637,7 @@ impl Report<'_> {
                 self.add(scope, format!("{node}: attribute `{key}` removed"));
                 continue;
             };
-            if a == *b {
+            if same(a, *b) {
                 continue;
             }
             fn graphs(x: &AttributeProto) -> Vec<&GraphProto> {
@@ -486,23 +651,19 @@ impl Report<'_> {
                     } else {
                         format!("{scope} / {node} / {key}[{k}]")
                     };
-                    self.body(&sub, &Body::of_graph(x), &Body::of_graph(y), renames);
+                    self.graph(&sub, x, y, renames);
                 }
                 continue;
             }
-            match (value_text(a), value_text(b)) {
-                (Some(x), Some(y)) if x != y => {
-                    self.add(scope, format!("{node}: attribute `{key}` {x} → {y}"))
+            let what = match (&a.t, &b.t, value_text(a), value_text(b)) {
+                (Some(x), Some(y), _, _) => {
+                    tensor_change(&key, x, y).map(|what| format!(": {what}"))
                 }
-                _ => match (&a.t, &b.t) {
-                    (Some(x), Some(y)) => {
-                        if let Some(what) = tensor_change(&key, x, y) {
-                            self.add(scope, format!("{node}: attribute `{key}`: {what}"));
-                        }
-                    }
-                    _ => self.add(scope, format!("{node}: attribute `{key}` changed")),
-                },
-            }
+                (_, _, Some(x), Some(y)) if x != y => Some(format!(" {x} → {y}")),
+                _ => None,
+            };
+            let what = what.unwrap_or_else(|| " changed".into());
+            self.add(scope, format!("{node}: attribute `{key}`{what}"));
         }
         for b in new {
             let key = name(b);
@@ -515,39 +676,85 @@ impl Report<'_> {
 }
 
 /// How two tensors of the same name differ, if they do: their shape or
-/// type, how many values and which first, or their storage.
+/// type, how many values and which first, their storage, doc string or
+/// metadata.
 fn tensor_change(place: &str, a: &TensorProto, b: &TensorProto) -> Option<String> {
     // The names were matched (through a rename, maybe).
     let (mut a, mut b) = (a.clone(), b.clone());
     a.name = None;
     b.name = None;
-    if a == b {
+    if same(&a, &b) {
         return None;
     }
     let (sa, sb) = (Shape::of(&a), Shape::of(&b));
     if sa != sb {
         return Some(format!("{sa} → {sb}"));
     }
+    let storage = [storage(&a), storage(&b)];
     let values = take_values(&mut a).zip(take_values(&mut b));
     let Some(tally) = values.and_then(|(x, y)| compare(sa.data_type, &x, &y)) else {
         return Some("changed".into());
     };
-    if tally.changed == 0 {
-        return (a != b).then(|| "storage or metadata changed".into());
+    let mut parts = Vec::new();
+    if tally.changed > 0 {
+        parts.push(values_changed(place, &sa, &tally));
+    } else if storage[0] != storage[1] {
+        parts.push(format!(
+            "stored as {} (was {}), values unchanged",
+            storage[1], storage[0]
+        ));
     }
+    if a.doc_string != b.doc_string {
+        parts.push("doc string changed".into());
+    }
+    if !same_list(&a.metadata_props, &b.metadata_props) {
+        parts.push("metadata changed".into());
+    }
+    if parts.is_empty() {
+        parts.push("changed".into());
+    }
+    Some(parts.join(", "))
+}
+
+/// Which field holds a tensor's elements: `raw_data`, a typed field
+/// (`float_data`), or `external data`.
+fn storage(t: &TensorProto) -> &'static str {
+    if t.data_location == Some(1) {
+        "external data"
+    } else if t.raw_data.is_some() {
+        "raw_data"
+    } else if !t.float_data.is_empty() {
+        "float_data"
+    } else if !t.int32_data.is_empty() {
+        "int32_data"
+    } else if !t.int64_data.is_empty() {
+        "int64_data"
+    } else if !t.uint64_data.is_empty() {
+        "uint64_data"
+    } else if !t.double_data.is_empty() {
+        "double_data"
+    } else if !t.string_data.is_empty() {
+        "string_data"
+    } else {
+        "no field"
+    }
+}
+
+/// `37 values changed, max abs diff 0.02 (W[3,17]: -0.14 → 0.0, ...)`.
+fn values_changed(place: &str, shape: &Shape, tally: &Tally) -> String {
     let mut what = format!(
         "{} {} changed",
         tally.changed,
         plural(tally.changed, "value")
     );
-    if let Some(max) = tally.max {
+    if let Some(max) = &tally.max {
         what.push_str(&format!(", max abs diff {max}"));
     }
     let first: Vec<String> = tally
         .first
         .iter()
         .map(|(index, x, y)| {
-            let at: Vec<String> = position(&sa.dims, *index)
+            let at: Vec<String> = position(&shape.dims, *index)
                 .iter()
                 .map(usize::to_string)
                 .collect();
@@ -559,7 +766,12 @@ fn tensor_change(place: &str, a: &TensorProto, b: &TensorProto) -> Option<String
         what.push_str(", ...");
     }
     what.push(')');
-    Some(what)
+    what
+}
+
+/// The text of a value's type (empty when it has none).
+fn type_text(v: &ValueInfoProto) -> String {
+    v.r#type.as_ref().map(crate::to_text).unwrap_or_default()
 }
 
 /// An attribute's value as printed, if short enough to show.

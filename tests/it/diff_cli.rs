@@ -336,6 +336,63 @@ fn tensor_values_are_compared_not_their_storage() {
 }
 
 #[test]
+fn ignore_storage_compares_values_not_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same elements in raw_data, an initializer's and an attribute's.
+    let new = changed("  float[20] w = {", "  @<raw: true> float[20] w = {").replace(
+        "<value: tensor = int64[2] {1, 2}>",
+        "<value: tensor = @<raw: true> int64[2] {1, 2}>",
+    );
+    let out = diff(dir.path(), MODEL, &new, &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.text().contains("\n+  @<raw: true> float[20] w = {\n"),
+        "{out:?}"
+    );
+    let out = diff(dir.path(), MODEL, &new, &["--structural"]);
+    assert_eq!(
+        (out.code, out.text()),
+        (
+            1,
+            "graph main\n  initializer `w`: stored as raw_data (was float_data), values unchanged\n  \
+             node `k`: attribute `value`: stored as raw_data (was int64_data), values unchanged\n"
+        ),
+        "{out:?}"
+    );
+    for mode in [
+        &["--ignore-storage"][..],
+        &["--ignore-storage", "--structural"],
+    ] {
+        let out = diff(dir.path(), MODEL, &new, mode);
+        assert_eq!((out.code, out.text()), (0, ""), "{mode:?}: {out:?}");
+    }
+    // A value that changed still shows, as one line.
+    let new = new.replace("9.0, 9.5", "9.0, 9.75");
+    let out = diff(dir.path(), MODEL, &new, &["--ignore-storage", "-U0"]);
+    let changes: Vec<&str> = out
+        .text()
+        .lines()
+        .filter(|l| l.starts_with(['-', '+']))
+        .skip(2)
+        .collect();
+    assert_eq!(
+        changes,
+        ["-    8.0, 8.5, 9.0, 9.5", "+    8.0, 8.5, 9.0, 9.75"],
+        "{out:?}"
+    );
+    let out = diff(
+        dir.path(),
+        MODEL,
+        &new,
+        &["--ignore-storage", "--structural"],
+    );
+    assert_eq!(
+        out.text(),
+        "graph main\n  initializer `w`: 1 value changed, max abs diff 0.25 (w[19]: 9.5 → 9.75)\n"
+    );
+}
+
+#[test]
 fn invalid_inputs_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let (good, _) = both_kinds(dir.path(), "good", MODEL);

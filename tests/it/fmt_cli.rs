@@ -1,7 +1,7 @@
 //! Tests of `onnxtxt fmt`: files rewritten in place with their comments,
 //! canonical files left alone, `--check` (a diff and exit 1, nothing
-//! changed), standard input to standard output, and files that do not
-//! parse left untouched.
+//! changed), standard input to standard output, files that do not parse
+//! left untouched, and numbers spelled as their author spelled them.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -225,4 +225,39 @@ fn check_diffs_are_coloured_on_request_only() {
     assert!(always
         .text()
         .contains("\x1b[32m+  y = local.Double (t) # twice\x1b[0m\n"));
+}
+
+/// A hand-written function whose numbers are not spelled as `print`
+/// writes them.
+const SPELLED: &str = r#"<
+  ir_version: 10,
+  opset_import: ["": 21]
+>
+gelu (float[N] x) => (float[N] y) <
+  float[3] c = {0.7978845608, 0.044715, 1e-5}
+> {
+  y = LeakyRelu <alpha: float = 1e-2> (x)
+}
+"#;
+
+#[test]
+fn numbers_keep_the_authors_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "gelu.onnxtxt", SPELLED.as_bytes());
+    let out = run(&["fmt", "--check", arg(&file)]);
+    assert_eq!((out.code, out.text()), (0, ""), "{out:?}");
+    let out = run_stdin(&["fmt"], SPELLED.replace("{0.79", "{ 0.79").as_bytes());
+    assert_eq!((out.code, out.text()), (0, SPELLED), "{out:?}");
+    // print writes the canonical spelling of the same values.
+    let out = run(&["print", arg(&file)]);
+    assert_eq!(
+        out.text(),
+        SPELLED
+            .replace("0.7978845608", "0.7978846")
+            .replace("1e-5", "0.00001")
+            .replace("1e-2", "0.01")
+    );
+    let canonical = write(dir.path(), "printed.onnxtxt", &out.stdout);
+    let out = run(&["diff", arg(&file), arg(&canonical)]);
+    assert_eq!((out.code, out.text()), (0, ""), "the same model: {out:?}");
 }

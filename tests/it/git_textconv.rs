@@ -2,11 +2,13 @@
 //! block of the README's "Reviewing models with git" section as it is written
 //! (with the built `onnxtxt` first on `PATH`) in a temporary repository: a
 //! binary model is committed, changed (a node and an attribute), and
-//! `git diff`, `git log -p` and `git show --textconv` must show its text.
+//! `git diff`, `git log -p` and `git show --textconv` must show its text;
+//! a file that is not a model (truncated, a Git LFS pointer) is one line
+//! of that diff, not its end; the `textstat` alias counts lines of text.
 //!
 //! Hermetic: `HOME` is the temporary folder, the system configuration and
 //! every `GIT_*` variable of the caller are ignored. Skipped, with a message,
-//! when git is not installed.
+//! when git is not installed, except in CI (`CI` set), where that fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -107,6 +109,10 @@ fn have_git() -> bool {
     match Command::new("git").arg("--version").output() {
         Ok(_) => true,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "git is not installed ({e}), and CI needs it"
+            );
             eprintln!("skipped: git is not installed ({e})");
             false
         }
@@ -227,8 +233,89 @@ fn readme_setup_names_the_driver() {
         readme_setup(),
         &[
             "echo '*.onnx diff=onnx' >> .gitattributes",
-            "git config diff.onnx.textconv \"onnxtxt print\"",
+            "git config diff.onnx.textconv \"onnxtxt print --textconv\"",
             "git config diff.onnx.xfuncname '^ *[^ #@}].*[{<(]$'",
         ],
     );
+}
+
+/// `model.onnx` changed from the perceptron by one activation.
+fn change_the_activation(repo: &Repo) {
+    let changed = MLP.replace("a = Relu (h)", "a = Sigmoid (h)");
+    assert_ne!(changed, MLP, "the example still has the edited line");
+    repo.write_model(&changed);
+}
+
+#[test]
+fn a_file_that_is_not_a_model_is_one_line_of_the_diff() {
+    if !have_git() {
+        return;
+    }
+    let repo = repo_with_the_perceptron();
+    let model = std::fs::read(repo.path().join("model.onnx")).unwrap();
+    let pointer = |oid: char, size: usize| {
+        format!(
+            "version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize {size}\n",
+            oid.to_string().repeat(64)
+        )
+    };
+    std::fs::write(repo.path().join("copy.onnx"), &model).unwrap();
+    std::fs::write(repo.path().join("stored.onnx"), pointer('a', 544)).unwrap();
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "--quiet", "-m", "a copy, a file in Git LFS"]);
+
+    // The copy is cut short, the LFS file changed, the model changed.
+    std::fs::write(repo.path().join("copy.onnx"), &model[..21]).unwrap();
+    std::fs::write(repo.path().join("stored.onnx"), pointer('b', 547)).unwrap();
+    change_the_activation(&repo);
+    let diff = repo.git(&["diff"]);
+    let truncated = diff
+        .lines()
+        .find(|l| l.starts_with("+# not a valid ONNX model: "))
+        .unwrap_or_else(|| panic!("no line for the truncated file in:\n{diff}"));
+    assert!(
+        truncated.contains("runs past the end of the input"),
+        "{truncated}"
+    );
+    assert_lines(
+        &diff,
+        &[
+            "-  [relu] a = Relu (h)",
+            "+  [relu] a = Sigmoid (h)",
+            &format!(
+                "-# Git LFS pointer: oid sha256:{}, size 544",
+                "a".repeat(64)
+            ),
+            &format!(
+                "+# Git LFS pointer: oid sha256:{}, size 547",
+                "b".repeat(64)
+            ),
+        ],
+    );
+    // The copy's old text is all removed, and the new one line added.
+    assert_lines(&diff, &["-  [layer1] h = Gemm (x, w1, b1)"]);
+}
+
+#[test]
+fn textstat_counts_lines_of_text() {
+    if !have_git() {
+        return;
+    }
+    let repo = repo_with_the_perceptron();
+    change_the_activation(&repo);
+    // git's own --stat counts the stored bytes, never the text.
+    assert_lines(
+        &repo.git(&["diff", "--stat"]),
+        &[" 1 file changed, 0 insertions(+), 0 deletions(-)"],
+    );
+    assert_lines(
+        &repo.git(&["textstat"]),
+        &[
+            " model.onnx |    2 +-",
+            " 1 file changed, 1 insertion(+), 1 deletion(-)",
+        ],
+    );
+    let mut numstat = repo.command("sh");
+    numstat.args(["-c", "git diff | git apply --numstat"]);
+    assert_eq!(Repo::run(numstat), "1\t1\tmodel.onnx\n");
 }
