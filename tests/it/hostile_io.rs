@@ -189,6 +189,23 @@ fn a_replaced_file_keeps_its_owner_group_and_mode() {
     assert!(std::fs::read(&target).unwrap() == mlp_binary());
     assert_eq!((replaced.uid(), replaced.gid()), owner);
     assert_eq!(replaced.permissions().mode() & 0o7777, 0o640);
+
+    // `fmt` rewriting a text in place, too.
+    let text = write(
+        dir.path(),
+        "model.onnxtxt",
+        b"g(float x)=>(float y){y=Relu(x)}",
+    );
+    std::fs::set_permissions(&text, std::fs::Permissions::from_mode(0o604)).unwrap();
+    if is_root() {
+        std::os::unix::fs::chown(&text, Some(65534), Some(65534)).unwrap();
+    }
+    let out = run(&["fmt", arg(&text)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let formatted = std::fs::metadata(&text).unwrap();
+    assert_ne!(formatted.len(), 33, "fmt rewrote nothing");
+    assert_eq!((formatted.uid(), formatted.gid()), owner);
+    assert_eq!(formatted.permissions().mode() & 0o7777, 0o604);
 }
 
 /// The README says so: a replaced file is a new file, and its other hard
@@ -328,6 +345,48 @@ fn a_signal_mid_write_removes_the_temporary_files() {
             "SIG{name}"
         );
     }
+}
+
+/// A signal the command was started ignoring (`nohup` ignores SIGHUP)
+/// stays ignored: the command goes on, and finishes when the FIFO it
+/// writes to gets a reader.
+#[test]
+fn an_ignored_signal_stays_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_with_weights(dir.path());
+    let fifo = dir.path().join("text.fifo");
+    mkfifo(&fifo);
+    let data = dir.path().join("w.bin");
+    let script = format!(
+        "trap '' HUP && exec {} print {} --external-data {} -o {}",
+        env!("CARGO_BIN_EXE_onnxtxt"),
+        arg(&model),
+        arg(&data),
+        arg(&fifo)
+    );
+    let mut command = Command::new("sh")
+        .args(["-c", &script])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let temporary = || {
+        listing(dir.path())
+            .iter()
+            .any(|name| name.starts_with(".tmp"))
+    };
+    wait_until("the temporary data file", temporary);
+    tool("kill", &["-HUP", &command.id().to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(command.try_wait().unwrap().is_none(), "SIGHUP ended it");
+    let mut reader = Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (status, stderr) = finish_with_stderr(&mut command);
+    finish(&mut reader);
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(listing(dir.path()), ["model.onnx", "text.fifo", "w.bin"]);
 }
 
 // ---------------------------------------------------------------------------
