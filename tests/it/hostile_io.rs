@@ -9,15 +9,16 @@
 //! as root, else a link to `/dev/null`, which is then written into and
 //! never replaced). Every child process runs under a time limit.
 
-use std::io::Read as _;
+use std::io::{Read, Write as _};
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cli::{listing, mlp_binary, MLP_PATH};
-use crate::support::{arg, run, run_stdin, write};
+use crate::support::{arg, write, Run};
 
 /// How long any child may run.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -49,17 +50,67 @@ fn finish(child: &mut Child) -> ExitStatus {
     }
 }
 
-/// [`finish`], and what the child wrote to its piped stderr.
-fn finish_with_stderr(child: &mut Child) -> (ExitStatus, String) {
+/// [`finish`], and what the child wrote to the pipes it still has for
+/// its output, read as it goes (so that a full pipe never stops it).
+fn collect(child: &mut Child) -> (ExitStatus, Vec<u8>, String) {
+    fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Option<JoinHandle<Vec<u8>>> {
+        pipe.map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                bytes
+            })
+        })
+    }
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let status = finish(child);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let joined =
+        |read: Option<JoinHandle<Vec<u8>>>| read.map_or_else(Vec::new, |r| r.join().unwrap());
+    let stderr = String::from_utf8(joined(stderr)).expect("stderr is UTF-8");
+    (status, joined(stdout), stderr)
+}
+
+/// [`collect`] without standard output.
+fn finish_with_stderr(child: &mut Child) -> (ExitStatus, String) {
+    let (status, _, stderr) = collect(child);
     (status, stderr)
+}
+
+/// Runs `onnxtxt args` as `support::run_stdin` does (`stdin` on its
+/// standard input, none for `None`), killed past [`LIMIT`].
+fn run_limited(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("onnxtxt starts");
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let input = input.to_vec();
+        // The command may exit without reading everything: that is its answer.
+        std::thread::spawn(move || pipe.write_all(&input));
+    }
+    let (status, stdout, stderr) = collect(&mut child);
+    Run {
+        code: status.code().expect("onnxtxt exits, not killed"),
+        stdout,
+        stderr,
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_limited(args, None)
+}
+
+fn run_stdin(args: &[&str], stdin: &[u8]) -> Run {
+    run_limited(args, Some(stdin))
 }
 
 /// Waits until `ready` holds, for at most [`LIMIT`].
@@ -141,16 +192,9 @@ fn a_fifo_given_to_o_gets_the_output() {
         // Nothing will ever open what `cat` waits on.
         let _ = reader.kill();
     }
-    finish(&mut reader);
+    let (_, received, _) = collect(&mut reader);
     assert!(status.success(), "{status}");
     assert!(fifo_kept, "the FIFO was replaced");
-    let mut received = Vec::new();
-    reader
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut received)
-        .unwrap();
     assert!(received == mlp_binary(), "the FIFO got other bytes");
 }
 
