@@ -221,7 +221,8 @@ fn keep_owner_and_mode(file: &File, existing: &Metadata) -> std::io::Result<()> 
 /// The temporary files of outputs being written, removed when SIGINT,
 /// SIGTERM or SIGHUP ends the command: the signals are taken, from the
 /// first temporary file on, by a thread that removes the files and then
-/// ends the process as the signal would have (its usual exit status).
+/// ends the process as the signal would have (its usual exit status). A
+/// signal the command was started ignoring stays ignored.
 mod cleanup {
     use std::path::{Path, PathBuf};
     use std::sync::{Mutex, MutexGuard, Once};
@@ -246,7 +247,10 @@ mod cleanup {
         HANDLER.call_once(|| {
             // Without the handler (the system refused it), a signal leaves
             // the temporary file behind, as it did before.
-            if let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            let taken = [SIGINT, SIGTERM, SIGHUP]
+                .into_iter()
+                .filter(|&s| !ignored(s));
+            if let Ok(mut signals) = Signals::new(taken) {
                 std::thread::spawn(move || {
                     if let Some(signal) = signals.forever().next() {
                         for path in temporaries().iter() {
@@ -262,6 +266,18 @@ mod cleanup {
         let file = tempfile::NamedTempFile::new_in(dir)?;
         recorded.push(file.path().to_path_buf());
         Ok(file)
+    }
+
+    /// Whether `signal` is ignored (as `nohup` ignores SIGHUP): it stays
+    /// so, rather than end the command once taken.
+    fn ignored(signal: std::ffi::c_int) -> bool {
+        // SAFETY: with a null new action, sigaction only writes the current
+        // one into `current`, a plain C struct for which zeroes are valid.
+        unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+                && current.sa_sigaction == libc::SIG_IGN
+        }
     }
 
     /// Forgets `path`, renamed or removed.

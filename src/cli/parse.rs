@@ -316,3 +316,45 @@ fn at_item(name: &str, text: &str, path: &str, code: &'static str, message: Stri
         diagnostic: Box::new(diagnostic),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts whose graphs nest `levels` deep through `If`, the innermost
+    /// holding `leaf`: the constructs with the most messages per bracket.
+    fn nested(levels: usize, leaf: &str) -> String {
+        let mut graph = leaf.to_owned();
+        for _ in 0..levels {
+            graph =
+                format!("g (bool c) => (float r) {{ r = If (c) <then_branch: graph = {graph}> }}");
+        }
+        format!("<ir_version: 10, opset_import: [\"\": 21]>\n{graph}\n")
+    }
+
+    /// The scan is sound: every text whose encoding no decoder reads is one
+    /// it marks as possibly too deep.
+    #[test]
+    fn texts_nested_too_deep_are_always_caught() {
+        let leaves = [
+            "g () => (float r) { r = Constant <value: tensor = float[1] {1.0}> () }",
+            "g (seq(seq(seq(float[N]))) a) => (float r) { r = Identity (a) }",
+            "g () => (float r) { r = Constant <sparse_value: sparse_tensor = \
+             sparse_tensor[8] {values: float[2] {1, 2}, indices: int64[2] {1, 2}}> () }",
+            r#"g () => (float[2] r) <float[2] w = ["location": "w.bin", "length": "8"]> { r = Identity (w) }"#,
+        ];
+        let (mut unreadable, mut shallow) = (0, 0);
+        for leaf in leaves {
+            for levels in 20..=34 {
+                let text = nested(levels, leaf);
+                let model = onnxtxt::parse_model(&text).unwrap();
+                let readable = onnxtxt::decode_model(&model.encode_to_vec()).is_ok();
+                let marked = may_nest_too_deep(&text);
+                assert!(readable || marked, "{levels} levels around {leaf}");
+                unreadable += usize::from(!readable);
+                shallow += usize::from(!marked);
+            }
+        }
+        assert!(unreadable > 0 && shallow > 0, "{unreadable} {shallow}");
+    }
+}

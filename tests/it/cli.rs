@@ -9,10 +9,10 @@ use crate::support::{arg, run, run_in, run_stdin, run_with, trim_lines, write, I
 use prost::Message as _;
 
 const MLP: &str = include_str!("../../examples/mlp.onnxtxt");
-const MLP_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mlp.onnxtxt");
+pub(crate) const MLP_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mlp.onnxtxt");
 
 /// The binary model of `examples/mlp.onnxtxt`.
-fn mlp_binary() -> Vec<u8> {
+pub(crate) fn mlp_binary() -> Vec<u8> {
     onnxtxt::parse_model(MLP).unwrap().encode_to_vec()
 }
 
@@ -22,7 +22,7 @@ fn mlp_canonical() -> String {
 }
 
 /// The names in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
+pub(crate) fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -526,7 +526,7 @@ fn compat_lists_what_it_drops_on_stderr() {
 
 /// A model with graphs nested `levels` deep through `If`-like attributes:
 /// the innermost graph is message depth `1 + 3 * levels` below the model.
-fn nested_graphs(levels: usize) -> onnxtxt::proto::ModelProto {
+pub(crate) fn nested_graphs(levels: usize) -> onnxtxt::proto::ModelProto {
     use onnxtxt::proto::{attribute_proto::AttributeType, *};
     let mut graph = GraphProto {
         name: Some("inner".into()),
