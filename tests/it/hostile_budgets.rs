@@ -147,20 +147,31 @@ fn a_text_broken_on_every_line_costs_no_more_than_fifty_errors() {
     assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
 }
 
+/// `parse` of `text` from standard input, with each error format, which
+/// fails.
+fn failed_parses(text: &str) -> Vec<Bounded> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.onnx");
+    let parse = |format| {
+        bounded(
+            &["--error-format", format, "parse", "-o", arg(&out), "-"],
+            text.as_bytes(),
+        )
+    };
+    let runs = vec![parse("human"), parse("json")];
+    for run in &runs {
+        assert_eq!(run.code, Some(1), "{run:?}");
+    }
+    runs
+}
+
 #[test]
 fn a_huge_literal_is_quoted_once_and_shortened() {
     let text = format!(
         "<ir_version: 10, opset_import: [\"\": 21]>\ng () => (y) {{ y = Constant <value_int = {}> () }}\n",
         "9".repeat(10_000_000)
     );
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("m.onnx");
-    for format in ["human", "json"] {
-        let run = bounded(
-            &["--error-format", format, "parse", "-o", arg(&out), "-"],
-            text.as_bytes(),
-        );
-        assert_eq!(run.code, Some(1), "{run:?}");
+    for run in failed_parses(&text) {
         assert!(
             run.stderr.contains(&format!("`{}…`", "9".repeat(64))),
             "{run:?}"
@@ -172,14 +183,7 @@ fn a_huge_literal_is_quoted_once_and_shortened() {
 #[test]
 fn control_characters_never_reach_the_terminal() {
     let text = "g (float x) => (float y) {\n  y = Relu(x\u{1b}]0;owned\u{7}\u{9b}2J)\n}\n";
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("m.onnx");
-    for format in ["human", "json"] {
-        let run = bounded(
-            &["--error-format", format, "parse", "-o", arg(&out), "-"],
-            text.as_bytes(),
-        );
-        assert_eq!(run.code, Some(1), "{run:?}");
+    for run in failed_parses(text) {
         assert!(run.stderr.contains("\\u{1b}"), "{run:?}");
         let raw = run
             .stderr
