@@ -14,21 +14,144 @@ pub type Span = Range<usize>;
 
 /// The line and column, both counted from 1, the column in characters, of
 /// byte `at` of `text` (of the character it falls in; of the end of the
-/// text when it is past it).
+/// text when it is past it). For more than one position in a text, a
+/// [`LineIndex`] finds each without reading the text again.
 ///
 /// ```
 /// assert_eq!(onnxtxt::line_column("ab\ncé d", 7), (2, 4));
 /// assert_eq!(onnxtxt::line_column("x", 0), (1, 1));
 /// ```
 pub fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
+    LineIndex::new(text).line_column(text, at)
+}
+
+/// Where the lines of a text start, found once, so that the line and
+/// column of each of many diagnostics cost a binary search and a scan of
+/// one line rather than of the whole text.
+///
+/// ```
+/// use onnxtxt::LineIndex;
+///
+/// let text = "ab\ncé d\n";
+/// let index = LineIndex::new(text);
+/// assert_eq!(index.line_column(text, 7), (2, 4));
+/// assert_eq!(index.line_span(text, 1), 3..8);
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    /// The byte each line starts at; the first is 0.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// The index of the lines of `text` (ended by `\n`).
+    pub fn new(text: &str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { starts }
     }
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+
+    /// The line of byte `at` (counted from 0).
+    fn line_of(&self, at: usize) -> usize {
+        self.starts.partition_point(|&start| start <= at) - 1
+    }
+
+    /// The bytes of line `line` (counted from 0) of `text`, the text the
+    /// index was made from, without its `\n`.
+    pub fn line_span(&self, text: &str, line: usize) -> Span {
+        let start = self.starts.get(line).copied().unwrap_or(text.len());
+        let end = self
+            .starts
+            .get(line + 1)
+            .map_or(text.len(), |next| next - 1);
+        start..end.max(start)
+    }
+
+    /// The line and column of byte `at` of `text` (the text the index was
+    /// made from), as [`line_column`] gives them.
+    pub fn line_column(&self, text: &str, at: usize) -> (usize, usize) {
+        let mut at = at.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let line = self.line_of(at);
+        let column = text[self.starts[line]..at].chars().count() + 1;
+        (line + 1, column)
+    }
+
+    /// The line (counted from 0) byte `at` of `text` is on.
+    pub fn line(&self, text: &str, at: usize) -> usize {
+        self.line_of(at.min(text.len()))
+    }
+}
+
+/// The most characters of a token quoted in a message (between
+/// backticks): a longer one is cut there, and `…` marks the cut, so that a
+/// 100 MB literal does not make a 100 MB message.
+pub const MAX_QUOTED_CHARS: usize = 64;
+
+/// The most characters of a message, a label or a help line; past it, the
+/// rest is cut and `…` marks the cut.
+pub const MAX_MESSAGE_CHARS: usize = 1024;
+
+/// Whether `c` is a control character a message must not carry raw: C0
+/// (but tab), DEL and C1, which could drive the terminal it is shown on.
+pub(crate) fn is_control(c: char) -> bool {
+    c != '\t' && (c.is_ascii_control() || ('\u{80}'..='\u{9f}').contains(&c))
+}
+
+/// `message` as it is shown (by [`Error`]'s and [`Diagnostic`]'s
+/// `Display`, the `report` renderer and the command's JSON; the fields
+/// keep the words as they were made): control characters escaped (`\u{1b}`), a
+/// token quoted between backticks cut after [`MAX_QUOTED_CHARS`]
+/// characters, the whole cut after [`MAX_MESSAGE_CHARS`].
+///
+/// ```
+/// use onnxtxt::tidy_message;
+///
+/// assert_eq!(tidy_message("unexpected `\u{1b}[31m`"), "unexpected `\\u{1b}[31m`");
+/// let long = format!("`{}` is too large", "9".repeat(1000));
+/// assert_eq!(tidy_message(&long), format!("`{}…` is too large", "9".repeat(64)));
+/// assert_eq!(tidy_message("fine"), "fine");
+/// ```
+pub fn tidy_message(message: &str) -> std::borrow::Cow<'_, str> {
+    let long_quote = || {
+        message
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|quoted| quoted.chars().nth(MAX_QUOTED_CHARS).is_some())
+    };
+    if !message.contains(is_control)
+        && message.chars().nth(MAX_MESSAGE_CHARS).is_none()
+        && !long_quote()
+    {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut tidy = String::new();
+    let mut shown = 0;
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            tidy.push('`');
+        }
+        for (n, c) in part.chars().enumerate() {
+            if (i % 2 == 1 && n == MAX_QUOTED_CHARS) || shown == MAX_MESSAGE_CHARS {
+                tidy.push('…');
+                break;
+            }
+            shown += 1;
+            if is_control(c) {
+                tidy.extend(c.escape_unicode());
+            } else {
+                tidy.push(c);
+            }
+        }
+        if shown == MAX_MESSAGE_CHARS {
+            break;
+        }
+    }
+    std::borrow::Cow::Owned(tidy)
 }
 
 /// A secondary location that helps explain a diagnostic, such as where an
@@ -162,7 +285,7 @@ impl fmt::Debug for Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let primary = self.primary();
-        write!(f, "{}", primary.message)?;
+        write!(f, "{}", tidy_message(&primary.message))?;
         if let Some(path) = &primary.path {
             write!(f, " (at {path})")?;
         } else if let Some((line, column)) = self.0.position {
@@ -182,7 +305,7 @@ impl std::error::Error for Error {}
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&tidy_message(&self.message))
     }
 }
 

@@ -111,7 +111,10 @@ mod vocabulary;
 
 pub use check::{check_model, Finding, Severity};
 pub use decode::{decode, decode_model, Decode, MAX_MESSAGE_DEPTH};
-pub use error::{line_column, Diagnostic, Error, Label, Span};
+pub use error::{
+    line_column, tidy_message, Diagnostic, Error, Label, LineIndex, Span, MAX_MESSAGE_CHARS,
+    MAX_QUOTED_CHARS,
+};
 pub use format::format;
 pub use lexer::looks_like_text;
 pub use parser::{

@@ -14,7 +14,7 @@ use onnxtxt::{Severity, SourceMap};
 
 use super::input::read_input;
 use super::io::{load_model, Failure};
-use super::report::{show, show_message, ErrorFormat, Shown};
+use super::report::{show_message, ErrorFormat, Reporter};
 
 /// What `onnxtxt check --help` says: every check, by the last part of its
 /// code (`onnxtxt::check::CODE`), so that the list and the checks can be
@@ -152,9 +152,15 @@ fn check_one(path: &Path, format: ErrorFormat, deny_warnings: bool) -> Result<()
     show_findings(&loaded.name, text, findings, format, deny_warnings)
 }
 
+/// The most findings shown for one model: the summary after them counts
+/// them all, and says how many were not shown, so that a model with a
+/// million mistakes does not print a million diagnostics.
+pub(crate) const MAX_FINDINGS_SHOWN: usize = 1000;
+
 /// Shows `findings` about the model read from `name` (located in its
-/// `text`, for text input), then a summary; fails (with the summary as its
-/// message) when one is an error, or a warning and `deny_warnings`.
+/// `text`, for text input), the first [`MAX_FINDINGS_SHOWN`] of them, then
+/// a summary; fails (with the summary as its message) when one is an
+/// error, or a warning and `deny_warnings`.
 pub(crate) fn show_findings(
     name: &str,
     text: Option<&str>,
@@ -168,13 +174,18 @@ pub(crate) fn show_findings(
     if let Some(map) = text.and_then(source_map) {
         onnxtxt::check::locate(&map, &mut findings);
     }
-    for finding in &findings {
-        show(format, &shown(name, text, finding));
+    let reporter = Reporter::new(format, name, text);
+    for finding in findings.iter().take(MAX_FINDINGS_SHOWN) {
+        reporter.show(finding.severity, &finding.diagnostic, &finding.summary);
     }
     let errors = findings.iter().filter(|f| f.is_error()).count();
     let warnings = findings.len() - errors;
+    let not_shown = match findings.len().saturating_sub(MAX_FINDINGS_SHOWN) {
+        0 => String::new(),
+        n => format!(" ({n} not shown)"),
+    };
     let summary = format!(
-        "{name}: {}, {}",
+        "{name}: {}, {}{not_shown}",
         plural(errors, "error"),
         plural(warnings, "warning")
     );
@@ -195,16 +206,6 @@ fn source_map(text: &str) -> Option<SourceMap> {
     onnxtxt::parse_model_with_source_map(text)
         .ok()
         .map(|(_, map)| map)
-}
-
-fn shown<'a>(file: &'a str, text: Option<&'a str>, finding: &'a Finding) -> Shown<'a> {
-    Shown {
-        file,
-        text,
-        level: finding.severity,
-        diagnostic: &finding.diagnostic,
-        label: &finding.summary,
-    }
 }
 
 fn plural(n: usize, what: &str) -> String {

@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
 use onnxtxt::Severity;
 
 pub(crate) use io::Failure;
-use report::{show, show_message, ErrorFormat, Shown};
+use report::{show_message, ErrorFormat, Reporter};
 
 /// Parse and print the ONNX textual syntax.
 #[derive(Debug, Parser)]
@@ -101,18 +101,9 @@ impl Failure {
     pub(crate) fn report(self, format: ErrorFormat) -> ExitCode {
         let code = ExitCode::from(self.code());
         let diagnostics = |file: &str, text: Option<&str>, error: &onnxtxt::Error| {
+            let reporter = Reporter::new(format, file, text);
             for diagnostic in error.diagnostics() {
-                let label = diagnostic.message.as_str();
-                show(
-                    format,
-                    &Shown {
-                        file,
-                        text,
-                        level: Severity::Error,
-                        diagnostic,
-                        label,
-                    },
-                );
+                reporter.show(Severity::Error, diagnostic, &diagnostic.message);
             }
         };
         match self {

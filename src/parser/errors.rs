@@ -26,6 +26,50 @@ pub(super) fn to_error(mut errors: Vec<Rich<'_, Token<'_>>>, source: &str) -> Er
     Error::from_diagnostics(diagnostics)
 }
 
+/// Diagnostics gathered as a check finds them, of which only the first
+/// [`MAX_ERRORS`] in the order of the text are kept: however many mistakes
+/// a text has, at most twice that many are ever held, and one that cannot
+/// be among the first is not even built ([`FirstErrors::wants`]).
+#[derive(Debug, Default)]
+pub(crate) struct FirstErrors {
+    kept: Vec<Diagnostic>,
+    /// Once [`MAX_ERRORS`] are kept: where the last of them starts.
+    past: Option<usize>,
+}
+
+impl FirstErrors {
+    /// Whether a diagnostic starting at byte `start` may be among the
+    /// first.
+    pub(crate) fn wants(&self, start: usize) -> bool {
+        self.past.is_none_or(|past| start < past)
+    }
+
+    /// Adds `diagnostic`, if it may be among the first.
+    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
+        if !self.wants(diagnostic.span.start) {
+            return;
+        }
+        self.kept.push(diagnostic);
+        if self.kept.len() == 2 * MAX_ERRORS {
+            self.keep_first();
+        }
+    }
+
+    fn keep_first(&mut self) {
+        self.kept.sort_by_key(|d| d.span.start);
+        self.kept.truncate(MAX_ERRORS);
+        if self.kept.len() == MAX_ERRORS {
+            self.past = self.kept.last().map(|d| d.span.start);
+        }
+    }
+
+    /// The first diagnostics, in the order of the text.
+    pub(crate) fn into_sorted(mut self) -> Vec<Diagnostic> {
+        self.keep_first();
+        self.kept
+    }
+}
+
 /// Names an expected item in grammar terms (chumsky's own wording quotes
 /// tokens a second time).
 fn describe(pattern: &chumsky::error::RichPattern<'_, Token<'_>>) -> String {
@@ -79,6 +123,20 @@ pub(super) fn diagnostic_of(error: &Rich<'_, Token<'_>>) -> Diagnostic {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_first_errors_are_kept_however_many_come() {
+        let mut errors = FirstErrors::default();
+        for start in (0..100_000).rev().chain(100_000..200_000) {
+            errors.push(Diagnostic::new("onnxtxt::parse::syntax", "", start..start));
+            assert!(errors.kept.len() < 2 * MAX_ERRORS);
+        }
+        assert!(!errors.wants(MAX_ERRORS));
+        let starts: Vec<usize> = errors.into_sorted().iter().map(|d| d.span.start).collect();
+        assert_eq!(starts, (0..MAX_ERRORS).collect::<Vec<_>>());
+    }
+
     #[test]
     fn errors_name_what_was_expected_and_where() {
         let text = "g (float x) = (float y) {}";

@@ -28,6 +28,10 @@ pub(crate) struct State {
     /// How many nodes the node run of a piece has, as counted before
     /// reading it, so that their vector is made once (see `pieces`).
     pub(crate) run_nodes: usize,
+    /// How many broken constructs recovery skipped (see `recovery.rs`);
+    /// past [`MAX_ERRORS`](super::MAX_ERRORS) it skips the rest of their
+    /// lists, so that errors are never collected by the million.
+    pub(crate) recoveries: usize,
 }
 
 impl State {
@@ -41,16 +45,16 @@ impl State {
 }
 
 impl<'s, I: chumsky::input::Input<'s>> chumsky::inspector::Inspector<'s, I> for State {
-    type Checkpoint = <landmarks::Landmarks as chumsky::inspector::Inspector<'s, I>>::Checkpoint;
+    /// The landmarks recorded and the recoveries made: both are undone
+    /// when the parse backtracks.
+    type Checkpoint = (usize, usize);
 
     #[inline(always)]
-    fn on_token(&mut self, token: &I::Token) {
-        chumsky::inspector::Inspector::<I>::on_token(&mut self.landmarks, token);
-    }
+    fn on_token(&mut self, _: &I::Token) {}
 
     #[inline(always)]
-    fn on_save<'p>(&self, cursor: &chumsky::input::Cursor<'s, 'p, I>) -> Self::Checkpoint {
-        self.landmarks.on_save(cursor)
+    fn on_save<'p>(&self, _: &chumsky::input::Cursor<'s, 'p, I>) -> Self::Checkpoint {
+        (self.landmarks.save(), self.recoveries)
     }
 
     #[inline(always)]
@@ -58,7 +62,9 @@ impl<'s, I: chumsky::input::Input<'s>> chumsky::inspector::Inspector<'s, I> for 
         &mut self,
         checkpoint: &chumsky::input::Checkpoint<'s, 'p, I, Self::Checkpoint>,
     ) {
-        self.landmarks.on_rewind(checkpoint);
+        let (landmarks, recoveries) = *checkpoint.inspector();
+        self.landmarks.rewind(landmarks);
+        self.recoveries = recoveries;
     }
 }
 

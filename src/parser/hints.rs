@@ -4,6 +4,7 @@
 
 use chumsky::span::SimpleSpan;
 
+use super::errors::FirstErrors;
 use crate::error::Diagnostic;
 use crate::lexer::Token;
 use crate::vocabulary::{MAP, OPTIONAL, SEQ, SPARSE_TENSOR};
@@ -152,31 +153,46 @@ pub(crate) fn attribute_type_help(word: &str) -> Option<String> {
 
 /// Checks that brackets pair up, before parsing, so that each unclosed or
 /// stray bracket is reported once, where it is, with where it was opened.
+/// Linear in the tokens: a closer is looked for among the open brackets
+/// only when one of its kind is open.
 pub(crate) fn check_delimiters(
     tokens: &[(Token<'_>, SimpleSpan)],
     source: &str,
-    diagnostics: &mut Vec<Diagnostic>,
+    diagnostics: &mut FirstErrors,
 ) {
-    let mut open: Vec<(Token<'_>, SimpleSpan, usize)> = Vec::new();
+    // The open brackets, by their index in `tokens`, innermost last.
+    let mut open: Vec<usize> = Vec::new();
+    // How many brackets are open, by their closer.
+    let mut open_by_closer: foldhash::HashMap<Token<'_>, usize> = Default::default();
     for (index, &(token, span)) in tokens.iter().enumerate() {
-        if closer_of(token).is_some() {
-            open.push((token, span, index));
+        if let Some(closer) = closer_of(token) {
+            open.push(index);
+            *open_by_closer.entry(closer).or_default() += 1;
             continue;
         }
         if !is_closer(token) {
             continue;
         }
-        match open
-            .iter()
-            .rposition(|&(opener, _, _)| closer_of(opener) == Some(token))
-        {
-            Some(index) => {
-                for &(opener, opened, _) in &open[index + 1..] {
-                    diagnostics.push(unclosed(opener, opened, Some(span)));
+        let position = match open_by_closer.get(&token) {
+            Some(&n) if n > 0 => open
+                .iter()
+                .rposition(|&i| closer_of(tokens[i].0) == Some(token)),
+            _ => None,
+        };
+        match position {
+            Some(position) => {
+                for (n, i) in open.drain(position..).enumerate() {
+                    let (opener, opened) = tokens[i];
+                    if let Some(count) = closer_of(opener).and_then(|c| open_by_closer.get_mut(&c))
+                    {
+                        *count -= 1;
+                    }
+                    if n > 0 && diagnostics.wants(opened.start) {
+                        diagnostics.push(unclosed(opener, opened, Some(span)));
+                    }
                 }
-                open.truncate(index);
             }
-            None => diagnostics.push(
+            None if diagnostics.wants(span.start) => diagnostics.push(
                 Diagnostic::new(
                     "onnxtxt::parse::unmatched_delimiter",
                     format!("{token} closes nothing"),
@@ -184,14 +200,17 @@ pub(crate) fn check_delimiters(
                 )
                 .with_help("remove it, or add the opening bracket it belongs to"),
             ),
+            None => {}
         }
     }
-    // Only the brackets that will be reported are worth a guess.
-    for (n, &(opener, opened, index)) in open.iter().enumerate() {
-        let end = (n < super::MAX_ERRORS)
-            .then(|| likely_end(tokens, index, source))
-            .flatten();
-        diagnostics.push(unclosed(opener, opened, end));
+    // The brackets left open are in the order of the text: only the first
+    // of them can be reported, and only those are worth a guess.
+    for &index in open.iter().take(super::MAX_ERRORS) {
+        let (opener, opened) = tokens[index];
+        if diagnostics.wants(opened.start) {
+            let end = likely_end(tokens, index, source);
+            diagnostics.push(unclosed(opener, opened, end));
+        }
     }
 }
 

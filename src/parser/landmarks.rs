@@ -6,8 +6,6 @@
 
 use foldhash::HashMap;
 
-use chumsky::input::{Checkpoint, Cursor, Input};
-use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 
 use super::{Extra, Fail, Parsed, Tokens};
@@ -92,20 +90,18 @@ impl Landmarks {
     }
 }
 
-impl<'s, I: Input<'s>> Inspector<'s, I> for Landmarks {
-    type Checkpoint = usize;
-
+impl Landmarks {
+    /// Where the parse is in the recording, for [`Landmarks::rewind`].
     #[inline(always)]
-    fn on_token(&mut self, _: &I::Token) {}
-
-    #[inline(always)]
-    fn on_save<'p>(&self, _: &Cursor<'s, 'p, I>) -> usize {
+    pub(crate) fn save(&self) -> usize {
         self.recorded.len()
     }
 
+    /// Forgets what was recorded since [`Landmarks::save`] gave `saved`:
+    /// the parse backtracked.
     #[inline(always)]
-    fn on_rewind<'p>(&mut self, checkpoint: &Checkpoint<'s, 'p, I, usize>) {
-        self.recorded.truncate(*checkpoint.inspector());
+    pub(crate) fn rewind(&mut self, saved: usize) {
+        self.recorded.truncate(saved);
     }
 }
 

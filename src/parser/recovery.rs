@@ -13,14 +13,20 @@
 //! and only when it fails does the skipping start, so the success path keeps
 //! its speed and never backtracks more than before. Anything recovered is an
 //! error, so the parse as a whole still fails.
+//!
+//! After [`MAX_ERRORS`] skips, a broken construct is skipped with the rest
+//! of its list, up to the closing bracket or the end of the text: a text
+//! with millions of mistakes costs no more errors than one with a few
+//! dozen (one more per bracket level at most).
 
 use chumsky::error::{LabelError, RichPattern};
 use chumsky::input::{Cursor, InputRef};
 use chumsky::prelude::*;
 
+use super::grammar::State;
 use super::hints::{closer_of, is_closer};
 use super::landmarks::{landmark_with, Kind};
-use super::{Extra, Fail, Parsed, Tokens};
+use super::{Extra, Fail, Parsed, Tokens, MAX_ERRORS};
 use crate::lexer::Token;
 
 /// Skips one token tree: a bracketed group with everything in it, or one
@@ -76,12 +82,17 @@ fn skip_to<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, O: Clone>(
         let Some(mut skipped) = skip_tree(inp) else {
             return Err(no_match(inp, &before));
         };
+        let state: &mut State = inp.state();
+        state.recoveries += 1;
+        let give_up = state.recoveries > MAX_ERRORS;
         loop {
-            let here = inp.save();
-            let resumes = resume(skipped, inp);
-            inp.rewind(here);
-            if resumes {
-                return Ok(output.clone());
+            if !give_up {
+                let here = inp.save();
+                let resumes = resume(skipped, inp);
+                inp.rewind(here);
+                if resumes {
+                    return Ok(output.clone());
+                }
             }
             match skip_tree(inp) {
                 Some(next) => skipped = next,

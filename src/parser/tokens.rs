@@ -6,6 +6,7 @@
 
 use chumsky::span::SimpleSpan;
 
+use super::errors::FirstErrors;
 use super::{hints, MAX_ERRORS, MAX_NESTING};
 use crate::error::{Diagnostic, Error};
 use crate::lexer::{scan, SpannedTokens, Token};
@@ -33,7 +34,10 @@ pub(super) fn explain_malformed(
     tokens: &[(Token<'_>, SimpleSpan)],
     source: &str,
 ) -> Result<(), Error> {
-    let mut diagnostics = lexer_diagnostics(tokens, source);
+    let mut diagnostics = FirstErrors::default();
+    for diagnostic in lexer_diagnostics(tokens, source) {
+        diagnostics.push(diagnostic);
+    }
     // An unclosed string runs to the end of the text, taking the closing
     // brackets with it: reporting those would only repeat the one mistake.
     if !tokens
@@ -42,9 +46,8 @@ pub(super) fn explain_malformed(
     {
         hints::check_delimiters(tokens, source, &mut diagnostics);
     }
+    let diagnostics = diagnostics.into_sorted();
     if !diagnostics.is_empty() {
-        diagnostics.sort_by_key(|d| d.span.start);
-        diagnostics.truncate(MAX_ERRORS);
         return Err(Error::from_diagnostics(diagnostics));
     }
     check_nesting(tokens)

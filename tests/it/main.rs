@@ -28,6 +28,8 @@ mod fuzz_regressions;
 #[cfg(feature = "cli")]
 mod git_textconv;
 #[cfg(feature = "cli")]
+mod hostile_budgets;
+#[cfg(feature = "cli")]
 mod hostile_io;
 #[cfg(feature = "cli")]
 mod infer_cli;
