@@ -568,7 +568,13 @@ fn hostile_headers_are_parse_errors_and_the_server_goes_on() {
 #[test]
 fn malformed_messages_are_answered_and_the_server_goes_on() {
     let (mut client, _) = open(Client::start_limited(ADDRESS_SPACE));
-    let messages: [(&[u8], i64, Value); 6] = [
+    // Two million numbers: 4 MB of JSON that would take hundreds of MB read.
+    let many_values = format!(
+        "{{\"jsonrpc\": \"2.0\", \"method\": \"m\", \"params\": [{}0]}}",
+        "0,".repeat(2_000_000)
+    );
+    let messages: [(&[u8], i64, Value); 7] = [
+        (many_values.as_bytes(), -32600, Value::Null),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1,", -32700, Value::Null),
         (
             b"[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"shutdown\"}]",
