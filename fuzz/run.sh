@@ -4,8 +4,11 @@
 #   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
 # TARGET is parse_text, decode_binary, structured_model, fmt_idempotent,
-# lsp_edits, infer, or tract_consumer (built with the `tract` feature,
-# which brings in tract-onnx).
+# lsp_edits, lsp_framing, infer, or tract_consumer (built with the `tract`
+# feature, which brings in tract-onnx). lsp_framing runs under an address
+# space limit (`ulimit -v`, LSP_FRAMING_ADDRESS_SPACE_KIB below): the
+# language server's reader must read any bytes in bounded memory, so an
+# allocation driven by a `Content-Length` fails the run.
 # cargo-fuzz passes nightly-only `-Z` flags to rustc (sanitizer and
 # coverage instrumentation); RUSTC_BOOTSTRAP=1 lets the stable compiler
 # accept them. The address sanitizer is left out (`--sanitizer none`): the
@@ -38,6 +41,12 @@ if [ "$target" = tract_consumer ]; then
     features=(--features tract)
 fi
 export RUSTC_BOOTSTRAP=1
+if [ "$target" = lsp_framing ]; then
+    # Built first, outside the limit (the compiler needs more).
+    cargo fuzz build --sanitizer none -O "$target"
+    LSP_FRAMING_ADDRESS_SPACE_KIB=$((1024 * 1024))
+    ulimit -v "$LSP_FRAMING_ADDRESS_SPACE_KIB"
+fi
 exec cargo fuzz run --sanitizer none -O "$target" "runs/$target" "corpus/$target" "${features[@]}" -- \
     -dict=onnxtxt.dict -max_total_time="$seconds" -max_len=8192 -timeout=10 \
     -print_final_stats=1 "$@"

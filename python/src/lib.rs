@@ -66,9 +66,10 @@ struct Diagnostic {
     notes: Vec<String>,
 }
 
-/// A [`Diagnostic`]'s fields in the order `Diagnostic(...)` takes them.
-type DiagnosticFields = (
-    &'static str,
+/// A [`Diagnostic`]'s fields, in the order they are declared: what
+/// `pickle` stores of one.
+type Fields = (
+    String,
     String,
     String,
     Option<usize>,
@@ -87,53 +88,34 @@ impl Diagnostic {
     /// A diagnostic from its fields, as `pickle` rebuilds one (see
     /// `__reduce__`).
     #[new]
-    #[pyo3(signature = (level, code, message, line, column, end_line, end_column, start, end, path, help, notes))]
-    #[allow(clippy::too_many_arguments)]
-    fn from_fields(
-        level: &str,
-        code: String,
-        message: String,
-        line: Option<usize>,
-        column: Option<usize>,
-        end_line: Option<usize>,
-        end_column: Option<usize>,
-        start: usize,
-        end: usize,
-        path: Option<String>,
-        help: Option<String>,
-        notes: Vec<String>,
-    ) -> PyResult<Self> {
+    fn unpickled(fields: Fields) -> PyResult<Self> {
         let level = [Severity::Error, Severity::Warning]
             .map(onnxtxt::report::severity_name)
             .into_iter()
-            .find(|name| *name == level)
-            .ok_or_else(|| {
-                PyValueError::new_err(format!("level is \"error\" or \"warning\", not {level:?}"))
-            })?;
+            .find(|name| *name == fields.0)
+            .ok_or_else(|| PyValueError::new_err(format!("no level {:?}", fields.0)))?;
         Ok(Diagnostic {
             level,
-            code,
-            message,
-            line,
-            column,
-            end_line,
-            end_column,
-            start,
-            end,
-            path,
-            help,
-            notes,
+            code: fields.1,
+            message: fields.2,
+            line: fields.3,
+            column: fields.4,
+            end_line: fields.5,
+            end_column: fields.6,
+            start: fields.7,
+            end: fields.8,
+            path: fields.9,
+            help: fields.10,
+            notes: fields.11,
         })
     }
 
-    /// How `pickle` stores a diagnostic: the class and its fields (so a
+    /// How `pickle` stores a diagnostic: its class and fields (so a
     /// `ParseError`, which holds a list of them, pickles too).
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> (Bound<'py, pyo3::types::PyType>, DiagnosticFields) {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> (Bound<'py, pyo3::types::PyType>, (Fields,)) {
         let d = slf.get();
         let fields = (
-            d.level,
+            d.level.to_owned(),
             d.code.clone(),
             d.message.clone(),
             d.line,
@@ -146,7 +128,7 @@ impl Diagnostic {
             d.help.clone(),
             d.notes.clone(),
         );
-        (slf.get_type(), fields)
+        (slf.get_type(), (fields,))
     }
 
     fn __repr__(&self) -> String {

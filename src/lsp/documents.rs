@@ -1,5 +1,6 @@
 //! The open documents: each one's text and version, changed as the client
-//! edits it, and its analysis, made when first asked for after a change.
+//! edits it, and its analysis, made when first asked for after a change
+//! (none past [`MAX_ANALYSED_BYTES`]).
 
 use std::cell::OnceCell;
 
@@ -7,6 +8,13 @@ use lsp_types::TextDocumentContentChangeEvent;
 
 use super::line_index::LineIndex;
 use crate::analysis::Analysis;
+
+/// The largest document analysed, in bytes (8 MiB). The analysis runs
+/// after every change and costs time and memory in proportion to the text
+/// (and its findings); past this size a document gets one diagnostic
+/// saying so, and requests about it fail, instead of the editor waiting
+/// seconds after each keystroke.
+pub const MAX_ANALYSED_BYTES: usize = 8 << 20;
 
 /// One open document.
 #[derive(Debug)]
@@ -43,9 +51,11 @@ impl Document {
         &self.lines
     }
 
-    /// Its analysis, made now if it has not been since the last change.
-    pub fn analysis(&self) -> &Analysis {
-        self.analysis.get_or_init(|| Analysis::new(&self.text))
+    /// Its analysis, made now if it has not been since the last change;
+    /// `None` for a document larger than [`MAX_ANALYSED_BYTES`].
+    pub fn analysis(&self) -> Option<&Analysis> {
+        (self.text.len() <= MAX_ANALYSED_BYTES)
+            .then(|| self.analysis.get_or_init(|| Analysis::new(&self.text)))
     }
 
     /// Applies the client's `changes`, in order, and takes `version`. A

@@ -1,19 +1,24 @@
-//! The invariant of the `lsp_edits` fuzz target (and of its seeded smoke
-//! test in `cargo test`): a [`Server`] fed any sequence of edits and
-//! requests never fails a request on a panic, and every diagnostic it
-//! publishes lies inside its document.
+//! The invariants of the language server's fuzz targets (and of their
+//! smoke tests in `cargo test`):
 //!
-//! The input bytes are read as a program: the first byte picks a starting
-//! text (an example, or nothing), then each step is an edit (a range given
-//! by bytes, which may point anywhere, inside a character or past the end,
-//! and text from a dictionary of tokens or the input's own bytes) or, every
-//! so often, a request at a position. After each step the server publishes
+//! - `lsp_edits` ([`check_edits`]): a [`Server`] fed any sequence of edits
+//!   and requests never fails a request on a panic, and every diagnostic it
+//!   publishes lies inside its document;
+//! - `lsp_framing` ([`check_framing`]): the client's bytes, whatever they
+//!   are, read as messages and refusals (see `super::transport`).
+//!
+//! For `lsp_edits`, the input bytes are read as a program: the first byte
+//! picks a starting text (an example, or nothing), then each step is an
+//! edit (a range given by bytes, which may point anywhere, inside a
+//! character or past the end, and text from a dictionary of tokens or the
+//! input's own bytes) or, every so often, a request at a position. After each step the server publishes
 //! the diagnostics of the new version and the check reads them.
 
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId};
 use lsp_types::{ClientCapabilities, Position, Range, Uri};
 use serde_json::{json, Value};
 
+use super::transport::{Incoming, MessageReader};
 use super::Server;
 
 /// The texts a run starts from.
@@ -224,4 +229,55 @@ fn check_published(server: &mut Server, uri: &Uri) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Reads `data` as the bytes a client sent: every read makes progress and
+/// ends without a panic; each refusal is a JSON-RPC error response (parse
+/// error or invalid request, its `id` null, a number or a string); each
+/// message read, written back as the server writes messages, reads back
+/// the same. `Err` says what broke.
+pub fn check_framing(data: &[u8]) -> Result<(), String> {
+    let mut reader = MessageReader::new(data);
+    // Each message or refusal takes at least one byte of the input.
+    for _ in 0..=data.len() {
+        let incoming = reader.read().map_err(|e| format!("reading failed: {e}"))?;
+        match incoming {
+            None => return Ok(()),
+            Some(Incoming::Refused(refusal)) => check_refusal(&refusal)?,
+            Some(Incoming::Message(message)) => check_rewritten(&message)?,
+        }
+    }
+    Err(format!(
+        "more messages than the {} bytes of input",
+        data.len()
+    ))
+}
+
+fn check_refusal(refusal: &Value) -> Result<(), String> {
+    let code = refusal["error"]["code"].as_i64();
+    let codes = [ErrorCode::ParseError, ErrorCode::InvalidRequest].map(|c| Some(c as i64));
+    let id_ok = matches!(
+        refusal["id"],
+        Value::Null | Value::Number(_) | Value::String(_)
+    );
+    if refusal["jsonrpc"] != "2.0" || !codes.contains(&code) || !id_ok {
+        return Err(format!("not a JSON-RPC error response: {refusal}"));
+    }
+    Ok(())
+}
+
+fn check_rewritten(message: &Message) -> Result<(), String> {
+    let mut written = Vec::new();
+    message
+        .write(&mut written)
+        .map_err(|e| format!("{message:?} cannot be written: {e}"))?;
+    match MessageReader::new(written.as_slice()).read() {
+        Ok(Some(Incoming::Message(again))) if same(&again, message) => Ok(()),
+        again => Err(format!("{message:?} reads back as {again:?}")),
+    }
+}
+
+/// Whether two messages are the same (`Message` has no `PartialEq`).
+fn same(a: &Message, b: &Message) -> bool {
+    serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
 }

@@ -14,9 +14,9 @@ use lsp_types::{
 };
 
 use super::convert;
-use super::documents::Document;
+use super::documents::{Document, MAX_ANALYSED_BYTES};
 use super::server::{Failure, Server};
-use crate::analysis::Role;
+use crate::analysis::{Analysis, Role};
 
 /// What a handler gives: its result, or why there is none.
 pub type Handled<T> = Result<T, Failure>;
@@ -27,6 +27,24 @@ fn document<'a>(server: &'a Server, id: &TextDocumentIdentifier) -> Handled<&'a 
         code: ErrorCode::InvalidParams,
         message: format!("{} is not open", id.uri.as_str()),
     })
+}
+
+/// The analysis of `document`, if it is not too large to have one.
+fn analysed(document: &Document) -> Handled<&Analysis> {
+    document.analysis().ok_or_else(|| Failure {
+        code: ErrorCode::RequestFailed,
+        message: too_large(document),
+    })
+}
+
+/// Why a document has no analysis.
+pub fn too_large(document: &Document) -> String {
+    format!(
+        "the document is {} bytes, past the {MAX_ANALYSED_BYTES} the onnxtxt language server \
+         analyses: no diagnostics, navigation or formatting (`onnxtxt check` and `onnxtxt fmt` \
+         read it)",
+        document.text().len()
+    )
 }
 
 /// The document and byte offset of a position.
@@ -41,8 +59,7 @@ fn at<'a>(
 
 pub fn hover(server: &Server, params: HoverParams) -> Handled<Option<Hover>> {
     let (document, offset) = at(server, &params.text_document_position_params)?;
-    Ok(document
-        .analysis()
+    Ok(analysed(document)?
         .hover(offset)
         .map(|(span, markdown)| Hover {
             contents: HoverContents::Markup(MarkupContent {
@@ -59,7 +76,7 @@ pub fn definition(
 ) -> Handled<Option<GotoDefinitionResponse>> {
     let position = &params.text_document_position_params;
     let (document, offset) = at(server, position)?;
-    Ok(document.analysis().definition(offset).map(|span| {
+    Ok(analysed(document)?.definition(offset).map(|span| {
         let uri = position.text_document.uri.clone();
         GotoDefinitionResponse::Scalar(Location::new(uri, convert::range(document, span)))
     }))
@@ -69,8 +86,7 @@ pub fn references(server: &Server, params: ReferenceParams) -> Handled<Option<Ve
     let position = &params.text_document_position;
     let (document, offset) = at(server, position)?;
     let with_definitions = params.context.include_declaration;
-    let locations = document
-        .analysis()
+    let locations = analysed(document)?
         .references(offset)
         .into_iter()
         .filter(|r| with_definitions || r.role != Role::Definition)
@@ -89,8 +105,7 @@ pub fn highlight(
     params: DocumentHighlightParams,
 ) -> Handled<Option<Vec<DocumentHighlight>>> {
     let (document, offset) = at(server, &params.text_document_position_params)?;
-    let highlights = document
-        .analysis()
+    let highlights = analysed(document)?
         .references(offset)
         .into_iter()
         .map(|r| DocumentHighlight {
@@ -118,8 +133,7 @@ pub fn prepare_rename(
     params: TextDocumentPositionParams,
 ) -> Handled<Option<PrepareRenameResponse>> {
     let (document, offset) = at(server, &params)?;
-    let span = document
-        .analysis()
+    let span = analysed(document)?
         .prepare_rename(offset)
         .map_err(refused)?;
     Ok(Some(PrepareRenameResponse::Range(convert::range(
@@ -130,8 +144,7 @@ pub fn prepare_rename(
 pub fn rename(server: &Server, params: RenameParams) -> Handled<Option<WorkspaceEdit>> {
     let position = &params.text_document_position;
     let (document, offset) = at(server, position)?;
-    let edits = document
-        .analysis()
+    let edits = analysed(document)?
         .rename(offset, &params.new_name)
         .map_err(refused)?;
     Ok(Some(workspace_edit(
@@ -158,8 +171,7 @@ pub fn completion(
     params: CompletionParams,
 ) -> Handled<Option<CompletionResponse>> {
     let (document, offset) = at(server, &params.text_document_position)?;
-    let items = document
-        .analysis()
+    let items = analysed(document)?
         .completions(offset)
         .into_iter()
         .map(|c| convert::completion(document, c, server.snippets()))
@@ -172,7 +184,7 @@ pub fn formatting(
     params: DocumentFormattingParams,
 ) -> Handled<Option<Vec<TextEdit>>> {
     let document = document(server, &params.text_document)?;
-    Ok(document.analysis().format_edits().map(|edits| {
+    Ok(analysed(document)?.format_edits().map(|edits| {
         edits
             .into_iter()
             .map(|(span, text)| TextEdit::new(convert::range(document, span), text))
@@ -185,8 +197,7 @@ pub fn document_symbols(
     params: DocumentSymbolParams,
 ) -> Handled<Option<DocumentSymbolResponse>> {
     let document = document(server, &params.text_document)?;
-    let symbols = document
-        .analysis()
+    let symbols = analysed(document)?
         .outline()
         .into_iter()
         .map(|o| convert::document_symbol(document, o))
@@ -199,7 +210,7 @@ pub fn folding_ranges(
     params: FoldingRangeParams,
 ) -> Handled<Option<Vec<FoldingRange>>> {
     let document = document(server, &params.text_document)?;
-    let folds = document.analysis().folding_ranges();
+    let folds = analysed(document)?.folding_ranges();
     Ok(Some(
         folds
             .into_iter()
@@ -213,7 +224,7 @@ pub fn semantic_tokens(
     params: SemanticTokensParams,
 ) -> Handled<Option<SemanticTokensResult>> {
     let document = document(server, &params.text_document)?;
-    let tokens = convert::semantic_tokens(document, document.analysis().semantic_tokens());
+    let tokens = convert::semantic_tokens(document, analysed(document)?.semantic_tokens());
     Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
         result_id: None,
         data: tokens,

@@ -34,9 +34,9 @@ use lsp_types::notification::{Exit, Notification as _};
 use lsp_types::{InitializeParams, InitializeResult, ServerInfo};
 
 pub use capabilities::capabilities;
-pub use documents::Document;
+pub use documents::{Document, MAX_ANALYSED_BYTES};
 pub use line_index::LineIndex;
-pub use server::{Failure, Server};
+pub use server::{Failure, Server, MAX_DIAGNOSTICS_PER_DOCUMENT};
 
 /// The most messages handled in a row before diagnostics are published:
 /// while a client keeps sending (a long burst of edits), the editor still

@@ -27,6 +27,20 @@ use serde::Serialize;
 use super::convert;
 use super::documents::Document;
 use super::handlers::{self, Handled};
+use crate::analysis::Problem;
+use crate::check::Severity;
+use crate::error::Diagnostic;
+
+/// The most diagnostics published for one document; the rest are counted
+/// in one more. An editor shows no more at once, and each costs the client
+/// memory and time (1.2 million warnings took the server past 8 GB).
+pub const MAX_DIAGNOSTICS_PER_DOCUMENT: usize = 1000;
+
+/// The code of the diagnostic that counts the problems not published.
+const TOO_MANY: &str = "onnxtxt::lsp::too_many_problems";
+
+/// The code of the diagnostic of a document too large to analyse.
+const TOO_LARGE: &str = "onnxtxt::lsp::too_large";
 
 /// Why a request has no result: an error code and a message.
 #[derive(Debug, Clone)]
@@ -190,14 +204,7 @@ impl Server {
             if self.published.get(&uri) == Some(&version) {
                 continue;
             }
-            let diagnostics = catch_unwind(AssertUnwindSafe(|| {
-                let analysis = document.analysis();
-                analysis
-                    .diagnostics()
-                    .iter()
-                    .map(|p| convert::diagnostic(document, &uri, p))
-                    .collect()
-            }));
+            let diagnostics = catch_unwind(AssertUnwindSafe(|| diagnostics(document, &uri)));
             // A document whose analysis fails (a bug) gets none.
             let Ok(diagnostics) = diagnostics else {
                 continue;
@@ -207,6 +214,37 @@ impl Server {
         }
         notifications
     }
+}
+
+/// The diagnostics published for `document`: its first
+/// [`MAX_DIAGNOSTICS_PER_DOCUMENT`] problems, and one more saying how many
+/// were left out; for a document too large to analyse, one saying so.
+fn diagnostics(document: &Document, uri: &Uri) -> Vec<lsp_types::Diagnostic> {
+    let warning = |code, message, span| Problem {
+        severity: Severity::Warning,
+        diagnostic: Diagnostic::new(code, message, span),
+    };
+    let Some(analysis) = document.analysis() else {
+        let problem = warning(TOO_LARGE, handlers::too_large(document), 0..0);
+        return vec![convert::diagnostic(document, uri, &problem)];
+    };
+    let problems = analysis.diagnostics();
+    let mut diagnostics: Vec<_> = (problems.iter())
+        .take(MAX_DIAGNOSTICS_PER_DOCUMENT)
+        .map(|p| convert::diagnostic(document, uri, p))
+        .collect();
+    if let Some(first_left_out) = problems.get(MAX_DIAGNOSTICS_PER_DOCUMENT) {
+        let message = format!(
+            "{} more problems from here on are not shown: the onnxtxt language server \
+             publishes at most {MAX_DIAGNOSTICS_PER_DOCUMENT} a document (`onnxtxt check` lists \
+             them all)",
+            problems.len() - MAX_DIAGNOSTICS_PER_DOCUMENT
+        );
+        let span = first_left_out.diagnostic.span.clone();
+        let problem = warning(TOO_MANY, message, span);
+        diagnostics.push(convert::diagnostic(document, uri, &problem));
+    }
+    diagnostics
 }
 
 fn notify(uri: Uri, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) -> Message {

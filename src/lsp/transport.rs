@@ -13,9 +13,10 @@
 //!   bad message is never held).
 //! - A body that is not JSON (or not UTF-8, or with a lone surrogate such
 //!   as `"\ud800"` in a string) is answered with a parse error (-32700); a
-//!   batch (an array: the Language Server Protocol has none), or JSON that
-//!   is not a request, a response or a notification, with an invalid
-//!   request error (-32600), its `id` when it has one, else null.
+//!   batch (an array: the Language Server Protocol has none), JSON that is
+//!   not a request, a response or a notification, or a body of more than
+//!   [`MAX_JSON_VALUES`] values, with an invalid request error (-32600),
+//!   its `id` when it has one, else null.
 //!
 //! [`stdio`] makes the [`Connection`] the main loop uses, with a reader and
 //! a writer thread; [`MessageReader`] is the reader alone, which the
@@ -33,6 +34,11 @@ use serde_json::{json, Value};
 /// megabytes fits; a larger `Content-Length` is refused before anything is
 /// allocated for it.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// The most JSON values (objects, arrays, strings, numbers...) a message
+/// may hold: each takes tens of bytes once read, so 64 MiB of `[0,0,...`
+/// would take gigabytes, while a whole document is one string.
+pub const MAX_JSON_VALUES: usize = 1 << 20;
 
 /// The longest header line read, in bytes: headers are a length and a
 /// content type.
@@ -230,6 +236,13 @@ fn skip_to_content_length(input: &mut impl BufRead) -> io::Result<bool> {
 /// A message body as a message for the server, or the error that answers
 /// it.
 fn decode(body: &[u8]) -> Incoming {
+    if json_values_at_most(body) > MAX_JSON_VALUES {
+        return refusal(
+            Value::Null,
+            ErrorCode::InvalidRequest,
+            format!("the message holds more than {MAX_JSON_VALUES} JSON values"),
+        );
+    }
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(error) => {
@@ -259,6 +272,29 @@ fn decode(body: &[u8]) -> Incoming {
             format!("not a request, a response or a notification: {error}"),
         ),
     }
+}
+
+/// At least as many as the JSON values in `body` (when it is JSON): one,
+/// and one more a bracket, brace, comma or colon outside strings.
+fn json_values_at_most(body: &[u8]) -> usize {
+    let (mut values, mut in_string, mut escaped) = (1, false, false);
+    for &byte in body {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' | b':' => values += 1,
+                _ => {}
+            }
+        }
+    }
+    values
 }
 
 fn refusal(id: Value, code: ErrorCode, message: String) -> Incoming {

@@ -568,7 +568,13 @@ fn hostile_headers_are_parse_errors_and_the_server_goes_on() {
 #[test]
 fn malformed_messages_are_answered_and_the_server_goes_on() {
     let (mut client, _) = open(Client::start_limited(ADDRESS_SPACE));
-    let messages: [(&[u8], i64, Value); 6] = [
+    // Two million numbers: 4 MB of JSON that would take hundreds of MB read.
+    let many_values = format!(
+        "{{\"jsonrpc\": \"2.0\", \"method\": \"m\", \"params\": [{}0]}}",
+        "0,".repeat(2_000_000)
+    );
+    let messages: [(&[u8], i64, Value); 7] = [
+        (many_values.as_bytes(), -32600, Value::Null),
         (b"{\"jsonrpc\": \"2.0\", \"id\": 1,", -32700, Value::Null),
         (
             b"[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"shutdown\"}]",
@@ -598,5 +604,77 @@ fn malformed_messages_are_answered_and_the_server_goes_on() {
         assert_eq!(refusal, code, "{}", String::from_utf8_lossy(body));
         still_serving(&mut client);
     }
+    shut_down(client);
+}
+
+/// A model whose graph has `unused` nodes whose outputs are never used
+/// (one warning each), `padding` bytes of comment, and an error.
+fn many_problems(unused: usize, padding: usize) -> String {
+    let mut text = String::from("<ir_version: 10, opset_import: [\"\": 21]>\n");
+    text.push_str("main (float[N] x) => (float[N] y) {\n");
+    for i in 0..unused {
+        text.push_str(&format!("  u{i} = Relu (x)\n"));
+    }
+    text.push_str(&format!(
+        "  # {}\n  y = Relu (x)\n}}\n",
+        "p".repeat(padding)
+    ));
+    text
+}
+
+#[test]
+fn diagnostics_are_capped_per_document() {
+    use onnxtxt::lsp::MAX_DIAGNOSTICS_PER_DOCUMENT as CAP;
+    let (mut client, _) = open(Client::start_limited(ADDRESS_SPACE));
+    let text = many_problems(3 * CAP, 0);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "file:///many.onnxtxt", "languageId": "onnxtxt", "version": 1, "text": text}}),
+    );
+    let (diagnostics, _) = client.diagnostics("file:///many.onnxtxt", 1);
+    assert_eq!(diagnostics.len(), CAP + 1);
+    assert!(diagnostics[..CAP]
+        .iter()
+        .all(|d| d["code"] == "onnxtxt::check::unused_value"));
+    let counted = &diagnostics[CAP];
+    assert_eq!(counted["code"], "onnxtxt::lsp::too_many_problems");
+    let shown = format!("{} more problems", 2 * CAP);
+    assert!(
+        counted["message"].as_str().unwrap().starts_with(&shown),
+        "{counted}"
+    );
+    // It is where the first problem left out is: the node after the last shown.
+    assert_eq!(counted["range"]["start"]["line"], json!(2 + CAP));
+    shut_down(client);
+}
+
+#[test]
+fn a_document_too_large_to_analyse_gets_one_diagnostic() {
+    use onnxtxt::lsp::MAX_ANALYSED_BYTES;
+    let (mut client, _) = open(Client::start_limited(ADDRESS_SPACE));
+    let large = "file:///large.onnxtxt";
+    let text = many_problems(10, MAX_ANALYSED_BYTES);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": large, "languageId": "onnxtxt", "version": 1, "text": text}}),
+    );
+    let (diagnostics, _) = client.diagnostics(large, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "onnxtxt::lsp::too_large");
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": large}, "position": position(2, 3)}),
+    );
+    assert_eq!(hover["error"]["code"], json!(-32803), "{hover}");
+    // Cut back under the limit, it is analysed again.
+    let padding = range((12, 0), (13, 0));
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": large, "version": 2},
+               "contentChanges": [{"range": padding, "text": ""}]}),
+    );
+    let (diagnostics, _) = client.diagnostics(large, 2);
+    assert_eq!(diagnostics.len(), 10, "{diagnostics:?}");
+    still_serving(&mut client);
     shut_down(client);
 }

@@ -1,21 +1,23 @@
-//! The `lsp_edits` fuzz target's check on stable, as part of `cargo test`:
-//! its seed corpus, the inputs it ever failed on (`fuzz/regressions/
-//! lsp_edits/`), and inputs from a fixed seed.
+//! The language server's fuzz targets' checks on stable, as part of `cargo
+//! test`: `lsp_edits` on its seed corpus, the inputs it ever failed on
+//! (`fuzz/regressions/lsp_edits/`) and inputs from a fixed seed;
+//! `lsp_framing` on its seed corpus and regressions.
 
 use std::path::PathBuf;
 
-use onnxtxt::lsp::fuzz::check_edits;
+use onnxtxt::lsp::fuzz::{check_edits, check_framing};
 
 /// How many seeded inputs, and how long each: enough to reach every
 /// request and the half-typed texts, a few seconds in a debug build.
 const SEEDED_INPUTS: usize = 150;
 const SEEDED_LENGTH: usize = 400;
 
-fn files(folder: &str) -> Vec<PathBuf> {
+/// The files of `fuzz/FOLDER/TARGET/`, sorted.
+fn files(folder: &str, target: &str) -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz")
         .join(folder)
-        .join("lsp_edits");
+        .join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(|e| Some(e.ok()?.path())).collect())
         .unwrap_or_default();
@@ -24,16 +26,26 @@ fn files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
-#[test]
-fn corpus_and_regressions_pass() {
-    let corpus = files("corpus");
-    assert!(!corpus.is_empty(), "no seed corpus for lsp_edits");
-    for path in corpus.into_iter().chain(files("regressions")) {
+/// Runs `check` on the seed corpus and the regressions of `target`.
+fn corpus_and_regressions_of(target: &str, check: fn(&[u8]) -> Result<(), String>) {
+    let corpus = files("corpus", target);
+    assert!(!corpus.is_empty(), "no seed corpus for {target}");
+    for path in corpus.into_iter().chain(files("regressions", target)) {
         let data = std::fs::read(&path).unwrap();
-        if let Err(e) = check_edits(&data) {
+        if let Err(e) = check(&data) {
             panic!("{}: {e}", path.display());
         }
     }
+}
+
+#[test]
+fn corpus_and_regressions_pass() {
+    corpus_and_regressions_of("lsp_edits", check_edits);
+}
+
+#[test]
+fn framing_corpus_and_regressions_pass() {
+    corpus_and_regressions_of("lsp_framing", check_framing);
 }
 
 #[test]
