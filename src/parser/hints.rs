@@ -186,12 +186,20 @@ pub(crate) fn check_delimiters(
             ),
         }
     }
-    // Only the brackets that will be reported are worth a guess.
+    // Only the brackets that will be reported are worth a guess. The last
+    // token shows where the text ends, still missing the closer.
+    let last = tokens.last().map(|&(_, span)| span.into_range());
     for (n, &(opener, opened, index)) in open.iter().enumerate() {
         let end = (n < super::MAX_ERRORS)
             .then(|| likely_end(tokens, index, source))
             .flatten();
-        diagnostics.push(unclosed(opener, opened, end));
+        let mut diagnostic = unclosed(opener, opened, end);
+        if let Some(last) = last.clone().filter(|last| last.start > opened.start) {
+            let closer = closer_of(opener).map(|t| t.to_string()).unwrap_or_default();
+            diagnostic =
+                diagnostic.with_label(last, format!("the text ends here, without {closer}"));
+        }
+        diagnostics.push(diagnostic);
     }
 }
 
