@@ -265,3 +265,27 @@ fn what_onnxruntime_refuses_for_the_spec_is_an_error_at_its_line() {
         }
     }
 }
+
+/// The reference checker's verdict on `model`, as bytes.
+fn checker_verdict(model: &onnxtxt::proto::ModelProto) -> Result<(), String> {
+    let script = "import sys, onnx\n\
+                  m = onnx.load_from_string(sys.stdin.buffer.read())\n\
+                  try:\n    onnx.checker.check_model(m, full_check=True)\n\
+                  except Exception as e:\n    print(e)\n    sys.exit(3)\n";
+    python(&["-c", script], &model.encode_to_vec())
+}
+
+#[test]
+#[ignore = "needs the reference (conformance/setup.sh); run by conformance/run.sh"]
+fn onnx_checker_rejects_every_model_of_the_conditions_table() {
+    use crate::check_checker::{model_of, BASE, CONDITIONS};
+    checker_verdict(&onnxtxt::parse_model(BASE).unwrap()).unwrap();
+    for condition in CONDITIONS {
+        let Some(model) = model_of(&condition.proof) else {
+            continue;
+        };
+        let says = condition.says;
+        let refusal = checker_verdict(&model).expect_err(says);
+        assert!(!refusal.is_empty(), "{says}");
+    }
+}
