@@ -198,6 +198,28 @@ const MISTAKES: &[Mistake] = &[
         runtime_says: "filter number not equal to input channel number",
     },
     Mistake {
+        right: "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                g (uint8[1, 2, 5, 5] x, uint8[2, 2, 3, 3] w) => (int32[1, 2, ?, ?] y) {\n  \
+                y = ConvInteger <kernel_shape: ints = [3, 3]> (x, w)\n}\n",
+        line: 3,
+        wrong: "  y = ConvInteger <kernel_shape: ints = [2, 2]> (x, w)",
+        code: "window",
+        at: 3,
+        runtime_says: "kernel_shape is not compatible with W shape",
+    },
+    Mistake {
+        right: "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                g (uint8[1, 2, 5, 5] x, uint8[2, 2, 3, 3] w) => (uint8[1, 2, ?, ?] y) \
+                <float xs = {1.0}, uint8 xz = {0}, float ws = {1.0}, uint8 wz = {0}, \
+                float ys = {1.0}, uint8 yz = {0}> {\n  \
+                y = QLinearConv <kernel_shape: ints = [3, 3]> (x, xs, xz, w, ws, wz, ys, yz)\n}\n",
+        line: 3,
+        wrong: "  y = QLinearConv <kernel_shape: ints = [2, 2]> (x, xs, xz, w, ws, wz, ys, yz)",
+        code: "window",
+        at: 3,
+        runtime_says: "kernel_shape is not compatible with W shape",
+    },
+    Mistake {
         right: AXPY,
         line: 3,
         wrong: "  y = my.Axpy(x, s)",
