@@ -26,6 +26,8 @@ const SUGGESTED_DEFAULT_OPSET: i64 = 21;
 /// nodes.
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
     required_fields(model, findings);
+    ir_version_and_metadata(model, findings);
+    graph_names(model, findings);
     main_graph_shapes(model, findings);
     initializers_as_inputs(model, findings);
     duplicate_imports(&model.proto.opset_import, "opset_import", "model", findings);
@@ -37,6 +39,7 @@ pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
         if is_headless(function) {
             headless_function(function, &path, &subject, findings);
         } else {
+            function_identity(model, function, &path, &subject, findings);
             let imports = format!("{path}.opset_import");
             duplicate_imports(&function.opset_import, &imports, &subject, findings);
             beyond_known(&function.opset_import, &imports, &subject, findings);
@@ -90,6 +93,107 @@ fn required_fields(model: &Model<'_>, findings: &mut Findings) {
     }
 }
 
+/// A function has a name, and from IR version 8 on a domain (onnx.checker:
+/// "Field 'name' of 'function' is required to be non-empty", "Field
+/// 'domain' of 'function' is required but missing").
+fn function_identity(
+    model: &Model<'_>,
+    function: &crate::proto::FunctionProto,
+    path: &str,
+    subject: &str,
+    findings: &mut Findings,
+) {
+    let code = "onnxtxt::check::function_header";
+    if function.name.as_deref().unwrap_or("").is_empty() {
+        findings.error(
+            code,
+            subject,
+            format!("{path}.name"),
+            "the function has no name",
+        );
+    }
+    if function.domain.is_none() && model.proto.ir_version.unwrap_or(0) >= 8 {
+        findings
+            .error(
+                code,
+                subject,
+                format!("{path}.domain"),
+                "the function has no domain",
+            )
+            .help("give it one in its header: `<domain: \"local\", opset_import: [...]>`");
+    }
+}
+
+/// The IR version onnx.checker (onnx 1.23.2) knows; a model of a later one
+/// it rejects.
+const LATEST_IR_VERSION: i64 = 14;
+
+/// What onnx.checker requires of the IR version with the other header
+/// fields: not beyond the one it knows; no `opset_import` before IR
+/// version 3 (where the default domain was implied); metadata keys given
+/// once.
+fn ir_version_and_metadata(model: &Model<'_>, findings: &mut Findings) {
+    let proto = model.proto;
+    let ir_version = proto.ir_version.unwrap_or(LATEST_IR_VERSION);
+    if ir_version > LATEST_IR_VERSION {
+        findings
+            .error(
+                "onnxtxt::check::ir_version",
+                "model",
+                "ir_version",
+                format!(
+                    "IR version {ir_version} is beyond the latest, {LATEST_IR_VERSION} (onnx {})",
+                    ops::ONNX_VERSION
+                ),
+            )
+            .help(format!(
+                "use `ir_version: {LATEST_IR_VERSION}` or an earlier one"
+            ));
+    }
+    if ir_version < 3 && !proto.opset_import.is_empty() {
+        findings
+            .error(
+                "onnxtxt::check::ir_version",
+                "model",
+                "ir_version",
+                format!("a model of IR version {ir_version} imports no operator sets"),
+            )
+            .help("operator set imports came with IR version 3: use `ir_version: 3` or later");
+    }
+    let mut keys = std::collections::HashSet::new();
+    for (index, entry) in proto.metadata_props.iter().enumerate() {
+        let key = entry.key.as_deref().unwrap_or("");
+        if !keys.insert(key) {
+            findings.error(
+                "onnxtxt::check::duplicate_metadata",
+                "model",
+                format!("metadata_props[{index}]"),
+                format!("metadata key {} is given twice", quoted(key)),
+            );
+        }
+    }
+}
+
+/// Every graph, subgraphs too, has a name (onnx.checker: "Field 'name' of
+/// 'graph' is required to be non-empty").
+fn graph_names(model: &Model<'_>, findings: &mut Findings) {
+    for body in model.bodies() {
+        let Some(graph) = body.graph else {
+            continue;
+        };
+        if graph.name.as_deref().unwrap_or("").is_empty() {
+            findings
+                .error(
+                    "onnxtxt::check::graph_without_name",
+                    &body.path,
+                    body.path.clone(),
+                    "the graph has no name",
+                )
+                .help("name it: `g (float[N] x) => ...`");
+        }
+    }
+}
+
 /// The IR spec: "Each main (top-level) graph MUST define the names, types
 /// and shapes of its inputs and outputs [...] required to have a shape,
 /// indicating the rank" (onnx.checker: "Field 'shape' of 'type' is
@@ -101,14 +205,22 @@ fn main_graph_shapes(model: &Model<'_>, findings: &mut Findings) {
     };
     for (field, infos) in [("input", &graph.input), ("output", &graph.output)] {
         for (index, info) in infos.iter().enumerate() {
-            let shapeless = match info.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-                Some(Value::TensorType(t)) => t.shape.is_none(),
-                Some(Value::SparseTensorType(t)) => t.shape.is_none(),
-                _ => false,
+            let missing = match info.r#type.as_ref().map(|t| t.value.as_ref()) {
+                None => "type",
+                Some(None) => "kind of type",
+                Some(Some(Value::TensorType(t))) if t.elem_type.is_none() => "element type",
+                Some(Some(Value::SparseTensorType(t))) if t.elem_type.is_none() => "element type",
+                Some(Some(Value::TensorType(t))) if t.shape.is_none() => "shape",
+                Some(Some(Value::SparseTensorType(t))) if t.shape.is_none() => "shape",
+                Some(Some(Value::SequenceType(t))) if t.elem_type.is_none() => "element type",
+                Some(Some(Value::OptionalType(t))) if t.elem_type.is_none() => "element type",
+                Some(Some(Value::MapType(t))) if t.key_type.is_none() => "key type",
+                Some(Some(Value::MapType(t))) if t.value_type.is_none() => "value type",
+                Some(Some(Value::OpaqueType(t))) if t.name.as_deref().unwrap_or("").is_empty() => {
+                    "name for its opaque type"
+                }
+                _ => continue,
             };
-            if !shapeless {
-                continue;
-            }
             let name = info.name.as_deref().unwrap_or("");
             let path = format!("graph.{field}[{index}]");
             findings
@@ -116,7 +228,7 @@ fn main_graph_shapes(model: &Model<'_>, findings: &mut Findings) {
                     "onnxtxt::check::missing_shape",
                     &named_subject(&path, name),
                     path.clone(),
-                    format!("the main graph's {field} `{name}` has no shape"),
+                    format!("the main graph's {field} `{name}` has no {missing}"),
                 )
                 .help("give it a shape, at least its rank: `float[N, 3]`, or `float` for a scalar");
         }

@@ -341,8 +341,14 @@ fn check_outputs(scope: &Scope<'_, '_>, findings: &mut Findings) {
                 ));
         }
         if !listed.insert(name) {
+            // onnx.checker rejects this in a function, not in a graph.
+            let severity = match body.kind {
+                BodyKind::Graph => Severity::Warning,
+                BodyKind::Function => Severity::Error,
+            };
             let path = body.item_path(output);
-            findings.warning(
+            findings.push(
+                severity,
                 "onnxtxt::check::duplicate_output",
                 &named_subject(&path, name),
                 path.clone(),

@@ -98,6 +98,7 @@ fn check_body<'a>(model: &'a Model<'a>, body: &'a Body<'a>, findings: &mut Findi
                 path: &tensor_path,
                 subject: &|| named_subject(&tensor_path(), name),
             };
+            named_initializer(name, &place, findings);
             check_tensor(tensor, &place, findings);
         }
         for (index, sparse) in graph.sparse_initializer.iter().enumerate() {
@@ -107,6 +108,7 @@ fn check_body<'a>(model: &'a Model<'a>, body: &'a Body<'a>, findings: &mut Findi
                 path: &sparse_path,
                 subject: &|| named_subject(&sparse_path(), name.unwrap_or("")),
             };
+            named_initializer(name.unwrap_or(""), &place, findings);
             check_sparse(sparse, &place, findings);
         }
     }
@@ -121,6 +123,20 @@ fn check_body<'a>(model: &'a Model<'a>, body: &'a Body<'a>, findings: &mut Findi
                 attribute_values(attribute, &place, findings);
             }
         }
+    }
+}
+
+/// An initializer has a name (onnx.checker: "Tensor initializers must
+/// have a non-empty name").
+fn named_initializer(name: &str, place: &Place<'_>, findings: &mut Findings) {
+    if name.is_empty() {
+        let code = "onnxtxt::check::initializer_without_name";
+        findings.error(
+            code,
+            &place.subject(),
+            place.path(),
+            "the initializer has no name",
+        );
     }
 }
 
@@ -248,7 +264,12 @@ fn negative_dimensions(
 
 fn check_sparse(sparse: &SparseTensorProto, place: &Place<'_>, findings: &mut Findings) {
     let dims = sparse.dims.iter().copied();
-    negative_dimensions(Severity::Error, dims, place, findings);
+    if !negative_dimensions(Severity::Error, dims, place, findings) {
+        if let Err(summary) = sparse_layout(sparse) {
+            let code = "onnxtxt::check::sparse_tensor";
+            findings.error(code, &place.subject(), place.path(), summary);
+        }
+    }
     let part = |suffix: &'static str| move || format!("{}{suffix}", place.path());
     if let Some(values) = &sparse.values {
         let path = part(".values");
@@ -272,6 +293,113 @@ fn check_sparse(sparse: &SparseTensorProto, place: &Place<'_>, findings: &mut Fi
             findings,
         );
     }
+}
+
+/// What onnx.checker requires of a sparse tensor's parts: values of rank
+/// 1 (their count, NNZ), a dense shape of positive dimensions, and int64
+/// indices, one per value (rank 1: linear; rank 2: one row of coordinates
+/// per value), in range and in increasing order.
+fn sparse_layout(sparse: &SparseTensorProto) -> Result<(), String> {
+    let values = sparse
+        .values
+        .as_ref()
+        .ok_or("the sparse tensor has no values")?;
+    let &[nnz] = values.dims.as_slice() else {
+        return Err(format!("its values have rank {}, not 1", values.dims.len()));
+    };
+    let dense = &sparse.dims;
+    if dense.is_empty() || dense.contains(&0) {
+        return Err(format!(
+            "its dense shape {} has no elements, or no axes",
+            shape_text(dense)
+        ));
+    }
+    let Some(indices) = &sparse.indices else {
+        return match nnz {
+            0 => Ok(()),
+            _ => Err(format!("it has {nnz} values but no indices")),
+        };
+    };
+    if indices.data_type != Some(DataType::Int64 as i32) {
+        return Err("its indices must be int64".to_string());
+    }
+    let data: Vec<i64> = match &indices.raw_data {
+        Some(raw) => raw
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect(),
+        None => indices.int64_data.clone(),
+    };
+    let per_value = match indices.dims.as_slice() {
+        &[n] if n == nnz => 1,
+        &[n, rank] if n == nnz && rank == dense.len() as i64 => dense.len(),
+        &[_] | &[_, _] => {
+            return Err(format!(
+                "its indices have the shape {}, for {nnz} values of a rank-{} tensor",
+                shape_text(&indices.dims),
+                dense.len()
+            ))
+        }
+        _ => return Err("its indices must have rank 1 or 2".to_string()),
+    };
+    let mut previous = -1i128;
+    for (i, coordinates) in data.chunks(per_value).enumerate() {
+        // Saturating: a dense shape too large to count has every index.
+        let linear = if per_value == 1 {
+            let size = dense
+                .iter()
+                .fold(1i128, |size, &d| size.saturating_mul(i128::from(d)));
+            Some(i128::from(coordinates[0])).filter(|&x| (0..size).contains(&x))
+        } else {
+            coordinates
+                .iter()
+                .zip(dense)
+                .try_fold(0i128, |at, (&c, &d)| {
+                    let at = at.saturating_mul(i128::from(d));
+                    (0..d)
+                        .contains(&c)
+                        .then(|| at.saturating_add(i128::from(c)))
+                })
+        };
+        let Some(linear) = linear else {
+            return Err(format!(
+                "index {i} is outside the dense shape {}",
+                shape_text(dense)
+            ));
+        };
+        if linear <= previous {
+            return Err(format!(
+                "index {i} is not after the one before it: indices go in increasing order"
+            ));
+        }
+        previous = linear;
+    }
+    Ok(())
+}
+
+/// A tensor whose data is in another file names the file (`location`)
+/// and holds no values of its own, as onnx.checker requires.
+fn external(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings) {
+    let t = tensor;
+    let has_location = t
+        .external_data
+        .iter()
+        .any(|e| e.key.as_deref() == Some("location"));
+    let has_values = t.raw_data.is_some()
+        || !(t.float_data.is_empty()
+            && t.int32_data.is_empty()
+            && t.int64_data.is_empty()
+            && t.uint64_data.is_empty()
+            && t.double_data.is_empty()
+            && t.string_data.is_empty());
+    let summary = if !has_location {
+        "the tensor's data is external, but it names no `location`"
+    } else if has_values {
+        "the tensor's data is external, but it holds values too"
+    } else {
+        return;
+    };
+    findings.error(TENSOR_FIELD, &place.subject(), place.path(), summary);
 }
 
 /// One tensor constant being checked.
@@ -319,7 +447,11 @@ fn check_tensor(tensor: &TensorProto, place: &Place<'_>, findings: &mut Findings
         );
         return;
     };
-    if tensor.data_location == Some(DataLocation::External as i32) || tensor.segment.is_some() {
+    if tensor.data_location == Some(DataLocation::External as i32) {
+        external(tensor, place, findings);
+        return;
+    }
+    if tensor.segment.is_some() {
         return;
     }
     let checked = Tensor {

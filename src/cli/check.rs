@@ -39,15 +39,24 @@ Errors:
       is a warning unless both are bare names)
   domain_not_imported
       a node whose domain is not in `opset_import`
-  missing_ir_version, missing_opset_import, missing_graph
-      a model without the header fields or the graph it needs
+  missing_ir_version, missing_opset_import, missing_graph, ir_version
+      a model without the header fields or the graph it needs; an IR
+      version beyond the latest, or before 3 with operator set imports
+  duplicate_metadata, graph_without_name, function_header,
+  initializer_without_name
+      a metadata key given twice; a graph, function or initializer without
+      a name; a function without a domain (from IR version 8 on)
   function_without_header
       a second graph, read as a function, with no domain and no opset import
   tensor_size, tensor_type, tensor_field, negative_dimension
       a tensor constant whose values do not fit its shape (as many values,
       or raw bytes, as its dimensions multiply to) or its element type (in
       its field); a negative dimension of a tensor (in a declared type: a
-      warning)
+      warning); external data without a location, or with values too
+  sparse_tensor
+      a sparse tensor whose values are not of rank 1, whose dense shape has
+      no elements, or whose indices are not int64, one per value, in range
+      and in increasing order
   missing_operator, empty_node
       a node with no operator, or with neither inputs nor outputs
   unknown_operator, operator_too_new, deprecated_operator, ai_onnx_domain
@@ -85,7 +94,8 @@ Warnings:
   unused_value, unused_initializer
       a node output or an initializer that nothing reads
   duplicate_output, duplicate_opset_import
-      an output listed twice, a domain imported twice
+      an output listed twice (in a function: an error), a domain imported
+      twice
   attribute_reference
       `@name` outside a function, or naming no attribute of the function
   tensor_value

@@ -204,12 +204,20 @@ pub(crate) fn check_delimiters(
         }
     }
     // The brackets left open are in the order of the text: only the first
-    // of them can be reported, and only those are worth a guess.
+    // of them can be reported, and only those are worth a guess. The last
+    // token shows where the text ends, still missing the closer.
+    let last = tokens.last().map(|&(_, span)| span.into_range());
     for &index in open.iter().take(super::MAX_ERRORS) {
         let (opener, opened) = tokens[index];
         if diagnostics.wants(opened.start) {
             let end = likely_end(tokens, index, source);
-            diagnostics.push(unclosed(opener, opened, end));
+            let mut diagnostic = unclosed(opener, opened, end);
+            if let Some(last) = last.clone().filter(|last| last.start > opened.start) {
+                let closer = closer_of(opener).map(|t| t.to_string()).unwrap_or_default();
+                diagnostic =
+                    diagnostic.with_label(last, format!("the text ends here, without {closer}"));
+            }
+            diagnostics.push(diagnostic);
         }
     }
 }

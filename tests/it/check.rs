@@ -1122,6 +1122,31 @@ fn the_example_is_clean() {
 // wrongly.
 // ---------------------------------------------------------------------------
 
+/// The declared type of an output holding `tensor`: its element type and
+/// shape (a main graph's outputs need both).
+fn declared_like(tensor: &TensorProto) -> onnxtxt::proto::ValueInfoProto {
+    use onnxtxt::proto::tensor_shape_proto::{dimension::Value, Dimension};
+    use onnxtxt::proto::{type_proto, TensorShapeProto, TypeProto};
+    let dim = |&d: &i64| Dimension {
+        value: Some(Value::DimValue(d)),
+        ..Default::default()
+    };
+    let tensor_type = type_proto::Tensor {
+        elem_type: tensor.data_type.or(Some(1)),
+        shape: Some(TensorShapeProto {
+            dim: tensor.dims.iter().map(dim).collect(),
+        }),
+    };
+    onnxtxt::proto::ValueInfoProto {
+        name: tensor.name.clone(),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(tensor_type)),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
 fn ir_model(tensor: TensorProto) -> ModelProto {
     ModelProto {
         ir_version: Some(10),
@@ -1131,11 +1156,8 @@ fn ir_model(tensor: TensorProto) -> ModelProto {
         }],
         graph: Some(GraphProto {
             name: Some("g".into()),
+            output: vec![declared_like(&tensor)],
             initializer: vec![tensor],
-            output: vec![onnxtxt::proto::ValueInfoProto {
-                name: Some("w".into()),
-                ..Default::default()
-            }],
             ..Default::default()
         }),
         ..Default::default()

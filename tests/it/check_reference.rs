@@ -198,6 +198,28 @@ const MISTAKES: &[Mistake] = &[
         runtime_says: "filter number not equal to input channel number",
     },
     Mistake {
+        right: "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                g (uint8[1, 2, 5, 5] x, uint8[2, 2, 3, 3] w) => (int32[1, 2, ?, ?] y) {\n  \
+                y = ConvInteger <kernel_shape: ints = [3, 3]> (x, w)\n}\n",
+        line: 3,
+        wrong: "  y = ConvInteger <kernel_shape: ints = [2, 2]> (x, w)",
+        code: "window",
+        at: 3,
+        runtime_says: "kernel_shape is not compatible with W shape",
+    },
+    Mistake {
+        right: "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                g (uint8[1, 2, 5, 5] x, uint8[2, 2, 3, 3] w) => (uint8[1, 2, ?, ?] y) \
+                <float xs = {1.0}, uint8 xz = {0}, float ws = {1.0}, uint8 wz = {0}, \
+                float ys = {1.0}, uint8 yz = {0}> {\n  \
+                y = QLinearConv <kernel_shape: ints = [3, 3]> (x, xs, xz, w, ws, wz, ys, yz)\n}\n",
+        line: 3,
+        wrong: "  y = QLinearConv <kernel_shape: ints = [2, 2]> (x, xs, xz, w, ws, wz, ys, yz)",
+        code: "window",
+        at: 3,
+        runtime_says: "kernel_shape is not compatible with W shape",
+    },
+    Mistake {
         right: AXPY,
         line: 3,
         wrong: "  y = my.Axpy(x, s)",
@@ -263,5 +285,29 @@ fn what_onnxruntime_refuses_for_the_spec_is_an_error_at_its_line() {
         if mistake.code != "tensor_size" {
             assert_eq!(reference_check(&wrong), Ok(()), "{wrong}");
         }
+    }
+}
+
+/// The reference checker's verdict on `model`, as bytes.
+fn checker_verdict(model: &onnxtxt::proto::ModelProto) -> Result<(), String> {
+    let script = "import sys, onnx\n\
+                  m = onnx.load_from_string(sys.stdin.buffer.read())\n\
+                  try:\n    onnx.checker.check_model(m, full_check=True)\n\
+                  except Exception as e:\n    print(e)\n    sys.exit(3)\n";
+    python(&["-c", script], &model.encode_to_vec())
+}
+
+#[test]
+#[ignore = "needs the reference (conformance/setup.sh); run by conformance/run.sh"]
+fn onnx_checker_rejects_every_model_of_the_conditions_table() {
+    use crate::check_checker::{model_of, BASE, CONDITIONS};
+    checker_verdict(&onnxtxt::parse_model(BASE).unwrap()).unwrap();
+    for condition in CONDITIONS {
+        let Some(model) = model_of(&condition.proof) else {
+            continue;
+        };
+        let says = condition.says;
+        let refusal = checker_verdict(&model).expect_err(says);
+        assert!(!refusal.is_empty(), "{says}");
     }
 }

@@ -139,6 +139,7 @@ fn fmt_refreshes_type_comments_and_keeps_the_authors() {
     let stale = typed
         .replace("float[3,4] w", "float[3,7] w")
         .replace("float[4] b", "float[7] b")
+        .replace("float[B,4] y", "float[B,7] y")
         .replace("h = MatMul (x, w) #:", "h = MatMul (x, w) # the layer #:");
     let out = run_stdin(&["fmt"], stale.as_bytes());
     assert_eq!(out.code, 0, "{out:?}");

@@ -6,6 +6,7 @@
 //! `bash conformance/run.sh`.
 
 mod check;
+mod check_checker;
 #[cfg(feature = "cli")]
 mod check_cli;
 mod check_reference;
