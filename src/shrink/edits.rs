@@ -3,6 +3,7 @@
 //! shrinker checks every candidate before the predicate sees it.
 
 use std::ops::Range;
+use std::rc::Rc;
 
 use foldhash::{HashMap, HashSet};
 
@@ -79,7 +80,7 @@ pub(super) fn remove_nodes(
                 !removed_outputs.contains(name) || new_inputs.iter().any(|(n, _)| n == name)
             };
             let same_type = |name: &str| match (types.get(name), wanted) {
-                (Some(a), Some(b)) => a == b && !a.is_unknown(),
+                (Some(a), Some(b)) => fits(a, b),
                 (None, None) => in_function,
                 _ => false,
             };
@@ -93,7 +94,7 @@ pub(super) fn remove_nodes(
                 (Some(r), _) => {
                     map.insert(output.clone(), r.clone());
                 }
-                (None, Some(ty)) if body.is_main() && !ty.is_unknown() => {
+                (None, Some(ty)) if body.is_main() && can_be_graph_io(ty) => {
                     new_inputs.push((output.clone(), ty.clone()));
                 }
                 _ => return false,
@@ -117,6 +118,28 @@ pub(super) fn remove_nodes(
     true
 }
 
+/// Whether a value of type `ty` can stand for one of type `wanted`: the
+/// same type, or a tensor of the same element type where `wanted`'s rank
+/// is unknown.
+fn fits(ty: &Type, wanted: &Type) -> bool {
+    if ty.is_unknown() {
+        return false;
+    }
+    ty == wanted
+        || matches!((ty, wanted), (Type::Tensor(t), Type::Tensor(w))
+            if t.elem_type == w.elem_type && w.shape.is_none())
+}
+
+/// Whether a main graph's input or output can have type `ty`: onnx's
+/// checker wants a tensor's shape there.
+fn can_be_graph_io(ty: &Type) -> bool {
+    match ty {
+        Type::Unknown => false,
+        Type::Tensor(t) | Type::SparseTensor(t) => t.shape.is_some(),
+        _ => true,
+    }
+}
+
 /// The subgraph attributes a node of the default domain can be replaced
 /// by: `If`'s branches, `Loop`'s and `Scan`'s body.
 pub(super) fn inlinable(node: &NodeProto) -> &'static [&'static str] {
@@ -133,7 +156,8 @@ pub(super) fn inlinable(node: &NodeProto) -> &'static [&'static str] {
 /// Replaces node `index` of `body` (an `If`, `Loop` or `Scan`) by the
 /// nodes of its subgraph attribute `branch`: the subgraph's inputs read
 /// the node's inputs (a `Loop`'s iteration number and missing condition
-/// become constants), its outputs become the node's, and its
+/// become constants), its outputs become the node's (or, for those it
+/// passes through, what reads the node's reads their source), and its
 /// initializers move to the enclosing graph.
 pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, branch: &str) -> bool {
     let Some(mut found) = body.find_mut(model) else {
@@ -189,7 +213,9 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
         .flat_map(|n| &n.output)
         .map(String::as_str)
         .collect();
-    let mut glue = Vec::new();
+    // Outputs the subgraph passes through from elsewhere: what read them
+    // reads that instead.
+    let mut passed = HashMap::default();
     for (inner, outer) in given_outputs.iter().zip(&node.output) {
         let inner = inner.name();
         if outer.is_empty() {
@@ -199,19 +225,12 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
             map.insert(inner.to_owned(), outer.clone());
         } else {
             let source = map.get(inner).map_or(inner, String::as_str);
-            glue.push(NodeProto {
-                input: vec![source.to_owned()],
-                output: vec![outer.clone()],
-                op_type: Some("Identity".into()),
-                ..Default::default()
-            });
+            passed.insert(outer.clone(), source.to_owned());
         }
     }
     rename_uses(&mut graph.node, &map);
     rename_definitions(&mut graph.node, &map);
-    rename_uses(&mut glue, &map);
     nodes.append(&mut graph.node);
-    nodes.append(&mut glue);
     match &mut found {
         BodyMut::Graph(outer) => {
             outer.initializer.append(&mut graph.initializer);
@@ -223,6 +242,8 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
         BodyMut::Function(_) => {}
     }
     found.nodes().splice(index..=index, nodes);
+    rename_uses(found.nodes(), &passed);
+    found.rename_outputs(&passed);
     true
 }
 
@@ -269,11 +290,13 @@ pub(super) fn keep_one_output(model: &mut ModelProto, index: usize) -> bool {
     true
 }
 
-/// The edits that drop what a model can do without: doc strings,
-/// metadata, value infos, functions, opset imports, initializers and
-/// graph inputs (one at a time), and initializers made inputs.
-pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
-    let mut edits: Vec<Edit> = vec![
+/// The edits that clean up in one go: doc strings and names, the
+/// header's extras (producer, metadata, ...), value infos, the main
+/// graph's unused inputs and initializers, and passed-through outputs
+/// traded for the outputs nothing reads.
+pub(super) fn cleanups(facts: &Rc<Facts>) -> Vec<Edit> {
+    let facts = Rc::clone(facts);
+    vec![
         Box::new(strip),
         Box::new(|m| {
             let empty = ModelProto {
@@ -298,7 +321,65 @@ pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
             m.functions.iter_mut().for_each(|f| f.value_info.clear());
             true
         }),
-    ];
+        Box::new(|m| m.graph.as_mut().is_some_and(remove_unused_inputs)),
+        Box::new(move |m| give_out_unread(m, &facts)),
+    ]
+}
+
+/// Removes the graph's inputs and initializers nothing reads.
+fn remove_unused_inputs(graph: &mut GraphProto) -> bool {
+    let mut used: HashSet<&str> = graph.output.iter().map(|o| o.name()).collect();
+    used_names(&graph.node, &mut used);
+    let used: HashSet<String> = used.into_iter().map(str::to_owned).collect();
+    let before = graph.input.len() + graph.initializer.len();
+    graph.input.retain(|i| used.contains(i.name()));
+    graph.initializer.retain(|i| used.contains(i.name()));
+    before != graph.input.len() + graph.initializer.len()
+}
+
+/// Makes the main graph give out what its nodes compute and nothing
+/// reads, in place of the outputs that only pass an input through; the
+/// inputs left unread go.
+fn give_out_unread(model: &mut ModelProto, facts: &Facts) -> bool {
+    let Some(types) = facts.types.get("graph") else {
+        return false;
+    };
+    let Some(graph) = model.graph.as_mut() else {
+        return false;
+    };
+    let mut used: HashSet<&str> = graph.output.iter().map(|o| o.name()).collect();
+    used_names(&graph.node, &mut used);
+    let unread: Vec<ValueInfoProto> = graph
+        .node
+        .iter()
+        .flat_map(|n| &n.output)
+        .filter(|o| !o.is_empty() && !used.contains(o.as_str()))
+        .filter_map(|o| {
+            let ty = types.get(o).filter(|t| can_be_graph_io(t))?;
+            Some(ValueInfoProto {
+                name: Some(o.clone()),
+                r#type: Some(ty.to_proto()),
+                ..Default::default()
+            })
+        })
+        .collect();
+    let inputs: HashSet<String> = graph.input.iter().map(|i| i.name().to_owned()).collect();
+    let before = graph.output.len();
+    graph.output.retain(|o| !inputs.contains(o.name()));
+    if unread.is_empty() || graph.output.len() == before {
+        return false;
+    }
+    graph.output.extend(unread);
+    remove_unused_inputs(graph);
+    true
+}
+
+/// The edits that drop one thing a model may do without: a function, an
+/// opset import, an initializer (or make it an input, or one element),
+/// a graph input; and make a graph input's or output's symbolic
+/// dimensions 1.
+pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
+    let mut edits: Vec<Edit> = Vec::new();
     for f in 0..model.functions.len() {
         edits.push(Box::new(move |m| remove_at(&mut m.functions, f)));
     }

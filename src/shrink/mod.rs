@@ -236,8 +236,9 @@ where
             let mut changed = self.keep_one_output();
             changed |= self.remove_nodes();
             changed |= self.inline_subgraphs();
-            changed |= self.pass(|model| edits::drops(model));
-            changed |= self.pass(|model| {
+            changed |= self.pass(false, |_, facts| edits::cleanups(facts));
+            changed |= self.pass(true, |model, _| edits::drops(model));
+            changed |= self.pass(true, |model, _| {
                 bodies(model)
                     .iter()
                     .flat_map(|body| edits::attribute_edits(model, body))
@@ -300,7 +301,7 @@ where
 
     /// Replaces `If`, `Loop` and `Scan` nodes by a subgraph's nodes.
     fn inline_subgraphs(&mut self) -> bool {
-        self.pass(|model| {
+        self.pass(false, |model, _| {
             let mut found: Vec<Edit> = Vec::new();
             for body in bodies(model) {
                 for (n, node) in body.nodes(model).unwrap_or_default().iter().enumerate() {
@@ -314,15 +315,21 @@ where
         })
     }
 
-    /// Runs the edits `generate` gives for the best model, in an order
-    /// drawn from the seed; after each success, those it gives for the new
-    /// best, from where the last success was.
-    fn pass(&mut self, generate: impl Fn(&ModelProto) -> Vec<Edit>) -> bool {
+    /// Runs the edits `generate` gives for the best model (in an order
+    /// drawn from the seed if `shuffled`); after each success, those it
+    /// gives for the new best, from where the last success was.
+    fn pass(
+        &mut self,
+        shuffled: bool,
+        generate: impl Fn(&ModelProto, &Rc<Facts>) -> Vec<Edit>,
+    ) -> bool {
         let mut changed = false;
         let mut start = 0;
         while !self.stopped {
-            let mut edits = generate(&self.best);
-            shuffle(&mut edits, self.options.seed);
+            let mut edits = generate(&self.best, &self.facts);
+            if shuffled {
+                shuffle(&mut edits, self.options.seed);
+            }
             let Some(rest) = edits.get(start..).filter(|r| !r.is_empty()) else {
                 break;
             };

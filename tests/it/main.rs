@@ -43,6 +43,8 @@ mod printer;
 #[cfg(feature = "smith")]
 mod roundtrip_prop;
 mod schema;
+#[cfg(feature = "cli")]
+mod shrink;
 #[cfg(feature = "diff")]
 mod single_edits;
 #[cfg(feature = "smith")]
