@@ -50,7 +50,8 @@ pub(crate) enum Command {
     /// PREDICATE runs with a candidate's path as its one argument; exit
     /// status 0 means interesting. Candidates are valid models unless
     /// --allow-invalid. Exit status: 0 done, 1 the input is not
-    /// interesting (or invalid), 2 usage or I/O errors.
+    /// interesting (or invalid), 2 usage or I/O errors, 130 interrupted
+    /// (the smallest model so far written).
     Shrink(shrink::ShrinkArgs),
     /// Check models (text or binary) for what the grammar cannot catch.
     #[command(long_about = check::LONG_ABOUT)]

@@ -150,6 +150,10 @@ impl ShrinkArgs {
             shrunk.runs,
             started.elapsed().as_secs_f64()
         );
+        if shrunk.stopped {
+            // As a shell reports a command ended by SIGINT.
+            return Err(Failure::Exit(130));
+        }
         Ok(())
     }
 }
