@@ -16,6 +16,16 @@ use crate::proto::tensor_proto::DataType;
 /// has it today (numpy's rules) starts at opset 7.
 pub const MIN_SUPPORTED_OPSET: i64 = 7;
 
+/// The most nodes [`Config::max_nodes`] may ask for: a model of this many
+/// nodes takes about a second to make (100,000 took 85 s).
+pub const MAX_NODES: usize = 1000;
+/// The highest rank [`Config::max_rank`] may allow.
+pub const MAX_RANK: usize = 8;
+/// The largest dimension [`Config::max_dim`] may allow.
+pub const MAX_DIM: i64 = 1 << 16;
+/// The most bytes [`Config::max_tensor_bytes`] may allow a value (64 MiB).
+pub const MAX_TENSOR_BYTES: usize = 64 << 20;
+
 /// An element type the generator can give a tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -247,6 +257,49 @@ impl Config {
             symbolic_dims: u.arbitrary()?,
             ..Config::default()
         })
+    }
+
+    /// Whether the limits are within the generator's ([`MAX_NODES`],
+    /// [`MAX_RANK`], [`MAX_DIM`], [`MAX_TENSOR_BYTES`]), the allowed
+    /// `ai.onnx` operators ones it makes and the opsets in order; else
+    /// what is wrong. [`super::valid_model`] makes no model
+    /// for a configuration that fails this.
+    ///
+    /// ```
+    /// let config = onnxtxt::smith::Config { max_rank: 1 << 20, ..Default::default() };
+    /// assert_eq!(config.check().unwrap_err(), "max_rank is 1048576; at most 8");
+    /// ```
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let over = |name: &str, value: u64, limit: u64| {
+            (value > limit).then(|| format!("{name} is {value}; at most {limit}"))
+        };
+        let problem = over("max_nodes", self.max_nodes as u64, MAX_NODES as u64)
+            .or_else(|| over("max_rank", self.max_rank as u64, MAX_RANK as u64))
+            .or_else(|| {
+                (self.max_dim < 1).then(|| format!("max_dim is {}; at least 1", self.max_dim))
+            })
+            .or_else(|| over("max_dim", self.max_dim as u64, MAX_DIM as u64))
+            .or_else(|| {
+                let limit = MAX_TENSOR_BYTES as u64;
+                over("max_tensor_bytes", self.max_tensor_bytes as u64, limit)
+            })
+            .or_else(|| {
+                let unknown = self.allowed_operators.iter().find(|spec| {
+                    let (domain, name) = spec.split_once(':').unwrap_or(("", spec));
+                    crate::ops::canonical_domain(domain).is_empty()
+                        && !super::valid::operator_names().any(|known| known == name)
+                });
+                unknown.map(|spec| format!("`{spec}` is not an operator the generator makes"))
+            })
+            .or_else(|| {
+                (self.min_opset > self.max_opset).then(|| {
+                    format!(
+                        "min_opset {} is above max_opset {}",
+                        self.min_opset, self.max_opset
+                    )
+                })
+            });
+        problem.map_or(Ok(()), Err)
     }
 
     /// Whether nodes may use operator `name` of `domain`.

@@ -247,6 +247,9 @@ impl Need {
 /// assert!(findings.iter().all(|f| f.severity != onnxtxt::check::Severity::Error));
 /// ```
 pub fn valid_model(u: &mut Unstructured<'_>, config: &Config) -> Result<ModelProto> {
+    if config.check().is_err() {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
     Valid::new(u, config)?.model()
 }
 
@@ -382,6 +385,9 @@ impl Valid<'_, '_> {
             let declared: Vec<ValueInfoProto> =
                 graph.initializer.iter().map(initializer_input).collect();
             graph.input.extend(declared);
+            // A subgraph's initializers would have to be its inputs too,
+            // which an `If` branch or a `Loop` body cannot have.
+            graph.node.iter_mut().for_each(subgraph_constants);
         }
         let mut opset_import = vec![OperatorSetIdProto {
             domain: Some(String::new()),
@@ -1119,6 +1125,33 @@ fn value_info(v: &Value) -> ValueInfoProto {
         name: Some(v.name.clone()),
         r#type: Some(v.ty.to_proto()),
         ..Default::default()
+    }
+}
+
+/// Makes the initializers of `node`'s subgraphs (at any depth) `Constant`
+/// nodes at the start of their graph (IR versions below 4).
+fn subgraph_constants(node: &mut NodeProto) {
+    for attribute in &mut node.attribute {
+        for g in attribute
+            .g
+            .as_deref_mut()
+            .into_iter()
+            .chain(&mut attribute.graphs)
+        {
+            g.node.iter_mut().for_each(subgraph_constants);
+            let constants = g.initializer.drain(..).map(|t| NodeProto {
+                output: vec![t.name.clone().unwrap_or_default()],
+                op_type: Some("Constant".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("value".into()),
+                    r#type: Some(AttributeType::Tensor as i32),
+                    t: Some(Box::new(t)),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            });
+            g.node.splice(0..0, constants);
+        }
     }
 }
 

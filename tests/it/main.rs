@@ -47,6 +47,8 @@ mod schema;
 mod shrink;
 #[cfg(feature = "diff")]
 mod single_edits;
+#[cfg(feature = "cli")]
+mod smith_cli;
 #[cfg(feature = "smith")]
 mod smith_valid;
 mod streamed;
