@@ -46,7 +46,8 @@ pub mod ops;
 mod valid;
 
 pub use config::{
-    Config, ElementType, MAX_DIM, MAX_NODES, MAX_RANK, MAX_TENSOR_BYTES, MIN_SUPPORTED_OPSET,
+    Config, ElementType, Kernel, MAX_DIM, MAX_NODES, MAX_RANK, MAX_TENSOR_BYTES,
+    MIN_SUPPORTED_OPSET,
 };
 pub use valid::{operator_names, valid_model};
 

@@ -22,7 +22,8 @@ pub(crate) struct SmithArgs {
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
     /// Write N models, of seeds SEED, SEED+1, ..., into the directory
-    /// `-o` names, each as `SEED.onnxtxt` (or `SEED.onnx`).
+    /// `-o` names, each as `SEED.onnxtxt` (or `SEED.onnx`); seeds no node
+    /// fits are skipped (an error if all are).
     #[arg(long, value_name = "N", requires = "output")]
     pub(crate) count: Option<u64>,
     /// Write the binary encoding instead of text.
@@ -102,25 +103,46 @@ impl SmithArgs {
             eprintln!("seed: {seed}");
             seed
         });
+        let nothing_fits = |seeds: &str| {
+            Failure::Io(format!(
+                "{seeds}: no node of an operator the configuration allows fits \
+                 (its operators, element types, opsets, limits and profile)"
+            ))
+        };
         let Some(count) = self.count else {
-            let bytes = self.model_bytes(first)?;
+            let bytes = self
+                .model_bytes(first)?
+                .ok_or_else(|| nothing_fits(&format!("seed {first}")))?;
             return write_output(self.output.as_ref(), &bytes, self.binary);
         };
         let dir = self.output.clone().unwrap_or_default();
         std::fs::create_dir_all(&dir)
             .map_err(|e| Failure::Io(format!("cannot make {}: {e}", dir.display())))?;
         let extension = if self.binary { "onnx" } else { "onnxtxt" };
+        let mut skipped = 0;
         for k in 0..count {
             let seed = first.wrapping_add(k);
-            let bytes = self.model_bytes(seed)?;
+            let Some(bytes) = self.model_bytes(seed)? else {
+                skipped += 1;
+                continue;
+            };
             let path = dir.join(format!("{seed}.{extension}"));
             write_output(Some(&path), &bytes, self.binary)?;
+        }
+        if skipped == count {
+            return Err(nothing_fits(&format!(
+                "seeds {first} to {}",
+                first.wrapping_add(count - 1)
+            )));
+        }
+        if skipped > 0 {
+            eprintln!("{skipped} of {count} seeds made no model: no node fits them");
         }
         Ok(())
     }
 
-    /// The model of `seed`, encoded or as text.
-    fn model_bytes(&self, seed: u64) -> Result<Vec<u8>, Failure> {
+    /// The model of `seed`, encoded or as text; `None` when no node fits.
+    fn model_bytes(&self, seed: u64) -> Result<Option<Vec<u8>>, Failure> {
         let model = if self.ir_random {
             onnxtxt::smith::model_from_seed(seed)
         } else {
@@ -130,14 +152,11 @@ impl SmithArgs {
             config.check().map_err(Failure::Io)?;
             let model = onnxtxt::smith::valid_model(&mut u, &config).unwrap_or_default();
             if model.graph.as_ref().is_none_or(|g| g.node.is_empty()) {
-                return Err(Failure::Io(format!(
-                    "seed {seed}: no node of an operator the configuration allows fits it \
-                     (its operators, element types, opsets and limits)"
-                )));
+                return Ok(None);
             }
             model
         };
-        Ok(if self.binary {
+        Ok(Some(if self.binary {
             onnxtxt::prost::Message::encode_to_vec(&model)
         } else {
             // The IR-random models use every extension; they are for
@@ -148,7 +167,7 @@ impl SmithArgs {
                 .print(&model)
                 .text
                 .into_bytes()
-        })
+        }))
     }
 
     /// The configuration: the file's, or drawn from `u`, or the default,

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 
 use arbitrary::{Result, Unstructured};
 
+use crate::infer::Type;
 use crate::proto::tensor_proto::DataType;
 
 /// The lowest opset the valid generator supports: broadcasting as onnx
@@ -196,6 +197,60 @@ pub struct Config {
     pub functions: bool,
     /// Whether graph inputs may have symbolic dimensions (`N`).
     pub symbolic_dims: bool,
+    /// What a consumer implements (a profile): when not empty, the model's
+    /// opset is one it lists, and an `ai.onnx` node is made only if its
+    /// operator, with the element types of its first input and first
+    /// output, is listed at that opset.
+    /// `fuzz/probe_onnxruntime.py` makes onnxruntime's.
+    pub implemented: Vec<Kernel>,
+}
+
+/// One entry of a consumer profile ([`Config::implemented`]): an
+/// operator, the types of its first input and first output (as
+/// [`Kernel::signature`] spells them), and the opsets at which the
+/// consumer runs it.
+///
+/// ```
+/// let kernel: onnxtxt::smith::Kernel = serde_json::from_str(
+///     r#"{"operator": "Erf", "signature": "float -> float", "opsets": [13, 21]}"#,
+/// ).unwrap();
+/// assert_eq!(kernel.opsets, [13, 21]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kernel {
+    /// The `ai.onnx` operator.
+    pub operator: String,
+    /// `"IN -> OUT"`: each a tensor's element type (`float`), `seq(T)` or
+    /// `optional(T)`, or empty for no first input (output).
+    pub signature: String,
+    /// The opsets of the models it was seen in.
+    pub opsets: Vec<i64>,
+}
+
+impl Kernel {
+    /// The signature of a node whose first input has type `input` and
+    /// first output `output`.
+    ///
+    /// ```
+    /// use onnxtxt::infer::Type;
+    /// let float = Type::tensor_of(1);
+    /// let seq = Type::Sequence(Box::new(Type::tensor_of(7)));
+    /// assert_eq!(onnxtxt::smith::Kernel::signature(Some(&float), Some(&seq)), "float -> seq(int64)");
+    /// ```
+    pub fn signature(input: Option<&Type>, output: Option<&Type>) -> String {
+        fn name(ty: &Type) -> String {
+            match ty {
+                Type::Tensor(t) => crate::vocabulary::element_type_name(t.elem_type)
+                    .map_or_else(|| t.elem_type.to_string(), str::to_owned),
+                Type::Sequence(inner) => format!("seq({})", name(inner)),
+                Type::Optional(inner) => format!("optional({})", name(inner)),
+                _ => "?".into(),
+            }
+        }
+        let [input, output] = [input, output].map(|t| t.map(name).unwrap_or_default());
+        format!("{input} -> {output}")
+    }
 }
 
 /// The default highest opset: the registry's latest for `ai.onnx`.
@@ -220,6 +275,7 @@ impl Default for Config {
             subgraphs: true,
             functions: true,
             symbolic_dims: true,
+            implemented: Vec::new(),
         }
     }
 }

@@ -156,3 +156,51 @@ print(ir3)
     // Seed 21 of issue 43 is among them: IR 3 with an If.
     assert!(ir3 > 0);
 }
+
+#[test]
+fn a_profile_limits_nodes_to_what_it_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = r#"{"implemented": [
+        {"operator": "Relu", "signature": "float -> float", "opsets": [14, 21]},
+        {"operator": "Neg", "signature": "int32 -> int32", "opsets": [21]}
+    ]}"#;
+    let config = crate::support::write(dir.path(), "profile.json", profile.as_bytes());
+    let out = dir.path().join("models");
+    let result = run(&[
+        "smith",
+        "--config",
+        arg(&config),
+        "--count",
+        "40",
+        "--seed",
+        "0",
+        "--binary",
+        "-o",
+        arg(&out),
+    ]);
+    assert_eq!(result.code, 0, "{result:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let model = onnxtxt::decode_model(&std::fs::read(entry.unwrap().path()).unwrap()).unwrap();
+        let opset = model.opset_import[0].version();
+        let text = onnxtxt::to_text(&model);
+        for node in &model.graph.unwrap().node {
+            seen.insert((node.op_type().to_owned(), opset));
+            assert!(
+                matches!((node.op_type(), opset), ("Relu", 14 | 21) | ("Neg", 21)),
+                "{text}"
+            );
+        }
+    }
+    assert!(seen.contains(&("Neg".to_owned(), 21)), "{seen:?}");
+    assert!(seen.contains(&("Relu".to_owned(), 14)), "{seen:?}");
+}
+
+#[test]
+fn the_onnxruntime_profile_reads_and_makes_models() {
+    let profile =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/profiles/onnxruntime-1.32.0.json");
+    let result = run(&["smith", "--config", arg(&profile), "--seed", "5"]);
+    assert_eq!(result.code, 0, "{result:?}");
+    assert!(onnxtxt::parse_model(result.text()).is_ok());
+}
