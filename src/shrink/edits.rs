@@ -263,8 +263,13 @@ fn scalar_constant(name: &str, boolean: bool) -> NodeProto {
     } else {
         tensor.int64_data = vec![i64::from(value)];
     }
+    constant_node(name, tensor)
+}
+
+/// A `Constant` node giving `output` the value `tensor`.
+pub(crate) fn constant_node(output: &str, tensor: TensorProto) -> NodeProto {
     NodeProto {
-        output: vec![name.to_owned()],
+        output: vec![output.to_owned()],
         op_type: Some("Constant".into()),
         attribute: vec![AttributeProto {
             name: Some("value".into()),
@@ -390,39 +395,29 @@ pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
         return edits;
     };
     for i in 0..graph.initializer.len() {
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .is_some_and(|g| remove_at(&mut g.initializer, i))
-        }));
+        edits.push(graph_edit(move |g| remove_at(&mut g.initializer, i)));
         edits.push(Box::new(move |m| initializer_to_input(m, i)));
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .and_then(|g| g.initializer.get_mut(i))
-                .is_some_and(to_one_element)
+        edits.push(graph_edit(move |g| {
+            g.initializer.get_mut(i).is_some_and(to_one_element)
         }));
     }
     for i in 0..graph.input.len() {
-        edits.push(Box::new(move |m| {
-            m.graph.as_mut().is_some_and(|g| remove_at(&mut g.input, i))
-        }));
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .and_then(|g| g.input.get_mut(i))
-                .is_some_and(symbolic_dims_to_one)
+        edits.push(graph_edit(move |g| remove_at(&mut g.input, i)));
+        edits.push(graph_edit(move |g| {
+            g.input.get_mut(i).is_some_and(symbolic_dims_to_one)
         }));
     }
     for o in 0..graph.output.len() {
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .and_then(|g| g.output.get_mut(o))
-                .is_some_and(symbolic_dims_to_one)
+        edits.push(graph_edit(move |g| {
+            g.output.get_mut(o).is_some_and(symbolic_dims_to_one)
         }));
     }
     edits
+}
+
+/// An edit of the main graph.
+fn graph_edit(edit: impl Fn(&mut GraphProto) -> bool + 'static) -> Edit {
+    Box::new(move |m| m.graph.as_mut().is_some_and(&edit))
 }
 
 fn remove_at<T>(list: &mut Vec<T>, index: usize) -> bool {

@@ -76,6 +76,7 @@ use prost::Message;
 use crate::check::Finding;
 use crate::proto::ModelProto;
 use body::{bodies, node_count};
+pub(crate) use edits::constant_node;
 use edits::{Edit, Facts};
 
 /// How to shrink.

@@ -1191,17 +1191,10 @@ fn subgraph_constants(node: &mut NodeProto) {
             .chain(&mut attribute.graphs)
         {
             g.node.iter_mut().for_each(subgraph_constants);
-            let constants = g.initializer.drain(..).map(|t| NodeProto {
-                output: vec![t.name.clone().unwrap_or_default()],
-                op_type: Some("Constant".into()),
-                attribute: vec![AttributeProto {
-                    name: Some("value".into()),
-                    r#type: Some(AttributeType::Tensor as i32),
-                    t: Some(Box::new(t)),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            });
+            let constants = g
+                .initializer
+                .drain(..)
+                .map(|t| crate::shrink::constant_node(&t.name.clone().unwrap_or_default(), t));
             g.node.splice(0..0, constants);
         }
     }
