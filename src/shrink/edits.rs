@@ -247,6 +247,51 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
     true
 }
 
+/// The model-local function node `node` calls, if it calls one.
+pub(super) fn called_function(model: &ModelProto, node: &NodeProto) -> Option<usize> {
+    model.functions.iter().position(|f| {
+        f.name() == node.op_type() && f.domain() == node.domain() && f.overload() == node.overload()
+    })
+}
+
+/// Replaces node `index` of `body`, a call of a model-local function, by
+/// the function's nodes: its inputs and outputs renamed to the node's,
+/// its other values given names of their own (prefixed with the node's
+/// first output). Functions with attribute parameters are left alone.
+pub(super) fn inline_call(model: &mut ModelProto, body: &BodyPath, index: usize) -> bool {
+    let Some(node) = body.nodes(model).and_then(|n| n.get(index)).cloned() else {
+        return false;
+    };
+    let Some(function) = called_function(model, &node).map(|f| &model.functions[f]) else {
+        return false;
+    };
+    let parameterized = |n: &NodeProto| n.attribute.iter().any(|a| a.ref_attr_name.is_some());
+    if function.node.iter().any(parameterized) {
+        return false;
+    }
+    let prefix = node.output.first().cloned().unwrap_or_default();
+    let mut map: HashMap<String, String> = HashMap::default();
+    for (formal, actual) in function.input.iter().zip(&node.input) {
+        map.insert(formal.clone(), actual.clone());
+    }
+    for (formal, actual) in function.output.iter().zip(&node.output) {
+        map.insert(formal.clone(), actual.clone());
+    }
+    for value in function.node.iter().flat_map(|n| &n.output) {
+        if !map.contains_key(value) {
+            map.insert(value.clone(), format!("{prefix}__{value}"));
+        }
+    }
+    let mut nodes = function.node.clone();
+    rename_uses(&mut nodes, &map);
+    rename_definitions(&mut nodes, &map);
+    let Some(mut found) = body.find_mut(model) else {
+        return false;
+    };
+    found.nodes().splice(index..=index, nodes);
+    true
+}
+
 /// A `Constant` node giving `name` a scalar: `true`, or the int64 0.
 fn scalar_constant(name: &str, boolean: bool) -> NodeProto {
     let (data_type, value) = if boolean {
@@ -641,6 +686,23 @@ mod tests {
         assert_eq!(graph.node.len(), 1);
         assert_eq!(graph.node[0].op_type(), "Abs");
         assert_eq!(graph.node[0].output, ["y"]);
+    }
+
+    #[test]
+    fn a_call_becomes_the_functions_nodes() {
+        let mut m = model(
+            "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>
+             g (float[2] x) => (float[2] y) { y = local.Twice(x) }
+             <domain: \"local\", opset_import: [\"\": 21]>
+             Twice (a) => (b) { t = Add(a, a) b = Neg(t) }",
+        );
+        assert!(inline_call(&mut m, &BodyPath::MAIN, 0));
+        let nodes = &m.graph.as_ref().unwrap().node;
+        assert_eq!(nodes[0].input, ["x", "x"]);
+        assert_eq!(nodes[0].output, ["y__t"]);
+        assert_eq!(nodes[1].input, ["y__t"]);
+        assert_eq!(nodes[1].output, ["y"]);
+        assert!(crate::check_model(&m).iter().all(|f| !f.is_error()));
     }
 
     #[test]

@@ -50,7 +50,7 @@
 //!    is one of its inputs of the same type, or a new graph input of the
 //!    inferred type (`body.rs` finds the bodies, `edits.rs` edits them);
 //! 3. replace an `If` by one of its branches, a `Loop` or `Scan` by its
-//!    body's nodes;
+//!    body's nodes, a call of a model-local function by the function's;
 //! 4. drop doc strings, metadata, value infos, functions, opset imports,
 //!    initializers and graph inputs; make initializers inputs; make
 //!    tensors one element, symbolic dimensions 1;
@@ -300,7 +300,8 @@ where
         changed
     }
 
-    /// Replaces `If`, `Loop` and `Scan` nodes by a subgraph's nodes.
+    /// Replaces `If`, `Loop` and `Scan` nodes by a subgraph's nodes, and
+    /// calls of the model's functions by their bodies.
     fn inline_subgraphs(&mut self) -> bool {
         self.pass(false, |model, _| {
             let mut found: Vec<Edit> = Vec::new();
@@ -309,6 +310,10 @@ where
                     for &branch in edits::inlinable(node) {
                         let body = body.clone();
                         found.push(Box::new(move |m| edits::inline(m, &body, n, branch)));
+                    }
+                    if edits::called_function(model, node).is_some() {
+                        let body = body.clone();
+                        found.push(Box::new(move |m| edits::inline_call(m, &body, n)));
                     }
                 }
             }
