@@ -45,7 +45,10 @@ mod config;
 pub mod ops;
 mod valid;
 
-pub use config::{Config, ElementType, MIN_SUPPORTED_OPSET};
+pub use config::{
+    Config, ElementType, Kernel, MAX_DIM, MAX_NODES, MAX_RANK, MAX_TENSOR_BYTES,
+    MIN_SUPPORTED_OPSET,
+};
 pub use valid::{operator_names, valid_model};
 
 use crate::proto::attribute_proto::AttributeType;

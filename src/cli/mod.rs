@@ -13,6 +13,7 @@ mod parse;
 mod print;
 mod progress;
 mod report;
+mod shrink;
 mod smith;
 
 use std::process::ExitCode;
@@ -43,6 +44,15 @@ pub(crate) enum Command {
     Print(print::PrintArgs),
     /// Print a random well-formed model (for fuzzing other tools).
     Smith(smith::SmithArgs),
+    /// Shrink a model to the smallest one a predicate still finds
+    /// interesting (for bug reports and regression tests).
+    ///
+    /// PREDICATE runs with a candidate's path as its one argument; exit
+    /// status 0 means interesting. Candidates are valid models unless
+    /// --allow-invalid. Exit status: 0 done, 1 the input is not
+    /// interesting (or invalid), 2 usage or I/O errors, 130 interrupted
+    /// (the smallest model so far written).
+    Shrink(shrink::ShrinkArgs),
     /// Check models (text or binary) for what the grammar cannot catch.
     #[command(long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
@@ -74,6 +84,7 @@ impl Command {
             Command::Parse(args) => args.run(format),
             Command::Print(args) => args.run(),
             Command::Smith(args) => args.run(),
+            Command::Shrink(args) => args.run(),
             Command::Check(args) => args.run(format),
             Command::Fmt(args) => args.run(format),
             Command::Diff(args) => args.run(format),

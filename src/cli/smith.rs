@@ -1,7 +1,8 @@
 //! `onnxtxt smith`: print a random model, like `wasm-tools smith`: by
 //! default a valid one (what `onnx.checker` accepts, for fuzzing other
 //! tools) within a configuration, or with `--ir-random` one that only
-//! needs to be well-formed (for onnxtxt's own round trips).
+//! needs to be well-formed (for onnxtxt's own round trips). `--count N`
+//! writes a campaign's models into a directory.
 
 use std::path::PathBuf;
 
@@ -16,12 +17,23 @@ pub(crate) struct SmithArgs {
     /// seed is taken from the clock and printed on standard error.
     #[arg(long)]
     pub(crate) seed: Option<u64>,
-    /// Where to write the model (standard output by default).
+    /// Where to write the model (standard output by default); with
+    /// `--count`, the directory to write the models into.
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
+    /// Write N models, of seeds SEED, SEED+1, ..., into the directory
+    /// `-o` names, each as `SEED.onnxtxt` (or `SEED.onnx`); seeds no node
+    /// fits are skipped (an error if all are).
+    #[arg(long, value_name = "N", requires = "output")]
+    pub(crate) count: Option<u64>,
     /// Write the binary encoding instead of text.
     #[arg(long)]
     pub(crate) binary: bool,
+    /// Write text with onnxtxt's extensions (`@<raw: true>` for tensors
+    /// stored raw), which parses back to the same bytes; by default the
+    /// text uses only what `onnx.parser` reads.
+    #[arg(long, conflicts_with = "binary")]
+    pub(crate) extensions: bool,
     /// Any IR value the syntax can express, not a valid model (the
     /// round-trip fuzzing of onnxtxt itself); the configuration flags do
     /// not apply.
@@ -84,28 +96,78 @@ const SEED_BYTES: usize = 8192;
 
 impl SmithArgs {
     pub(crate) fn run(self) -> Result<(), Failure> {
-        let seed = self.seed.unwrap_or_else(|| {
+        let first = self.seed.unwrap_or_else(|| {
             let seed = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64);
             eprintln!("seed: {seed}");
             seed
         });
+        let nothing_fits = |seeds: &str| {
+            Failure::Io(format!(
+                "{seeds}: no node of an operator the configuration allows fits \
+                 (its operators, element types, opsets, limits and profile)"
+            ))
+        };
+        let Some(count) = self.count else {
+            let bytes = self
+                .model_bytes(first)?
+                .ok_or_else(|| nothing_fits(&format!("seed {first}")))?;
+            return write_output(self.output.as_ref(), &bytes, self.binary);
+        };
+        let dir = self.output.clone().unwrap_or_default();
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Failure::Io(format!("cannot make {}: {e}", dir.display())))?;
+        let extension = if self.binary { "onnx" } else { "onnxtxt" };
+        let mut skipped = 0;
+        for k in 0..count {
+            let seed = first.wrapping_add(k);
+            let Some(bytes) = self.model_bytes(seed)? else {
+                skipped += 1;
+                continue;
+            };
+            let path = dir.join(format!("{seed}.{extension}"));
+            write_output(Some(&path), &bytes, self.binary)?;
+        }
+        if skipped == count {
+            return Err(nothing_fits(&format!(
+                "seeds {first} to {}",
+                first.wrapping_add(count - 1)
+            )));
+        }
+        if skipped > 0 {
+            eprintln!("{skipped} of {count} seeds made no model: no node fits them");
+        }
+        Ok(())
+    }
+
+    /// The model of `seed`, encoded or as text; `None` when no node fits.
+    fn model_bytes(&self, seed: u64) -> Result<Option<Vec<u8>>, Failure> {
         let model = if self.ir_random {
             onnxtxt::smith::model_from_seed(seed)
         } else {
             let bytes = onnxtxt::smith::seeded_bytes(seed, SEED_BYTES);
             let mut u = arbitrary::Unstructured::new(&bytes);
             let config = self.config(&mut u)?;
-            onnxtxt::smith::valid_model(&mut u, &config).unwrap_or_default()
+            config.check().map_err(Failure::Io)?;
+            let model = onnxtxt::smith::valid_model(&mut u, &config).unwrap_or_default();
+            if model.graph.as_ref().is_none_or(|g| g.node.is_empty()) {
+                return Ok(None);
+            }
+            model
         };
-        if self.binary {
-            let bytes = onnxtxt::prost::Message::encode_to_vec(&model);
-            write_output(self.output.as_ref(), &bytes, true)
+        Ok(Some(if self.binary {
+            onnxtxt::prost::Message::encode_to_vec(&model)
         } else {
-            let text = onnxtxt::to_text(&model);
-            write_output(self.output.as_ref(), text.as_bytes(), false)
-        }
+            // The IR-random models use every extension; they are for
+            // onnxtxt's own round trips.
+            let compat = !self.extensions && !self.ir_random;
+            onnxtxt::Printer::new()
+                .compat(compat)
+                .print(&model)
+                .text
+                .into_bytes()
+        }))
     }
 
     /// The configuration: the file's, or drawn from `u`, or the default,

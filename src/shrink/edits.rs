@@ -3,6 +3,7 @@
 //! shrinker checks every candidate before the predicate sees it.
 
 use std::ops::Range;
+use std::rc::Rc;
 
 use foldhash::{HashMap, HashSet};
 
@@ -79,7 +80,7 @@ pub(super) fn remove_nodes(
                 !removed_outputs.contains(name) || new_inputs.iter().any(|(n, _)| n == name)
             };
             let same_type = |name: &str| match (types.get(name), wanted) {
-                (Some(a), Some(b)) => a == b && !a.is_unknown(),
+                (Some(a), Some(b)) => fits(a, b),
                 (None, None) => in_function,
                 _ => false,
             };
@@ -93,7 +94,7 @@ pub(super) fn remove_nodes(
                 (Some(r), _) => {
                     map.insert(output.clone(), r.clone());
                 }
-                (None, Some(ty)) if body.is_main() && !ty.is_unknown() => {
+                (None, Some(ty)) if body.is_main() && can_be_graph_io(ty) => {
                     new_inputs.push((output.clone(), ty.clone()));
                 }
                 _ => return false,
@@ -117,6 +118,28 @@ pub(super) fn remove_nodes(
     true
 }
 
+/// Whether a value of type `ty` can stand for one of type `wanted`: the
+/// same type, or a tensor of the same element type where `wanted`'s rank
+/// is unknown.
+fn fits(ty: &Type, wanted: &Type) -> bool {
+    if ty.is_unknown() {
+        return false;
+    }
+    ty == wanted
+        || matches!((ty, wanted), (Type::Tensor(t), Type::Tensor(w))
+            if t.elem_type == w.elem_type && w.shape.is_none())
+}
+
+/// Whether a main graph's input or output can have type `ty`: onnx's
+/// checker wants a tensor's shape there.
+fn can_be_graph_io(ty: &Type) -> bool {
+    match ty {
+        Type::Unknown => false,
+        Type::Tensor(t) | Type::SparseTensor(t) => t.shape.is_some(),
+        _ => true,
+    }
+}
+
 /// The subgraph attributes a node of the default domain can be replaced
 /// by: `If`'s branches, `Loop`'s and `Scan`'s body.
 pub(super) fn inlinable(node: &NodeProto) -> &'static [&'static str] {
@@ -133,7 +156,8 @@ pub(super) fn inlinable(node: &NodeProto) -> &'static [&'static str] {
 /// Replaces node `index` of `body` (an `If`, `Loop` or `Scan`) by the
 /// nodes of its subgraph attribute `branch`: the subgraph's inputs read
 /// the node's inputs (a `Loop`'s iteration number and missing condition
-/// become constants), its outputs become the node's, and its
+/// become constants), its outputs become the node's (or, for those it
+/// passes through, what reads the node's reads their source), and its
 /// initializers move to the enclosing graph.
 pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, branch: &str) -> bool {
     let Some(mut found) = body.find_mut(model) else {
@@ -189,7 +213,9 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
         .flat_map(|n| &n.output)
         .map(String::as_str)
         .collect();
-    let mut glue = Vec::new();
+    // Outputs the subgraph passes through from elsewhere: what read them
+    // reads that instead.
+    let mut passed = HashMap::default();
     for (inner, outer) in given_outputs.iter().zip(&node.output) {
         let inner = inner.name();
         if outer.is_empty() {
@@ -199,19 +225,12 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
             map.insert(inner.to_owned(), outer.clone());
         } else {
             let source = map.get(inner).map_or(inner, String::as_str);
-            glue.push(NodeProto {
-                input: vec![source.to_owned()],
-                output: vec![outer.clone()],
-                op_type: Some("Identity".into()),
-                ..Default::default()
-            });
+            passed.insert(outer.clone(), source.to_owned());
         }
     }
     rename_uses(&mut graph.node, &map);
     rename_definitions(&mut graph.node, &map);
-    rename_uses(&mut glue, &map);
     nodes.append(&mut graph.node);
-    nodes.append(&mut glue);
     match &mut found {
         BodyMut::Graph(outer) => {
             outer.initializer.append(&mut graph.initializer);
@@ -222,6 +241,53 @@ pub(super) fn inline(model: &mut ModelProto, body: &BodyPath, index: usize, bran
         BodyMut::Function(_) if !graph.initializer.is_empty() => return false,
         BodyMut::Function(_) => {}
     }
+    found.nodes().splice(index..=index, nodes);
+    rename_uses(found.nodes(), &passed);
+    found.rename_outputs(&passed);
+    true
+}
+
+/// The model-local function node `node` calls, if it calls one.
+pub(super) fn called_function(model: &ModelProto, node: &NodeProto) -> Option<usize> {
+    model.functions.iter().position(|f| {
+        f.name() == node.op_type() && f.domain() == node.domain() && f.overload() == node.overload()
+    })
+}
+
+/// Replaces node `index` of `body`, a call of a model-local function, by
+/// the function's nodes: its inputs and outputs renamed to the node's,
+/// its other values given names of their own (prefixed with the node's
+/// first output). Functions with attribute parameters are left alone.
+pub(super) fn inline_call(model: &mut ModelProto, body: &BodyPath, index: usize) -> bool {
+    let Some(node) = body.nodes(model).and_then(|n| n.get(index)).cloned() else {
+        return false;
+    };
+    let Some(function) = called_function(model, &node).map(|f| &model.functions[f]) else {
+        return false;
+    };
+    let parameterized = |n: &NodeProto| n.attribute.iter().any(|a| a.ref_attr_name.is_some());
+    if function.node.iter().any(parameterized) {
+        return false;
+    }
+    let prefix = node.output.first().cloned().unwrap_or_default();
+    let mut map: HashMap<String, String> = HashMap::default();
+    for (formal, actual) in function.input.iter().zip(&node.input) {
+        map.insert(formal.clone(), actual.clone());
+    }
+    for (formal, actual) in function.output.iter().zip(&node.output) {
+        map.insert(formal.clone(), actual.clone());
+    }
+    for value in function.node.iter().flat_map(|n| &n.output) {
+        if !map.contains_key(value) {
+            map.insert(value.clone(), format!("{prefix}__{value}"));
+        }
+    }
+    let mut nodes = function.node.clone();
+    rename_uses(&mut nodes, &map);
+    rename_definitions(&mut nodes, &map);
+    let Some(mut found) = body.find_mut(model) else {
+        return false;
+    };
     found.nodes().splice(index..=index, nodes);
     true
 }
@@ -242,8 +308,13 @@ fn scalar_constant(name: &str, boolean: bool) -> NodeProto {
     } else {
         tensor.int64_data = vec![i64::from(value)];
     }
+    constant_node(name, tensor)
+}
+
+/// A `Constant` node giving `output` the value `tensor`.
+pub(crate) fn constant_node(output: &str, tensor: TensorProto) -> NodeProto {
     NodeProto {
-        output: vec![name.to_owned()],
+        output: vec![output.to_owned()],
         op_type: Some("Constant".into()),
         attribute: vec![AttributeProto {
             name: Some("value".into()),
@@ -269,11 +340,13 @@ pub(super) fn keep_one_output(model: &mut ModelProto, index: usize) -> bool {
     true
 }
 
-/// The edits that drop what a model can do without: doc strings,
-/// metadata, value infos, functions, opset imports, initializers and
-/// graph inputs (one at a time), and initializers made inputs.
-pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
-    let mut edits: Vec<Edit> = vec![
+/// The edits that clean up in one go: doc strings and names, the
+/// header's extras (producer, metadata, ...), value infos, the main
+/// graph's unused inputs and initializers, and passed-through outputs
+/// traded for the outputs nothing reads.
+pub(super) fn cleanups(facts: &Rc<Facts>) -> Vec<Edit> {
+    let facts = Rc::clone(facts);
+    vec![
         Box::new(strip),
         Box::new(|m| {
             let empty = ModelProto {
@@ -298,7 +371,65 @@ pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
             m.functions.iter_mut().for_each(|f| f.value_info.clear());
             true
         }),
-    ];
+        Box::new(|m| m.graph.as_mut().is_some_and(remove_unused_inputs)),
+        Box::new(move |m| give_out_unread(m, &facts)),
+    ]
+}
+
+/// Removes the graph's inputs and initializers nothing reads.
+fn remove_unused_inputs(graph: &mut GraphProto) -> bool {
+    let mut used: HashSet<&str> = graph.output.iter().map(|o| o.name()).collect();
+    used_names(&graph.node, &mut used);
+    let used: HashSet<String> = used.into_iter().map(str::to_owned).collect();
+    let before = graph.input.len() + graph.initializer.len();
+    graph.input.retain(|i| used.contains(i.name()));
+    graph.initializer.retain(|i| used.contains(i.name()));
+    before != graph.input.len() + graph.initializer.len()
+}
+
+/// Makes the main graph give out what its nodes compute and nothing
+/// reads, in place of the outputs that only pass an input through; the
+/// inputs left unread go.
+fn give_out_unread(model: &mut ModelProto, facts: &Facts) -> bool {
+    let Some(types) = facts.types.get("graph") else {
+        return false;
+    };
+    let Some(graph) = model.graph.as_mut() else {
+        return false;
+    };
+    let mut used: HashSet<&str> = graph.output.iter().map(|o| o.name()).collect();
+    used_names(&graph.node, &mut used);
+    let unread: Vec<ValueInfoProto> = graph
+        .node
+        .iter()
+        .flat_map(|n| &n.output)
+        .filter(|o| !o.is_empty() && !used.contains(o.as_str()))
+        .filter_map(|o| {
+            let ty = types.get(o).filter(|t| can_be_graph_io(t))?;
+            Some(ValueInfoProto {
+                name: Some(o.clone()),
+                r#type: Some(ty.to_proto()),
+                ..Default::default()
+            })
+        })
+        .collect();
+    let inputs: HashSet<String> = graph.input.iter().map(|i| i.name().to_owned()).collect();
+    let before = graph.output.len();
+    graph.output.retain(|o| !inputs.contains(o.name()));
+    if unread.is_empty() || graph.output.len() == before {
+        return false;
+    }
+    graph.output.extend(unread);
+    remove_unused_inputs(graph);
+    true
+}
+
+/// The edits that drop one thing a model may do without: a function, an
+/// opset import, an initializer (or make it an input, or one element),
+/// a graph input; and make a graph input's or output's symbolic
+/// dimensions 1.
+pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
+    let mut edits: Vec<Edit> = Vec::new();
     for f in 0..model.functions.len() {
         edits.push(Box::new(move |m| remove_at(&mut m.functions, f)));
     }
@@ -309,39 +440,29 @@ pub(super) fn drops(model: &ModelProto) -> Vec<Edit> {
         return edits;
     };
     for i in 0..graph.initializer.len() {
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .is_some_and(|g| remove_at(&mut g.initializer, i))
-        }));
+        edits.push(graph_edit(move |g| remove_at(&mut g.initializer, i)));
         edits.push(Box::new(move |m| initializer_to_input(m, i)));
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .and_then(|g| g.initializer.get_mut(i))
-                .is_some_and(to_one_element)
+        edits.push(graph_edit(move |g| {
+            g.initializer.get_mut(i).is_some_and(to_one_element)
         }));
     }
     for i in 0..graph.input.len() {
-        edits.push(Box::new(move |m| {
-            m.graph.as_mut().is_some_and(|g| remove_at(&mut g.input, i))
-        }));
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .and_then(|g| g.input.get_mut(i))
-                .is_some_and(symbolic_dims_to_one)
+        edits.push(graph_edit(move |g| remove_at(&mut g.input, i)));
+        edits.push(graph_edit(move |g| {
+            g.input.get_mut(i).is_some_and(symbolic_dims_to_one)
         }));
     }
     for o in 0..graph.output.len() {
-        edits.push(Box::new(move |m| {
-            m.graph
-                .as_mut()
-                .and_then(|g| g.output.get_mut(o))
-                .is_some_and(symbolic_dims_to_one)
+        edits.push(graph_edit(move |g| {
+            g.output.get_mut(o).is_some_and(symbolic_dims_to_one)
         }));
     }
     edits
+}
+
+/// An edit of the main graph.
+fn graph_edit(edit: impl Fn(&mut GraphProto) -> bool + 'static) -> Edit {
+    Box::new(move |m| m.graph.as_mut().is_some_and(&edit))
 }
 
 fn remove_at<T>(list: &mut Vec<T>, index: usize) -> bool {
@@ -565,6 +686,23 @@ mod tests {
         assert_eq!(graph.node.len(), 1);
         assert_eq!(graph.node[0].op_type(), "Abs");
         assert_eq!(graph.node[0].output, ["y"]);
+    }
+
+    #[test]
+    fn a_call_becomes_the_functions_nodes() {
+        let mut m = model(
+            "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>
+             g (float[2] x) => (float[2] y) { y = local.Twice(x) }
+             <domain: \"local\", opset_import: [\"\": 21]>
+             Twice (a) => (b) { t = Add(a, a) b = Neg(t) }",
+        );
+        assert!(inline_call(&mut m, &BodyPath::MAIN, 0));
+        let nodes = &m.graph.as_ref().unwrap().node;
+        assert_eq!(nodes[0].input, ["x", "x"]);
+        assert_eq!(nodes[0].output, ["y__t"]);
+        assert_eq!(nodes[1].input, ["y__t"]);
+        assert_eq!(nodes[1].output, ["y"]);
+        assert!(crate::check_model(&m).iter().all(|f| !f.is_error()));
     }
 
     #[test]

@@ -50,7 +50,7 @@
 //!    is one of its inputs of the same type, or a new graph input of the
 //!    inferred type (`body.rs` finds the bodies, `edits.rs` edits them);
 //! 3. replace an `If` by one of its branches, a `Loop` or `Scan` by its
-//!    body's nodes;
+//!    body's nodes, a call of a model-local function by the function's;
 //! 4. drop doc strings, metadata, value infos, functions, opset imports,
 //!    initializers and graph inputs; make initializers inputs; make
 //!    tensors one element, symbolic dimensions 1;
@@ -76,6 +76,7 @@ use prost::Message;
 use crate::check::Finding;
 use crate::proto::ModelProto;
 use body::{bodies, node_count};
+pub(crate) use edits::constant_node;
 use edits::{Edit, Facts};
 
 /// How to shrink.
@@ -236,8 +237,9 @@ where
             let mut changed = self.keep_one_output();
             changed |= self.remove_nodes();
             changed |= self.inline_subgraphs();
-            changed |= self.pass(|model| edits::drops(model));
-            changed |= self.pass(|model| {
+            changed |= self.pass(false, |_, facts| edits::cleanups(facts));
+            changed |= self.pass(true, |model, _| edits::drops(model));
+            changed |= self.pass(true, |model, _| {
                 bodies(model)
                     .iter()
                     .flat_map(|body| edits::attribute_edits(model, body))
@@ -298,9 +300,10 @@ where
         changed
     }
 
-    /// Replaces `If`, `Loop` and `Scan` nodes by a subgraph's nodes.
+    /// Replaces `If`, `Loop` and `Scan` nodes by a subgraph's nodes, and
+    /// calls of the model's functions by their bodies.
     fn inline_subgraphs(&mut self) -> bool {
-        self.pass(|model| {
+        self.pass(false, |model, _| {
             let mut found: Vec<Edit> = Vec::new();
             for body in bodies(model) {
                 for (n, node) in body.nodes(model).unwrap_or_default().iter().enumerate() {
@@ -308,21 +311,31 @@ where
                         let body = body.clone();
                         found.push(Box::new(move |m| edits::inline(m, &body, n, branch)));
                     }
+                    if edits::called_function(model, node).is_some() {
+                        let body = body.clone();
+                        found.push(Box::new(move |m| edits::inline_call(m, &body, n)));
+                    }
                 }
             }
             found
         })
     }
 
-    /// Runs the edits `generate` gives for the best model, in an order
-    /// drawn from the seed; after each success, those it gives for the new
-    /// best, from where the last success was.
-    fn pass(&mut self, generate: impl Fn(&ModelProto) -> Vec<Edit>) -> bool {
+    /// Runs the edits `generate` gives for the best model (in an order
+    /// drawn from the seed if `shuffled`); after each success, those it
+    /// gives for the new best, from where the last success was.
+    fn pass(
+        &mut self,
+        shuffled: bool,
+        generate: impl Fn(&ModelProto, &Rc<Facts>) -> Vec<Edit>,
+    ) -> bool {
         let mut changed = false;
         let mut start = 0;
         while !self.stopped {
-            let mut edits = generate(&self.best);
-            shuffle(&mut edits, self.options.seed);
+            let mut edits = generate(&self.best, &self.facts);
+            if shuffled {
+                shuffle(&mut edits, self.options.seed);
+            }
             let Some(rest) = edits.get(start..).filter(|r| !r.is_empty()) else {
                 break;
             };

@@ -10,11 +10,22 @@ use std::collections::HashSet;
 
 use arbitrary::{Result, Unstructured};
 
+use crate::infer::Type;
 use crate::proto::tensor_proto::DataType;
 
 /// The lowest opset the valid generator supports: broadcasting as onnx
 /// has it today (numpy's rules) starts at opset 7.
 pub const MIN_SUPPORTED_OPSET: i64 = 7;
+
+/// The most nodes [`Config::max_nodes`] may ask for: a model of this many
+/// nodes takes about a second to make (100,000 took 85 s).
+pub const MAX_NODES: usize = 1000;
+/// The highest rank [`Config::max_rank`] may allow.
+pub const MAX_RANK: usize = 8;
+/// The largest dimension [`Config::max_dim`] may allow.
+pub const MAX_DIM: i64 = 1 << 16;
+/// The most bytes [`Config::max_tensor_bytes`] may allow a value (64 MiB).
+pub const MAX_TENSOR_BYTES: usize = 64 << 20;
 
 /// An element type the generator can give a tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -186,6 +197,60 @@ pub struct Config {
     pub functions: bool,
     /// Whether graph inputs may have symbolic dimensions (`N`).
     pub symbolic_dims: bool,
+    /// What a consumer implements (a profile): when not empty, the model's
+    /// opset is one it lists, and an `ai.onnx` node is made only if its
+    /// operator, with the element types of its first input and first
+    /// output, is listed at that opset.
+    /// `fuzz/probe_onnxruntime.py` makes onnxruntime's.
+    pub implemented: Vec<Kernel>,
+}
+
+/// One entry of a consumer profile ([`Config::implemented`]): an
+/// operator, the types of its first input and first output (as
+/// [`Kernel::signature`] spells them), and the opsets at which the
+/// consumer runs it.
+///
+/// ```
+/// let kernel: onnxtxt::smith::Kernel = serde_json::from_str(
+///     r#"{"operator": "Erf", "signature": "float -> float", "opsets": [13, 21]}"#,
+/// ).unwrap();
+/// assert_eq!(kernel.opsets, [13, 21]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kernel {
+    /// The `ai.onnx` operator.
+    pub operator: String,
+    /// `"IN -> OUT"`: each a tensor's element type (`float`), `seq(T)` or
+    /// `optional(T)`, or empty for no first input (output).
+    pub signature: String,
+    /// The opsets of the models it was seen in.
+    pub opsets: Vec<i64>,
+}
+
+impl Kernel {
+    /// The signature of a node whose first input has type `input` and
+    /// first output `output`.
+    ///
+    /// ```
+    /// use onnxtxt::infer::Type;
+    /// let float = Type::tensor_of(1);
+    /// let seq = Type::Sequence(Box::new(Type::tensor_of(7)));
+    /// assert_eq!(onnxtxt::smith::Kernel::signature(Some(&float), Some(&seq)), "float -> seq(int64)");
+    /// ```
+    pub fn signature(input: Option<&Type>, output: Option<&Type>) -> String {
+        fn name(ty: &Type) -> String {
+            match ty {
+                Type::Tensor(t) => crate::vocabulary::element_type_name(t.elem_type)
+                    .map_or_else(|| t.elem_type.to_string(), str::to_owned),
+                Type::Sequence(inner) => format!("seq({})", name(inner)),
+                Type::Optional(inner) => format!("optional({})", name(inner)),
+                _ => "?".into(),
+            }
+        }
+        let [input, output] = [input, output].map(|t| t.map(name).unwrap_or_default());
+        format!("{input} -> {output}")
+    }
 }
 
 /// The default highest opset: the registry's latest for `ai.onnx`.
@@ -210,6 +275,7 @@ impl Default for Config {
             subgraphs: true,
             functions: true,
             symbolic_dims: true,
+            implemented: Vec::new(),
         }
     }
 }
@@ -247,6 +313,49 @@ impl Config {
             symbolic_dims: u.arbitrary()?,
             ..Config::default()
         })
+    }
+
+    /// Whether the limits are within the generator's ([`MAX_NODES`],
+    /// [`MAX_RANK`], [`MAX_DIM`], [`MAX_TENSOR_BYTES`]), the allowed
+    /// `ai.onnx` operators ones it makes and the opsets in order; else
+    /// what is wrong. [`super::valid_model`] makes no model
+    /// for a configuration that fails this.
+    ///
+    /// ```
+    /// let config = onnxtxt::smith::Config { max_rank: 1 << 20, ..Default::default() };
+    /// assert_eq!(config.check().unwrap_err(), "max_rank is 1048576; at most 8");
+    /// ```
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let over = |name: &str, value: u64, limit: u64| {
+            (value > limit).then(|| format!("{name} is {value}; at most {limit}"))
+        };
+        let problem = over("max_nodes", self.max_nodes as u64, MAX_NODES as u64)
+            .or_else(|| over("max_rank", self.max_rank as u64, MAX_RANK as u64))
+            .or_else(|| {
+                (self.max_dim < 1).then(|| format!("max_dim is {}; at least 1", self.max_dim))
+            })
+            .or_else(|| over("max_dim", self.max_dim as u64, MAX_DIM as u64))
+            .or_else(|| {
+                let limit = MAX_TENSOR_BYTES as u64;
+                over("max_tensor_bytes", self.max_tensor_bytes as u64, limit)
+            })
+            .or_else(|| {
+                let unknown = self.allowed_operators.iter().find(|spec| {
+                    let (domain, name) = spec.split_once(':').unwrap_or(("", spec));
+                    crate::ops::canonical_domain(domain).is_empty()
+                        && !super::valid::operator_names().any(|known| known == name)
+                });
+                unknown.map(|spec| format!("`{spec}` is not an operator the generator makes"))
+            })
+            .or_else(|| {
+                (self.min_opset > self.max_opset).then(|| {
+                    format!(
+                        "min_opset {} is above max_opset {}",
+                        self.min_opset, self.max_opset
+                    )
+                })
+            });
+        problem.map_or(Ok(()), Err)
     }
 
     /// Whether nodes may use operator `name` of `domain`.

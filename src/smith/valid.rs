@@ -34,7 +34,7 @@ use std::sync::OnceLock;
 
 use arbitrary::{Result, Unstructured};
 
-use super::config::{Config, ElementType, MIN_SUPPORTED_OPSET};
+use super::config::{Config, ElementType, Kernel, MIN_SUPPORTED_OPSET};
 use crate::infer::{self, Dim, Options, Type};
 use crate::ops::{self, Schema};
 use crate::proto::attribute_proto::AttributeType;
@@ -247,6 +247,9 @@ impl Need {
 /// assert!(findings.iter().all(|f| f.severity != onnxtxt::check::Severity::Error));
 /// ```
 pub fn valid_model(u: &mut Unstructured<'_>, config: &Config) -> Result<ModelProto> {
+    if config.check().is_err() {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
     Valid::new(u, config)?.model()
 }
 
@@ -281,6 +284,8 @@ struct Valid<'a, 'u> {
     opset: i64,
     /// The operators the config allows at the opset, with their recipes.
     menu: Vec<(&'static Schema, Recipe)>,
+    /// The config's profile at the opset: operators and signatures.
+    implemented: HashSet<(&'u str, &'u str)>,
     counter: usize,
     /// How deep in subgraphs the node being made is.
     depth: usize,
@@ -347,11 +352,32 @@ impl<'a, 'u> Valid<'a, 'u> {
         let latest = ops::domain("").map_or(MIN_SUPPORTED_OPSET, |d| d.last_opset());
         let max = config.max_opset.clamp(MIN_SUPPORTED_OPSET, latest);
         let min = config.min_opset.clamp(MIN_SUPPORTED_OPSET, max);
-        let opset = u.int_in_range(min..=max)?;
+        // A profile's opsets, where it has any in range.
+        let mut profiled: Vec<i64> = config
+            .implemented
+            .iter()
+            .flat_map(|k| k.opsets.iter().copied())
+            .filter(|o| (min..=max).contains(o))
+            .collect();
+        profiled.sort_unstable();
+        profiled.dedup();
+        let opset = match profiled.as_slice() {
+            [] => u.int_in_range(min..=max)?,
+            opsets => *u.choose(opsets)?,
+        };
         let allows = config.operator_test("");
+        let implemented: HashSet<(&'u str, &'u str)> = config
+            .implemented
+            .iter()
+            .filter(|k| k.opsets.contains(&opset))
+            .map(|k| (k.operator.as_str(), k.signature.as_str()))
+            .collect();
+        let profiled = |name: &str| {
+            config.implemented.is_empty() || implemented.iter().any(|(op, _)| *op == name)
+        };
         let menu = operators_at(opset)
             .iter()
-            .filter(|(schema, _)| allows(schema.name()))
+            .filter(|(schema, _)| allows(schema.name()) && profiled(schema.name()))
             .copied()
             .collect();
         Ok(Valid {
@@ -359,6 +385,7 @@ impl<'a, 'u> Valid<'a, 'u> {
             config,
             opset,
             menu,
+            implemented,
             counter: 0,
             depth: 0,
             function: None,
@@ -382,6 +409,9 @@ impl Valid<'_, '_> {
             let declared: Vec<ValueInfoProto> =
                 graph.initializer.iter().map(initializer_input).collect();
             graph.input.extend(declared);
+            // A subgraph's initializers would have to be its inputs too,
+            // which an `If` branch or a `Loop` body cannot have.
+            graph.node.iter_mut().for_each(subgraph_constants);
         }
         let mut opset_import = vec![OperatorSetIdProto {
             domain: Some(String::new()),
@@ -637,6 +667,9 @@ impl Valid<'_, '_> {
         let Some(types) = self.infer(b, &node) else {
             return false;
         };
+        if !self.config.implemented.is_empty() && !self.implements(b, &node, types.first()) {
+            return false;
+        }
         let mut values = Vec::with_capacity(outputs);
         for (i, (name, mut ty)) in node.output.iter().zip(types).enumerate() {
             if let (true, Some(known)) = (ty.shape().is_none(), known.get(i)) {
@@ -656,6 +689,24 @@ impl Valid<'_, '_> {
         b.pool.extend(values.iter().cloned());
         b.made.extend(values);
         true
+    }
+
+    /// Whether the config's profile lists `node` (whose first output has
+    /// type `output`) at the model's opset.
+    fn implements(&self, b: &Builder, node: &NodeProto, output: Option<&Type>) -> bool {
+        let input = node.input.first().filter(|i| !i.is_empty()).map(|name| {
+            match b.pool.iter().rev().find(|v| &v.name == name) {
+                Some(v) => v.ty.clone(),
+                None => b
+                    .initializers
+                    .iter()
+                    .find(|t| t.name.as_ref() == Some(name))
+                    .map_or(Type::Unknown, |t| Type::tensor_of(t.data_type())),
+            }
+        });
+        let signature = Kernel::signature(input.as_ref(), output);
+        self.implemented
+            .contains(&(node.op_type(), signature.as_str()))
     }
 
     /// A node of `schema`'s operator on `operand` alone, with one output;
@@ -999,6 +1050,13 @@ impl Valid<'_, '_> {
             return Ok(None);
         }
         let elem = self.pick(self.config.element_types())?;
+        let ty = Type::tensor_of(elem.data_type() as i32);
+        let signature = Kernel::signature(Some(&ty), Some(&ty));
+        if !self.config.implemented.is_empty()
+            && !self.implemented.contains(&("Identity", signature.as_str()))
+        {
+            return Ok(None);
+        }
         self.function = Some(LocalFunction { elem });
         let identity = |input: &str, output: &str| NodeProto {
             op_type: Some("Identity".into()),
@@ -1119,6 +1177,26 @@ fn value_info(v: &Value) -> ValueInfoProto {
         name: Some(v.name.clone()),
         r#type: Some(v.ty.to_proto()),
         ..Default::default()
+    }
+}
+
+/// Makes the initializers of `node`'s subgraphs (at any depth) `Constant`
+/// nodes at the start of their graph (IR versions below 4).
+fn subgraph_constants(node: &mut NodeProto) {
+    for attribute in &mut node.attribute {
+        for g in attribute
+            .g
+            .as_deref_mut()
+            .into_iter()
+            .chain(&mut attribute.graphs)
+        {
+            g.node.iter_mut().for_each(subgraph_constants);
+            let constants = g
+                .initializer
+                .drain(..)
+                .map(|t| crate::shrink::constant_node(&t.name.clone().unwrap_or_default(), t));
+            g.node.splice(0..0, constants);
+        }
     }
 }
 

@@ -48,8 +48,12 @@ mod printer;
 #[cfg(feature = "smith")]
 mod roundtrip_prop;
 mod schema;
+#[cfg(feature = "cli")]
+mod shrink;
 #[cfg(feature = "diff")]
 mod single_edits;
+#[cfg(feature = "cli")]
+mod smith_cli;
 #[cfg(feature = "smith")]
 mod smith_valid;
 mod streamed;
