@@ -19,13 +19,14 @@ use std::fmt;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::{
-    compare, function_name, plural, position, qualified_name, take_values, DiffOptions, Shape,
-    Tally,
+    compare, function_name, plural, position, qualified_name, take_values, typed_len, DiffOptions,
+    Shape, Tally, TYPED_FIELDS,
 };
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, StringStringEntryProto,
     TensorProto, ValueInfoProto,
 };
+use crate::tensor_data::field_name;
 
 /// A change between two models, in the part `scope` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -723,20 +724,11 @@ fn storage(t: &TensorProto) -> &'static str {
         "external data"
     } else if t.raw_data.is_some() {
         "raw_data"
-    } else if !t.float_data.is_empty() {
-        "float_data"
-    } else if !t.int32_data.is_empty() {
-        "int32_data"
-    } else if !t.int64_data.is_empty() {
-        "int64_data"
-    } else if !t.uint64_data.is_empty() {
-        "uint64_data"
-    } else if !t.double_data.is_empty() {
-        "double_data"
-    } else if !t.string_data.is_empty() {
-        "string_data"
     } else {
-        "no field"
+        TYPED_FIELDS
+            .into_iter()
+            .find(|&field| typed_len(t, field) > 0)
+            .map_or("no field", field_name)
     }
 }
 
