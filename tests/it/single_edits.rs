@@ -3,9 +3,9 @@
 //! changed attribute or weight is one changed line (−1/+1), an inserted
 //! node one added line, and a renamed value changes only the lines that
 //! use it. The structural diff names the part that changed (a renamed
-//! node too). On
-//! `examples/mlp.onnxtxt` always, and on the model zoo samples of the
-//! conformance corpus (`#[ignore]`d: run by `conformance/run.sh`).
+//! node too). On `examples/mlp.onnxtxt` always, and on the model zoo
+//! samples of the conformance corpus (`#[ignore]`d: run by
+//! `conformance/run.sh`).
 
 use onnxtxt::diff::{diff_texts, structural_diff, DiffOptions, LineKind};
 use onnxtxt::proto::attribute_proto::AttributeType;
