@@ -144,7 +144,8 @@ fn type_name(data_type: i32) -> String {
         )
 }
 
-fn field_name(field: TypedField) -> &'static str {
+/// The name of `field` in `TensorProto`.
+pub(crate) fn field_name(field: TypedField) -> &'static str {
     match field {
         TypedField::Int32Data => "int32_data",
         TypedField::Int64Data => "int64_data",

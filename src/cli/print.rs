@@ -51,8 +51,14 @@ impl PrintArgs {
         if self.elide.is_some() {
             refuse_model_name(self.output.as_deref())?;
         }
-        let input = read_input(self.input.as_deref())?;
-        input.refuse_empty()?;
+        let input = match read_input(self.input.as_deref()).and_then(|input| {
+            input.refuse_empty()?;
+            Ok(input)
+        }) {
+            Ok(input) => input,
+            Err(failure) if self.textconv => return not_a_model(failure),
+            Err(failure) => return Err(failure),
+        };
         let progress = Progress::new(input.bytes.len());
         progress.stage(format!("reading {}", input.name));
         let printer = onnxtxt::Printer::new()
@@ -73,8 +79,7 @@ impl PrintArgs {
             Ok(loaded) => loaded.model,
             Err(failure) if self.textconv => {
                 drop(progress);
-                let line = format!("# not a valid ONNX model: {}\n", one_line(failure));
-                return write_output(None, line.as_bytes(), false);
+                return not_a_model(failure);
             }
             Err(failure) => return Err(failure),
         };
@@ -159,6 +164,12 @@ fn lfs_pointer(bytes: &[u8]) -> Option<String> {
         value("oid")?,
         value("size")?
     ))
+}
+
+/// For textconv: writes why the input is not a model, on one line.
+fn not_a_model(failure: Failure) -> Result<(), Failure> {
+    let line = format!("# not a valid ONNX model: {}\n", one_line(failure));
+    write_output(None, line.as_bytes(), false)
 }
 
 /// What a failure says, on one line: where (the byte and field of binary

@@ -16,11 +16,11 @@ mod structural;
 
 pub use structural::{structural_diff, Change};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 
-use similar::{ChangeTag, TextDiff};
+use similar::{capture_diff_slices, group_diff_ops, Algorithm, ChangeTag, DiffOp};
 
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
@@ -174,8 +174,11 @@ impl Hunk {
 /// assert!(onnxtxt::diff::diff_texts(old, old, 3).is_empty());
 /// ```
 pub fn diff_texts(old: &str, new: &str, context: usize) -> Vec<Hunk> {
-    let diff = TextDiff::from_lines(old, new);
-    let groups = diff.grouped_ops(context);
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (
+        old.split_inclusive('\n').collect(),
+        new.split_inclusive('\n').collect(),
+    );
+    let groups = group_diff_ops(line_ops(&old_lines, &new_lines), context);
     if groups.is_empty() {
         return Vec::new();
     }
@@ -187,7 +190,10 @@ pub fn diff_texts(old: &str, new: &str, context: usize) -> Vec<Hunk> {
             // The text and line of the first change.
             let mut first_change = None;
             let mut lines = Vec::new();
-            for change in group.iter().flat_map(|op| diff.iter_changes(op)) {
+            for change in group
+                .iter()
+                .flat_map(|op| op.iter_changes(&old_lines, &new_lines))
+            {
                 let (kind, at) = match change.tag() {
                     ChangeTag::Equal => (LineKind::Context, None),
                     ChangeTag::Delete => (LineKind::Removed, change.old_index().map(|l| (0, l))),
@@ -212,6 +218,75 @@ pub fn diff_texts(old: &str, new: &str, context: usize) -> Vec<Hunk> {
             }
         })
         .collect()
+}
+
+/// The operations that turn the lines `old` into `new`: a shortest edit
+/// script (Myers' algorithm), made near-linear where most lines changed.
+/// A line that is nowhere in the other text cannot be kept, so it is
+/// removed or added without being given to the algorithm, whose time
+/// grows with the product of the lines and the edits; the lines left hold
+/// every common subsequence, so the script is as short (as GNU diff
+/// discards such lines).
+fn line_ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
+    let in_old: HashSet<&str> = old.iter().copied().collect();
+    let in_new: HashSet<&str> = new.iter().copied().collect();
+    let old_kept: Vec<usize> = (0..old.len())
+        .filter(|&i| in_new.contains(old[i]))
+        .collect();
+    let new_kept: Vec<usize> = (0..new.len())
+        .filter(|&j| in_old.contains(new[j]))
+        .collect();
+    let a: Vec<&str> = old_kept.iter().map(|&i| old[i]).collect();
+    let b: Vec<&str> = new_kept.iter().map(|&j| new[j]).collect();
+    // The kept lines' matches, in the indices of all lines, and an end.
+    let mut matches = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            matches.extend((0..len).map(|k| (old_kept[old_index + k], new_kept[new_index + k])));
+        }
+    }
+    matches.push((old.len(), new.len()));
+    let mut ops = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    for (next_i, next_j) in matches {
+        let (old_len, new_len) = (next_i - i, next_j - j);
+        match (old_len, new_len) {
+            (0, 0) => {}
+            (_, 0) => ops.push(DiffOp::Delete {
+                old_index: i,
+                old_len,
+                new_index: j,
+            }),
+            (0, _) => ops.push(DiffOp::Insert {
+                old_index: i,
+                new_index: j,
+                new_len,
+            }),
+            _ => ops.push(DiffOp::Replace {
+                old_index: i,
+                old_len,
+                new_index: j,
+                new_len,
+            }),
+        }
+        if next_i < old.len() {
+            match ops.last_mut() {
+                Some(DiffOp::Equal { len, .. }) if old_len == 0 && new_len == 0 => *len += 1,
+                _ => ops.push(DiffOp::Equal {
+                    old_index: next_i,
+                    new_index: next_j,
+                    len: 1,
+                }),
+            }
+        }
+        (i, j) = (next_i + 1, next_j + 1);
+    }
+    ops
 }
 
 /// The graphs and functions of a text model, with the lines each spans.

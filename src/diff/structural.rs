@@ -19,13 +19,14 @@ use std::fmt;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::{
-    compare, function_name, plural, position, qualified_name, take_values, DiffOptions, Shape,
-    Tally,
+    compare, function_name, plural, position, qualified_name, take_values, typed_len, DiffOptions,
+    Shape, Tally, TYPED_FIELDS,
 };
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, StringStringEntryProto,
     TensorProto, ValueInfoProto,
 };
+use crate::tensor_data::field_name;
 
 /// A change between two models, in the part `scope` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -723,20 +724,11 @@ fn storage(t: &TensorProto) -> &'static str {
         "external data"
     } else if t.raw_data.is_some() {
         "raw_data"
-    } else if !t.float_data.is_empty() {
-        "float_data"
-    } else if !t.int32_data.is_empty() {
-        "int32_data"
-    } else if !t.int64_data.is_empty() {
-        "int64_data"
-    } else if !t.uint64_data.is_empty() {
-        "uint64_data"
-    } else if !t.double_data.is_empty() {
-        "double_data"
-    } else if !t.string_data.is_empty() {
-        "string_data"
     } else {
-        "no field"
+        TYPED_FIELDS
+            .into_iter()
+            .find(|&field| typed_len(t, field) > 0)
+            .map_or("no field", field_name)
     }
 }
 
@@ -837,23 +829,7 @@ fn match_nodes(old: &[NodeProto], new: &[NodeProto], ignore_order: bool) -> Vec<
     let rest_new: Vec<usize> = (0..new.len()).filter(|j| !paired_new.contains(j)).collect();
     let key = |n: &NodeProto| (n.domain.clone().unwrap_or_default(), n.op_type.clone());
     if ignore_order {
-        let mut free: Vec<usize> = rest_old;
-        for j in rest_new {
-            let shared = |i: usize| {
-                let (a, b) = (&old[i], &new[j]);
-                a.input.iter().filter(|x| b.input.contains(x)).count()
-                    + a.output.iter().filter(|x| b.output.contains(x)).count()
-            };
-            let best = free
-                .iter()
-                .enumerate()
-                .filter(|(_, i)| key(&old[**i]) == key(&new[j]))
-                .max_by_key(|(k, i)| (shared(**i), std::cmp::Reverse(*k)));
-            if let Some((k, &i)) = best {
-                pairs.push((i, j));
-                free.remove(k);
-            }
-        }
+        pairs.extend(match_unordered(old, new, &rest_old, &rest_new));
     } else {
         let a: Vec<_> = rest_old.iter().map(|&i| key(&old[i])).collect();
         let b: Vec<_> = rest_new.iter().map(|&j| key(&new[j])).collect();
@@ -885,6 +861,64 @@ fn match_nodes(old: &[NodeProto], new: &[NodeProto], ignore_order: bool) -> Vec<
         }
     }
     pairs.sort_by_key(|p| p.1);
+    pairs
+}
+
+/// Names held by more old nodes than this do not tell nodes apart, and
+/// are not counted as shared (which keeps matching near-linear).
+const SHARED_NAME_USERS_MAX: usize = 32;
+
+/// Pairs of the nodes `rest_old` of `old` and `rest_new` of `new`
+/// (indices, increasing), whatever their order: each new node, in turn,
+/// with the free old node of its operator that shares the most input and
+/// output names with it, the first such one on a tie.
+fn match_unordered(
+    old: &[NodeProto],
+    new: &[NodeProto],
+    rest_old: &[usize],
+    rest_new: &[usize],
+) -> Vec<(usize, usize)> {
+    let key = |n: &NodeProto| (n.domain.clone().unwrap_or_default(), n.op_type.clone());
+    let mut free: HashMap<_, std::collections::BTreeSet<usize>> = HashMap::new();
+    // The old nodes that hold each name, as an input (false) or output.
+    let mut holders: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
+    for &i in rest_old {
+        free.entry(key(&old[i])).or_default().insert(i);
+        for (names, output) in [(&old[i].input, false), (&old[i].output, true)] {
+            for name in names {
+                holders.entry((name, output)).or_default().push(i);
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    for &j in rest_new {
+        let b = &new[j];
+        let Some(candidates) = free.get_mut(&key(b)) else {
+            continue;
+        };
+        let mut shared: HashMap<usize, usize> = HashMap::new();
+        for (names, output) in [(&b.input, false), (&b.output, true)] {
+            for name in names {
+                let Some(users) = holders.get(&(name.as_str(), output)) else {
+                    continue;
+                };
+                if users.len() <= SHARED_NAME_USERS_MAX {
+                    for &i in users.iter().filter(|i| candidates.contains(i)) {
+                        *shared.entry(i).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let best = shared
+            .into_iter()
+            .max_by_key(|&(i, count)| (count, std::cmp::Reverse(i)))
+            .map(|(i, _)| i)
+            .or_else(|| candidates.first().copied());
+        if let Some(i) = best {
+            candidates.remove(&i);
+            pairs.push((i, j));
+        }
+    }
     pairs
 }
 

@@ -2,9 +2,10 @@
 //! the structure, not on the width of the text, so a renamed node, a
 //! changed attribute or weight is one changed line (−1/+1), an inserted
 //! node one added line, and a renamed value changes only the lines that
-//! use it. The structural diff names the part that changed. On
-//! `examples/mlp.onnxtxt` always, and on the model zoo samples of the
-//! conformance corpus (`#[ignore]`d: run by `conformance/run.sh`).
+//! use it. The structural diff names the part that changed (a renamed
+//! node too). On `examples/mlp.onnxtxt` always, and on the model zoo
+//! samples of the conformance corpus (`#[ignore]`d: run by
+//! `conformance/run.sh`).
 
 use onnxtxt::diff::{diff_texts, structural_diff, DiffOptions, LineKind};
 use onnxtxt::proto::attribute_proto::AttributeType;
@@ -64,6 +65,11 @@ fn check_single_edits(name: &str, model: &ModelProto) -> usize {
     if let Some(i) = middle(model, |n| n.name.as_deref().is_some_and(|s| !s.is_empty())) {
         let mut new = model.clone();
         nodes(&mut new)[i].name = Some("renamed_node".into());
+        let renamed = report(model, &new);
+        assert!(
+            renamed.len() == 1 && renamed[0].ends_with(" renamed to `renamed_node`"),
+            "{name}: {renamed:?}"
+        );
         check("rename a node", new, 1, 1);
     }
     // Change an attribute.

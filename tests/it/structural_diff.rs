@@ -362,3 +362,55 @@ fn the_text_and_structural_diffs_agree_after_any_one_edit() {
         assert!(count > 0, "no model had room for: {what}");
     }
 }
+
+/// What `work` gives, if it takes less than `seconds` (in a debug build,
+/// on a loaded machine: a bound on the algorithm, not a benchmark).
+fn within<T: Send + 'static>(seconds: u64, work: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || send.send(work()));
+    receive
+        .recv_timeout(std::time::Duration::from_secs(seconds))
+        .unwrap_or_else(|_| panic!("not done in {seconds} s"))
+}
+
+/// A chain of `n` unnamed `Relu`s from `{prefix}0` to `{prefix}{n}`, in
+/// the order `order` gives.
+fn chain(prefix: &str, n: usize, order: impl Fn(usize) -> usize) -> String {
+    let mut text = format!(
+        "<ir_version: 10, opset_import: [\"\": 21]>\nmain (float[4] {prefix}0) => (float[4] {prefix}{n}) {{\n"
+    );
+    for k in 0..n {
+        let i = order(k);
+        text.push_str(&format!("  {prefix}{} = Relu ({prefix}{i})\n", i + 1));
+    }
+    text.push_str("}\n");
+    text
+}
+
+/// Every value of a 100,000-node model renamed: every line changed. Myers'
+/// algorithm alone takes time in lines × changes (hours here); the diff
+/// takes a few seconds.
+#[test]
+fn a_diff_where_every_line_changed_is_near_linear() {
+    let n = 100_000;
+    let (old, new) = (chain("v", n, |k| k), chain("w", n, |k| k));
+    let hunks = within(120, move || onnxtxt::diff::diff_texts(&old, &new, 3));
+    assert_eq!(hunks.len(), 1);
+    // Each node and the graph's first line removed and added, between the
+    // model's header and the closing brace.
+    assert_eq!(hunks[0].lines.len(), 2 * (n + 1) + 2);
+}
+
+/// 40,000 unnamed nodes in another order, matched whatever their order:
+/// each by the names it shares, not by a search of all the others.
+#[test]
+fn matching_nodes_whatever_their_order_is_near_linear() {
+    let n = 40_000;
+    // A permutation: k * 7919 mod n (7919 is prime, n is not its multiple).
+    let old = onnxtxt::parse_model(&chain("v", n, |k| k)).unwrap();
+    let new = onnxtxt::parse_model(&chain("v", n, |k| k * 7919 % n)).unwrap();
+    let mut options = DiffOptions::default();
+    options.ignore_node_order = true;
+    let changes = within(120, move || structural_diff(&old, &new, &options));
+    assert!(changes.is_empty(), "{:?}", &changes[..changes.len().min(3)]);
+}
