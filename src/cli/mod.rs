@@ -124,15 +124,10 @@ impl Failure {
                 name,
                 text,
                 diagnostic,
-            } => show(
-                format,
-                &Shown {
-                    file: &name,
-                    text: Some(&text),
-                    level: Severity::Error,
-                    diagnostic: &diagnostic,
-                    label: &diagnostic.message,
-                },
+            } => Reporter::new(format, &name, Some(&text)).show(
+                Severity::Error,
+                &diagnostic,
+                &diagnostic.message,
             ),
             Failure::Corrupt(message) | Failure::Io(message) => {
                 show_message(format, Severity::Error, &message);

@@ -6,7 +6,7 @@ use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
 use super::input::{read_input, Input};
 use super::io::{
-    directory_of, left_to_exit, load_model, stage, undecodable, write_output_with,
+    directory_of, left_to_exit, load_model, stage, undecodable, write_output, write_output_with,
     write_outputs_with, Failure,
 };
 use super::progress::Progress;
@@ -187,16 +187,24 @@ fn one_line(failure: Failure) -> String {
             }
             format!("{at}{}", d.message)
         }
-        Failure::Invalid { text, error, .. } => {
-            let d = error.primary();
-            let before = text.as_bytes().get(..d.span.start).unwrap_or_default();
-            let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-            format!("line {line}: {}", d.message)
-        }
+        Failure::Invalid { text, error, .. } => at_line(&text, error.primary()),
+        Failure::Located {
+            text, diagnostic, ..
+        } => at_line(&text, &diagnostic),
         Failure::Corrupt(message) | Failure::Io(message) => message,
         Failure::Exit(code) => format!("exit status {code}"),
     };
     message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A diagnostic about `text` as `line N: message`.
+fn at_line(text: &str, diagnostic: &onnxtxt::Diagnostic) -> String {
+    let before = text
+        .as_bytes()
+        .get(..diagnostic.span.start)
+        .unwrap_or_default();
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    format!("line {line}: {}", diagnostic.message)
 }
 
 /// Warns on stderr of what compat mode dropped.
