@@ -239,7 +239,8 @@ fn main_graph_shapes(model: &Model<'_>, findings: &mut Findings) {
 
 /// Before IR version 4, a graph's initializers are among its inputs (the
 /// IR spec's rule then; onnx.checker: "in initializer but not in graph
-/// input").
+/// input"). The checker asks it of subgraphs too; checked in the main
+/// graph only until `smith` makes subgraphs that respect it.
 fn initializers_as_inputs(model: &Model<'_>, findings: &mut Findings) {
     let (Some(graph), Some(ir_version)) = (&model.proto.graph, model.proto.ir_version) else {
         return;
