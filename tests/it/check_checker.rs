@@ -384,7 +384,8 @@ pub(crate) const CONDITIONS: &[Condition] = &[
         code: "duplicate_initializer",
     },
     Condition {
-        says: "in initializer but not in graph input (IR version 3 or less)",
+        says: "in initializer but not in graph input (IR version 3 or less; the main graph, \
+               not yet subgraphs: see header.rs)",
         proof: Proof::Test("check::before_ir_version_4_initializers_are_inputs"),
         code: "initializer_not_input",
     },
