@@ -7,8 +7,10 @@
 //! and a second graph that reads as a function without a header is pointed
 //! out. An operator set newer than the registry knows is a warning (its
 //! nodes cannot be checked; runtimes refuse it). The main graph's inputs
-//! and outputs have a shape, and before IR version 4 its initializers are
-//! graph inputs, as the IR spec says and onnx.checker requires.
+//! and outputs have a type and shape, and before IR version 4 its
+//! initializers are graph inputs, as the IR spec says and onnx.checker
+//! requires; so do the IR version's range, metadata keys given once, and
+//! graphs and functions that have names (functions domains too).
 
 use std::collections::HashMap;
 
@@ -237,7 +239,8 @@ fn main_graph_shapes(model: &Model<'_>, findings: &mut Findings) {
 
 /// Before IR version 4, a graph's initializers are among its inputs (the
 /// IR spec's rule then; onnx.checker: "in initializer but not in graph
-/// input").
+/// input"). The checker asks it of subgraphs too; checked in the main
+/// graph only until `smith` makes subgraphs that respect it.
 fn initializers_as_inputs(model: &Model<'_>, findings: &mut Findings) {
     let (Some(graph), Some(ir_version)) = (&model.proto.graph, model.proto.ir_version) else {
         return;

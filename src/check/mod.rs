@@ -21,10 +21,13 @@
 //! # Ok::<(), onnxtxt::Error>(())
 //! ```
 //!
-//! A finding is an error when onnx's checker
+//! A finding is an error when the ONNX IR spec or an operator's spec
+//! forbids what it finds (MUST), or onnx's checker
 //! (`onnx.checker.check_model(m, full_check=True)`) rejects the model for
-//! it, and a warning when the model is valid but probably not what was
-//! meant: a rule never calls a model the checker accepts invalid.
+//! it; a warning when the model is allowed but probably not what was
+//! meant. An error the checker does not give is one onnxruntime refuses the
+//! model for (`tests/it/check_reference.rs`): no rule calls a model invalid
+//! that the checker and onnxruntime both accept.
 //!
 //! The checks are passes over the whole model, one family of rules each,
 //! run in the order of the table below; their findings are then put in the

@@ -17,7 +17,7 @@
 //! Shapes come from inference (declared, initializers', inferred), in the
 //! main graph and its subgraphs; a rule with an unknown size says nothing.
 
-use super::findings::Findings;
+use super::findings::{Finding, Findings};
 use super::model::{Model, Site};
 use crate::infer::{Dim, Inference};
 use crate::proto::AttributeProto;
@@ -152,16 +152,11 @@ impl Node<'_> {
         } else {
             "one value"
         };
-        findings
-            .error(
-                WINDOW,
-                &self.site.subject(),
-                self.site.attribute_path(index),
-                format!(
-                    "`{name}` has {} values, but {from} has {spatial} spatial axes",
-                    values.len()
-                ),
-            )
+        let summary = format!(
+            "`{name}` has {} values, but {from} has {spatial} spatial axes",
+            values.len()
+        );
+        self.report(findings, self.site.attribute_path(index), summary)
             .help(format!(
                 "give {what} for each spatial axis: {expected} values"
             ));
@@ -183,18 +178,12 @@ impl Node<'_> {
         if !differs {
             return;
         }
-        let weights_text = shape_text(weights);
-        findings
-            .error(
-                WINDOW,
-                &self.site.subject(),
-                self.site.attribute_path(index),
-                format!(
-                    "`kernel_shape` is {kernel:?}, but the weights' shape {weights_text} \
-                     has the spatial shape {}",
-                    shape_text(spatial)
-                ),
-            )
+        let summary = format!(
+            "`kernel_shape` is {kernel:?}, but the weights' shape {} has the spatial shape {}",
+            shape_text(weights),
+            shape_text(spatial)
+        );
+        self.report(findings, self.site.attribute_path(index), summary)
             .help("`kernel_shape` must be the weights' dimensions after the first two; leave it out to take them from the weights");
     }
 
@@ -239,7 +228,17 @@ impl Node<'_> {
             Some((index, _)) => self.site.attribute_path(index),
             None => self.site.at("op_type"),
         };
-        findings.error(WINDOW, &self.site.subject(), path, summary);
+        self.report(findings, path, summary);
+    }
+
+    /// Reports an error about the node, at IR path `path`.
+    fn report<'f>(
+        &self,
+        findings: &'f mut Findings,
+        path: String,
+        summary: String,
+    ) -> &'f mut Finding {
+        findings.error(WINDOW, &self.site.subject(), path, summary)
     }
 }
 

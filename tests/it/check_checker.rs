@@ -72,11 +72,27 @@ fn external(tensor: &mut TensorProto) {
 
 /// `<ir_version: 10, opset_import: ["": 21]>` and `rest`.
 macro_rules! text {
-    ($rest:literal) => {
+    ($rest:expr) => {
         Proof::Text(concat!(
             "<ir_version: 10, opset_import: [\"\": 21]>\n",
             $rest,
             "\n"
+        ))
+    };
+}
+
+/// A graph whose output `y`, of type `output`, is a `Constant` of the
+/// sparse tensor `sparse_tensor[shape] {parts}`.
+macro_rules! sparse {
+    ($output:literal, $shape:literal, $parts:literal) => {
+        text!(concat!(
+            "g () => (",
+            $output,
+            " y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor",
+            $shape,
+            " ",
+            $parts,
+            "> ()\n}"
         ))
     };
 }
@@ -211,74 +227,47 @@ pub(crate) const CONDITIONS: &[Condition] = &[
     },
     Condition {
         says: "Sparse tensor values must have rank 1",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[1, 2] {1.0, 2.0}, indices: int64[2] {0, 1}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[1, 2] {1.0, 2.0}, indices: int64[2] {0, 1}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor must have a dense-rank > 0",
-        proof: text!(
-            "g () => (float y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[] \
-             {values: float[1] {1.0}, indices: int64[1] {0}}> ()\n}"
-        ),
+        proof: sparse!("float", "[]", "{values: float[1] {1.0}, indices: int64[1] {0}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor dimensions are not positive",
-        proof: text!(
-            "g () => (float[0, 4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[0, 4] \
-             {values: float[2] {1.0, 2.0}, indices: int64[2] {0, 1}}> ()\n}"
-        ),
+        proof: sparse!("float[0, 4]", "[0, 4]", "{values: float[2] {1.0, 2.0}, indices: int64[2] {0, 1}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor indices must have INT64 type",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[2] {1.0, 2.0}, indices: int32[2] {0, 1}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[2] {1.0, 2.0}, indices: int32[2] {0, 1}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor indices has N values, but NNZ is M (and the rank-2 dimension checks)",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[2] {1.0, 2.0}, indices: int64[3] {0, 1, 2}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[2] {1.0, 2.0}, indices: int64[3] {0, 1, 2}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor index value out of range",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[2] {1.0, 2.0}, indices: int64[2] {1, 9}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[2] {1.0, 2.0}, indices: int64[2] {1, 9}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor index value not in (lexicographic) sorted order",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[2] {1.0, 2.0}, indices: int64[2] {3, 1}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[2] {1.0, 2.0}, indices: int64[2] {3, 1}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor indices must have rank 1 or 2",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[1] {1.0}, indices: int64[1, 1, 1] {0}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[1] {1.0}, indices: int64[1, 1, 1] {0}}"),
         code: "sparse_tensor",
     },
     Condition {
         says: "Sparse tensor has no index values",
-        proof: text!(
-            "g () => (float[4] y) {\n  y = Constant <sparse_value: sparse_tensor = sparse_tensor[4] \
-             {values: float[1] {1.0}}> ()\n}"
-        ),
+        proof: sparse!("float[4]", "[4]", "{values: float[1] {1.0}}"),
         code: "sparse_tensor",
     },
     // check_attribute
@@ -395,7 +384,8 @@ pub(crate) const CONDITIONS: &[Condition] = &[
         code: "duplicate_initializer",
     },
     Condition {
-        says: "in initializer but not in graph input (IR version 3 or less)",
+        says: "in initializer but not in graph input (IR version 3 or less; the main graph, \
+               not yet subgraphs: see header.rs)",
         proof: Proof::Test("check::before_ir_version_4_initializers_are_inputs"),
         code: "initializer_not_input",
     },
