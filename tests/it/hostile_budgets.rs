@@ -130,10 +130,13 @@ fn a_range_whose_count_overflows_has_an_unknown_dim() {
 fn millions_of_unclosed_brackets_give_the_first_errors_quickly() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.onnx");
-    let run = bounded(&["parse", "-o", arg(&out), "-"], &[b'{'; 2_000_000]);
-    assert_eq!(run.code, Some(1), "{run:?}");
-    assert_eq!(run.stderr.matches("`{` is never closed").count(), 50);
-    assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    for bracket in [b'{', b'['] {
+        let run = bounded(&["parse", "-o", arg(&out), "-"], &[bracket; 2_000_000]);
+        assert_eq!(run.code, Some(1), "{run:?}");
+        let never_closed = format!("`{}` is never closed", bracket as char);
+        assert_eq!(run.stderr.matches(&never_closed).count(), 50);
+        assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    }
 }
 
 #[test]
