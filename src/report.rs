@@ -39,7 +39,7 @@ pub const MAX_DRAWN_LINE: usize = 1000;
 
 /// Draws the diagnostics of one input: a text (spans are bytes of it) or a
 /// binary model (spans are bytes of the binary), named `file`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Renderer<'a> {
     file: &'a str,
     text: Option<&'a str>,
@@ -50,7 +50,7 @@ pub struct Renderer<'a> {
 }
 
 /// What drawing a text's diagnostics needs of it, made once.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Lines<'a> {
     index: LineIndex,
     /// The text with its control characters but tab and line ends made

@@ -8,6 +8,7 @@
 //! when one does or does not parse, 2 for usage and I/O errors.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use onnxtxt::check::Finding;
 use onnxtxt::{Severity, SourceMap};
@@ -162,15 +163,19 @@ fn check_one(path: &Path, format: ErrorFormat, deny_warnings: bool) -> Result<()
     show_findings(&loaded.name, text, findings, format, deny_warnings)
 }
 
-/// The most findings shown for one model: the summary after them counts
-/// them all, and says how many were not shown, so that a model with a
-/// million mistakes does not print a million diagnostics.
+/// The most findings one run of the command shows (all its models
+/// together): each model's summary counts them all, and says how many were
+/// not shown, so that a model with a million mistakes does not print a
+/// million diagnostics.
 pub(crate) const MAX_FINDINGS_SHOWN: usize = 1000;
 
+/// How many findings this run has shown so far.
+static FINDINGS_SHOWN: AtomicUsize = AtomicUsize::new(0);
+
 /// Shows `findings` about the model read from `name` (located in its
-/// `text`, for text input), the first [`MAX_FINDINGS_SHOWN`] of them, then
-/// a summary; fails (with the summary as its message) when one is an
-/// error, or a warning and `deny_warnings`.
+/// `text`, for text input), as many as [`MAX_FINDINGS_SHOWN`] leaves room
+/// for, then a summary; fails (with the summary as its message) when one
+/// is an error, or a warning and `deny_warnings`.
 pub(crate) fn show_findings(
     name: &str,
     text: Option<&str>,
@@ -184,13 +189,16 @@ pub(crate) fn show_findings(
     if let Some(map) = text.and_then(source_map) {
         onnxtxt::check::locate(&map, &mut findings);
     }
+    let room = MAX_FINDINGS_SHOWN.saturating_sub(FINDINGS_SHOWN.load(Ordering::Relaxed));
+    let shown = findings.len().min(room);
+    FINDINGS_SHOWN.fetch_add(shown, Ordering::Relaxed);
     let reporter = Reporter::new(format, name, text);
-    for finding in findings.iter().take(MAX_FINDINGS_SHOWN) {
+    for finding in &findings[..shown] {
         reporter.show(finding.severity, &finding.diagnostic, &finding.summary);
     }
     let errors = findings.iter().filter(|f| f.is_error()).count();
     let warnings = findings.len() - errors;
-    let not_shown = match findings.len().saturating_sub(MAX_FINDINGS_SHOWN) {
+    let not_shown = match findings.len() - shown {
         0 => String::new(),
         n => format!(" ({n} not shown)"),
     };

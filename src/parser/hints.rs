@@ -206,11 +206,15 @@ pub(crate) fn check_delimiters(
     // The brackets left open are in the order of the text: only the first
     // of them can be reported, and only those are worth a guess. The last
     // token shows where the text ends, still missing the closer.
+    if open.is_empty() {
+        return;
+    }
+    let line_starts = LineStarts::new(tokens, source);
     let last = tokens.last().map(|&(_, span)| span.into_range());
     for &index in open.iter().take(super::MAX_ERRORS) {
         let (opener, opened) = tokens[index];
         if diagnostics.wants(opened.start) {
-            let end = likely_end(tokens, index, source);
+            let end = line_starts.likely_end(tokens, index, source);
             let mut diagnostic = unclosed(opener, opened, end);
             if let Some(last) = last.clone().filter(|last| last.start > opened.start) {
                 let closer = closer_of(opener).map(|t| t.to_string()).unwrap_or_default();
@@ -222,31 +226,47 @@ pub(crate) fn check_delimiters(
     }
 }
 
-/// Where a bracket that is never closed was probably meant to be closed:
-/// before the first later token that starts a line indented no deeper
-/// than the bracket's own line, unless the token before it (a `,` or an
-/// opening bracket) asks for more. Not guessed for `{`, whose content
-/// usually stands on lines of its own.
-fn likely_end(
-    tokens: &[(Token<'_>, SimpleSpan)],
-    index: usize,
-    source: &str,
-) -> Option<SimpleSpan> {
-    let (opener, opened) = tokens[index];
-    if opener == Token::LBrace {
-        return None;
+/// The tokens that start a line and could end an unclosed bracket before
+/// them (the token before is not a `,` or an opening bracket, which ask
+/// for more), with their indentation: found once for every guess.
+struct LineStarts(Vec<(usize, usize)>);
+
+impl LineStarts {
+    fn new(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Self {
+        let starts = tokens.windows(2).enumerate().filter_map(|(i, pair)| {
+            let [(before, before_span), (_, span)] = [pair[0], pair[1]];
+            let starts_line = source[before_span.end..span.start].contains('\n');
+            let continues = before == Token::Comma || closer_of(before).is_some();
+            (starts_line && !continues).then(|| (i + 1, indent(source, span.start)))
+        });
+        LineStarts(starts.collect())
     }
-    let indent = |at: usize| {
-        let line = &source[source[..at].rfind('\n').map_or(0, |i| i + 1)..];
-        line.len() - line.trim_start_matches([' ', '\t']).len()
-    };
-    let limit = indent(opened.start);
-    tokens[index..].windows(2).find_map(|pair| {
-        let [(before, before_span), (_, span)] = [pair[0], pair[1]];
-        let starts_line = source[before_span.end..span.start].contains('\n');
-        let continues = before == Token::Comma || closer_of(before).is_some();
-        (starts_line && !continues && indent(span.start) <= limit).then_some(span)
-    })
+
+    /// Where the bracket at `index` that is never closed was probably
+    /// meant to be closed: before the first later token that starts a line
+    /// indented no deeper than the bracket's own line. Not guessed for
+    /// `{`, whose content usually stands on lines of its own.
+    fn likely_end(
+        &self,
+        tokens: &[(Token<'_>, SimpleSpan)],
+        index: usize,
+        source: &str,
+    ) -> Option<SimpleSpan> {
+        let (opener, opened) = tokens[index];
+        if opener == Token::LBrace {
+            return None;
+        }
+        let limit = indent(source, opened.start);
+        let later = self.0.partition_point(|&(i, _)| i <= index);
+        let (end, _) = self.0[later..].iter().find(|&&(_, n)| n <= limit)?;
+        Some(tokens[*end].1)
+    }
+}
+
+/// The indentation of the line byte `at` of `source` is on.
+fn indent(source: &str, at: usize) -> usize {
+    let line = &source[source[..at].rfind('\n').map_or(0, |i| i + 1)..];
+    line.len() - line.trim_start_matches([' ', '\t']).len()
 }
 
 fn unclosed(opener: Token<'_>, opened: SimpleSpan, closed_by: Option<SimpleSpan>) -> Diagnostic {
