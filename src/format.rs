@@ -52,13 +52,10 @@ pub fn format(text: &str) -> Result<String, Error> {
 /// value; `canonical` itself unless the result parses to `model`, byte
 /// for byte once encoded.
 fn keep_spellings(source: &str, canonical: String, model: &crate::proto::ModelProto) -> String {
-    let (authored, printed) = (numbers(source), numbers(&canonical));
-    if authored.len() != printed.len() {
-        return canonical;
-    }
-    let mut kept = String::with_capacity(canonical.len());
+    let (mut authored, mut printed) = (Numbers::of(source), Numbers::of(&canonical));
+    let mut kept = String::new();
     let mut copied = 0;
-    for (theirs, ours) in authored.into_iter().zip(printed) {
+    for (theirs, ours) in authored.by_ref().zip(printed.by_ref()) {
         let (theirs, ours_text) = (&source[theirs], &canonical[ours.clone()]);
         if theirs != ours_text && same_number(theirs, ours_text) {
             kept.push_str(&canonical[copied..ours.start]);
@@ -66,7 +63,8 @@ fn keep_spellings(source: &str, canonical: String, model: &crate::proto::ModelPr
             copied = ours.end;
         }
     }
-    if copied == 0 {
+    // Numbers that do not pair up: the canonical text.
+    if copied == 0 || authored.next().is_some() || printed.next().is_some() {
         return canonical;
     }
     kept.push_str(&canonical[copied..]);
@@ -77,27 +75,49 @@ fn keep_spellings(source: &str, canonical: String, model: &crate::proto::ModelPr
     }
 }
 
-/// The spans of the number literals of `text`, in order: integer and
-/// float tokens, and the items of number lists (comments left out).
-fn numbers(text: &str) -> Vec<Range<usize>> {
-    use crate::lexer::{list_items, number_in_item, scan, Token};
-    let mut spans = Vec::new();
-    for (token, span) in scan(text).0 {
-        match token {
-            Token::Int(_) | Token::Float(_) => spans.push(span.start..span.end),
-            Token::Numbers(list) => {
-                // The list's text starts after its `{`.
-                let start = span.start + 1;
-                for item in list_items(list.as_bytes()) {
-                    let item =
-                        number_in_item(list.as_bytes(), item.span.clone()).unwrap_or(item.span);
-                    spans.push(start + item.start..start + item.end);
-                }
-            }
-            _ => {}
+/// The spans of the number literals of a text, in order: integer and
+/// float tokens, and the items of number lists (comments left out), one at
+/// a time.
+struct Numbers<'t> {
+    tokens: std::vec::IntoIter<(crate::lexer::Token<'t>, chumsky::span::SimpleSpan)>,
+    /// The number list being read: where its text starts, and its items.
+    list: Option<(usize, &'t [u8], crate::lexer::ListItems<'t>)>,
+}
+
+impl<'t> Numbers<'t> {
+    fn of(text: &'t str) -> Self {
+        Numbers {
+            tokens: crate::lexer::scan(text).0.into_iter(),
+            list: None,
         }
     }
-    spans
+}
+
+impl Iterator for Numbers<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        use crate::lexer::{list_items, number_in_item, Token};
+        loop {
+            if let Some((start, text, items)) = &mut self.list {
+                if let Some(item) = items.next() {
+                    let item = number_in_item(text, item.span.clone()).unwrap_or(item.span);
+                    return Some(*start + item.start..*start + item.end);
+                }
+                self.list = None;
+            }
+            let (token, span) = self.tokens.next()?;
+            match token {
+                Token::Int(_) | Token::Float(_) => return Some(span.start..span.end),
+                // The list's text starts after its `{`.
+                Token::Numbers(list) => {
+                    self.list =
+                        Some((span.start + 1, list.as_bytes(), list_items(list.as_bytes())));
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// Whether two spellings of a number denote the same value as integers,

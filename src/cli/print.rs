@@ -56,7 +56,7 @@ impl PrintArgs {
             Ok(input)
         }) {
             Ok(input) => input,
-            Err(failure) if self.textconv => return not_a_model(failure),
+            Err(failure) if self.textconv => return not_a_model(failure, None),
             Err(failure) => return Err(failure),
         };
         let progress = Progress::new(input.bytes.len());
@@ -75,11 +75,12 @@ impl PrintArgs {
         if streamed && !onnxtxt::looks_like_text(&input.bytes) {
             return self.print_binary(&input, &printer, progress);
         }
+        let size = input.bytes.len();
         let mut model = match load_model(input) {
             Ok(loaded) => loaded.model,
             Err(failure) if self.textconv => {
                 drop(progress);
-                return not_a_model(failure);
+                return not_a_model(failure, Some(size));
             }
             Err(failure) => return Err(failure),
         };
@@ -166,15 +167,17 @@ fn lfs_pointer(bytes: &[u8]) -> Option<String> {
     ))
 }
 
-/// For textconv: writes why the input is not a model, on one line.
-fn not_a_model(failure: Failure) -> Result<(), Failure> {
-    let line = format!("# not a valid ONNX model: {}\n", one_line(failure));
+/// For textconv: writes why the input (of `size` bytes, if read) is not a
+/// model, on one line.
+fn not_a_model(failure: Failure, size: Option<usize>) -> Result<(), Failure> {
+    let line = format!("# not a valid ONNX model: {}\n", one_line(failure, size));
     write_output(None, line.as_bytes(), false)
 }
 
 /// What a failure says, on one line: where (the byte and field of binary
-/// input, the line of text) and the first diagnostic's message.
-fn one_line(failure: Failure) -> String {
+/// input, of `size` bytes, the line of text) and the first diagnostic's
+/// message.
+fn one_line(failure: Failure, size: Option<usize>) -> String {
     let message = match failure {
         Failure::Binary { error, .. } => {
             let d = error.primary();
@@ -185,7 +188,8 @@ fn one_line(failure: Failure) -> String {
             if let Some(path) = &d.path {
                 at.push_str(&format!("{path}: "));
             }
-            format!("{at}{}", d.message)
+            let size = size.map(|n| format!(", in {n} bytes")).unwrap_or_default();
+            format!("{at}{}{size}", d.message)
         }
         Failure::Invalid { text, error, .. } => at_line(&text, error.primary()),
         Failure::Located {

@@ -1,6 +1,7 @@
 //! Tests of `onnxtxt diff`: exit codes (0 same, 1 different, 2 trouble),
 //! hunk headers naming graphs and functions, colour, the options that
-//! ignore doc strings and metadata, and tensor summaries.
+//! ignore doc strings, metadata and storage, tensor summaries, and the
+//! structural mode exiting as the text diff does.
 
 use std::path::{Path, PathBuf};
 
@@ -422,5 +423,33 @@ fn invalid_inputs_exit_2() {
         let out = run(args);
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
         assert_eq!(out.text(), "");
+    }
+}
+
+#[test]
+fn structural_and_text_diffs_exit_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    for (new, line) in [
+        (
+            changed("[scale] t", "[scaling] t"),
+            "  node `scale` renamed to `scaling`",
+        ),
+        (
+            changed("[scale] t", "t"),
+            "  node `t = Mul`: name `scale` removed",
+        ),
+        (
+            changed("graph = yes ()", "graph = yes2 ()"),
+            "  graph `yes` renamed to `yes2`",
+        ),
+        (
+            changed("\"the graph\"", "\"a graph\""),
+            "  doc string changed",
+        ),
+    ] {
+        assert_eq!(diff(dir.path(), MODEL, &new, &[]).code, 1, "{line}");
+        let out = diff(dir.path(), MODEL, &new, &["--structural"]);
+        assert_eq!(out.code, 1, "{line}: {out:?}");
+        assert!(out.text().lines().any(|l| l == line), "{line}: {out:?}");
     }
 }

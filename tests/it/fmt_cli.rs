@@ -260,4 +260,24 @@ fn numbers_keep_the_authors_spelling() {
     let canonical = write(dir.path(), "printed.onnxtxt", &out.stdout);
     let out = run(&["diff", arg(&file), arg(&canonical)]);
     assert_eq!((out.code, out.text()), (0, ""), "the same model: {out:?}");
+    // And for onnx's own parser, the kept spellings and the canonical ones
+    // are the same model.
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if !python.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs {}",
+            python.display()
+        );
+        eprintln!("skipped: no {}", python.display());
+        return;
+    }
+    let script = "import sys, onnx.parser\n\
+                  [a, b] = [onnx.parser.parse_model(open(f).read()) for f in sys.argv[1:]]\n\
+                  assert a.SerializeToString() == b.SerializeToString(), (a, b)\n";
+    let status = std::process::Command::new(python)
+        .args(["-c", script, arg(&file), arg(&canonical)])
+        .status()
+        .unwrap();
+    assert!(status.success(), "onnx.parser reads them as other models");
 }

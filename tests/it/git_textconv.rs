@@ -274,7 +274,8 @@ fn a_file_that_is_not_a_model_is_one_line_of_the_diff() {
         .find(|l| l.starts_with("+# not a valid ONNX model: "))
         .unwrap_or_else(|| panic!("no line for the truncated file in:\n{diff}"));
     assert!(
-        truncated.contains("runs past the end of the input"),
+        truncated.contains("runs past the end of the input")
+            && truncated.ends_with(", in 21 bytes"),
         "{truncated}"
     );
     assert_lines(
