@@ -221,13 +221,7 @@ fn deepest_brackets(bytes: &[u8]) -> usize {
                 }
                 b')' | b']' | b'}' => depth = depth.saturating_sub(1),
                 b'#' => at += memchr::memchr(b'\n', &bytes[at..]).unwrap_or(bytes.len() - at),
-                _ => {
-                    // A string: past its closing quote, escapes skipped.
-                    at += 1;
-                    while at < bytes.len() && bytes[at] != b'"' {
-                        at += 1 + usize::from(bytes[at] == b'\\');
-                    }
-                }
+                _ => at = closing_quote(bytes, at),
             }
             at += 1;
             if at >= block_end {
@@ -237,6 +231,23 @@ fn deepest_brackets(bytes: &[u8]) -> usize {
         at = at.max(block_end);
     }
     deepest
+}
+
+/// Where the string whose opening quote is at `open` in `bytes` ends: its
+/// closing quote (escaped quotes skipped), or the end of `bytes`.
+fn closing_quote(bytes: &[u8], open: usize) -> usize {
+    let mut at = open + 1;
+    while let Some(offset) = bytes
+        .get(at..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        at += offset;
+        if bytes[at] == b'"' {
+            return at;
+        }
+        at += 2;
+    }
+    bytes.len()
 }
 
 /// Whether `byte` may be one that [`deepest_brackets`] looks at: with bit
@@ -411,5 +422,8 @@ mod tests {
         // Across the blocks that are skipped whole.
         let long = format!("{}({}", " ".repeat(40), "0, ".repeat(30));
         assert_eq!(deepest_brackets(format!("{long}{long})").as_bytes()), 2);
+        // A string that does not end, or ends in an escape.
+        assert_eq!(deepest_brackets(b"(\"((("), 1);
+        assert_eq!(deepest_brackets(b"(\"((\\"), 1);
     }
 }
