@@ -1,5 +1,7 @@
 //! `onnxtxt parse`: text model in, binary model out; with `--check`, only
-//! when `onnxtxt check` finds no error in it.
+//! when `onnxtxt check` finds no error in it. Never a binary that decoders
+//! refuse: messages nested past [`MAX_MESSAGE_DEPTH`] or over 2 GiB are
+//! refused, located in the text.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
