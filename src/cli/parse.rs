@@ -1,5 +1,7 @@
 //! `onnxtxt parse`: text model in, binary model out; with `--check`, only
-//! when `onnxtxt check` finds no error in it.
+//! when `onnxtxt check` finds no error in it. Never a binary that decoders
+//! refuse: messages nested past [`MAX_MESSAGE_DEPTH`] or over 2 GiB are
+//! refused, located in the text.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -175,40 +177,93 @@ impl<W: Write> Write for Capped<W> {
 
 /// Whether `text` may encode to messages nested deeper than
 /// [`MAX_MESSAGE_DEPTH`], which decoders refuse: not when its brackets
-/// (`(`, `[`, `{`; strings and comments left out) nest shallowly. Each
-/// level of them holds at most three levels of messages (a graph's `{`: a
-/// node, its attribute, the attribute's graph), and the innermost at most
-/// a few more (a value's type, shape and dimension); 3 per level and 10
-/// besides is more than that.
+/// nest shallowly ([`deepest_brackets`]). Each level of them holds at most
+/// three levels of messages (a graph's `{`: a node, its attribute, the
+/// attribute's graph), and the innermost at most a few more (a value's
+/// type, shape and dimension); 3 per level and 10 besides is more than
+/// that.
 fn may_nest_too_deep(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0);
-    while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'#' => {
-                at += memchr::memchr(b'\n', &bytes[at..]).unwrap_or(bytes.len() - at);
-            }
-            b'"' => {
-                at += 1;
-                while let Some(&byte) = bytes.get(at) {
-                    match byte {
-                        b'\\' => at += 1,
-                        b'"' => break,
-                        _ => {}
-                    }
-                    at += 1;
-                }
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+    3 * deepest_brackets(text.as_bytes()) + 10 > MAX_MESSAGE_DEPTH
+}
+
+/// How deep the brackets of `bytes` (`(`, `[`, `{`) nest, those in
+/// strings and comments left out. This runs before every parse, so it
+/// goes fast: blocks of bytes none of which can matter (the numbers of
+/// tensor data) are skipped whole, by a test the compiler vectorizes
+/// ([`may_matter`]), and within the others a table finds the bytes that
+/// do.
+fn deepest_brackets(bytes: &[u8]) -> usize {
+    /// The bytes that matter: brackets, and the starts of comments and
+    /// strings.
+    static MATTERS: [bool; 256] = {
+        let mut matters = [false; 256];
+        let mut i = 0;
+        while i < 8 {
+            matters[b"([{)]}#\""[i] as usize] = true;
+            i += 1;
         }
-        at += 1;
+        matters
+    };
+    const BLOCK: usize = 32;
+    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0);
+    while at < bytes.len() {
+        let block_end = (at + BLOCK).min(bytes.len());
+        if !bytes[at..block_end]
+            .iter()
+            .fold(false, |any, &b| any | may_matter(b))
+        {
+            at = block_end;
+            continue;
+        }
+        while let Some(offset) = bytes[at..block_end]
+            .iter()
+            .position(|&b| MATTERS[b as usize])
+        {
+            at += offset;
+            match bytes[at] {
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                b'#' => at += memchr::memchr(b'\n', &bytes[at..]).unwrap_or(bytes.len() - at),
+                _ => at = closing_quote(bytes, at),
+            }
+            at += 1;
+            if at >= block_end {
+                break;
+            }
+        }
+        at = at.max(block_end);
     }
-    3 * deepest + 10 > MAX_MESSAGE_DEPTH
+    deepest
+}
+
+/// Where the string whose opening quote is at `open` in `bytes` ends: its
+/// closing quote (escaped quotes skipped), or the end of `bytes`.
+fn closing_quote(bytes: &[u8], open: usize) -> usize {
+    let mut at = open + 1;
+    while let Some(offset) = bytes
+        .get(at..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        at += offset;
+        if bytes[at] == b'"' {
+            return at;
+        }
+        at += 2;
+    }
+    bytes.len()
+}
+
+/// Whether `byte` may be one that [`deepest_brackets`] looks at: with bit
+/// 0x20 set, `[` and `]` are `{` and `}`, and the four tests take the
+/// brackets, `"` and `#` (and a few control bytes, such as a tab, which
+/// only cost a closer look). Branch-free, so that a block's test is one
+/// vector operation.
+fn may_matter(byte: u8) -> bool {
+    let folded = byte | 0x20;
+    ((folded & 0xfe) == b'(') | (folded == b'{') | (folded == b'}') | ((folded & 0xfe) == b'"')
 }
 
 /// Refuses `model`, parsed from `text`, when its binary encoding could not
@@ -356,5 +411,25 @@ mod tests {
             }
         }
         assert!(unreadable > 0 && shallow > 0, "{unreadable} {shallow}");
+    }
+
+    #[test]
+    fn brackets_in_strings_and_comments_do_not_count() {
+        let cases = [
+            ("g () => () { y = Relu (x) }", 2),
+            ("((([[{", 6),
+            ("(\"))]\\\"}\" (x)) # )))\n((()", 3),
+            ("# (((\n(\"(((\")", 1),
+            ("\t(\t[\t{\t}\t]\t)\t", 3),
+        ];
+        for (text, deepest) in cases {
+            assert_eq!(deepest_brackets(text.as_bytes()), deepest, "{text:?}");
+        }
+        // Across the blocks that are skipped whole.
+        let long = format!("{}({}", " ".repeat(40), "0, ".repeat(30));
+        assert_eq!(deepest_brackets(format!("{long}{long})").as_bytes()), 2);
+        // A string that does not end, or ends in an escape.
+        assert_eq!(deepest_brackets(b"(\"((("), 1);
+        assert_eq!(deepest_brackets(b"(\"((\\"), 1);
     }
 }
