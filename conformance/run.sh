@@ -88,6 +88,10 @@ cargo build --release --quiet --bin onnxtxt
 # or shape mistake that onnx.checker rejects (200 corpus models a kind).
 "$python" conformance/infer_mutants.py target/release/onnxtxt --per-kind 200
 
+# onnx's backend test cases (node and model tests, written by onnx's own
+# writer, and those shipped in the wheel) for tests/it/testcase_conformance.rs.
+"$python" conformance/testcases.py
+
 # The ignored tests: tests/it/conformance.rs, tests/it/ops_reference.rs,
 # tests/it/infer_reference.rs and tests/it/schema.rs, and the library's own
 # corpus test (the plain readers read the corpus). --no-fail-fast: a failing

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use onnxtxt::check::Finding;
+use onnxtxt::testcase::{TestCase, TextKind};
 use onnxtxt::{Severity, SourceMap};
 
 use super::input::read_input;
@@ -125,7 +126,17 @@ impl CheckArgs {
 }
 
 fn check_one(path: &Path, format: ErrorFormat) -> Result<(), Failure> {
-    let loaded = load_model(read_input(Some(path))?)?;
+    if path.is_dir() {
+        let test_case = super::case::read_case_dir(path)?;
+        return show_case_findings(&path.display().to_string(), "", &test_case, format);
+    }
+    let input = read_input(Some(path))?;
+    if super::case::text_kind(&input) == TextKind::Case {
+        let (name, text) = input.into_text()?;
+        let test_case = super::case::parse_case(&name, &text)?;
+        return show_case_findings(&name, &text, &test_case, format);
+    }
+    let loaded = load_model(input)?;
     let findings = onnxtxt::check_model(&loaded.model);
     show_findings(&loaded.name, loaded.text.as_deref(), findings, format)
 }
@@ -148,6 +159,15 @@ pub(crate) fn show_findings(
     for finding in &findings {
         show(format, &shown(name, text, finding));
     }
+    summarize(name, &findings, format)
+}
+
+/// Shows a summary of `findings` about `name`; fails (with the summary as
+/// its message) when one is an error.
+fn summarize(name: &str, findings: &[Finding], format: ErrorFormat) -> Result<(), Failure> {
+    if findings.is_empty() {
+        return Ok(());
+    }
     let errors = findings.iter().filter(|f| f.is_error()).count();
     let warnings = findings.len() - errors;
     let summary = format!(
@@ -160,6 +180,32 @@ pub(crate) fn show_findings(
     }
     show_message(format, Severity::Warning, &summary);
     Ok(())
+}
+
+/// Shows the findings about a test case read from `name` (its `text`, or
+/// empty for a directory): its model's, located in the model's part of the
+/// text, then its data's, named by data file; then a summary.
+pub(crate) fn show_case_findings(
+    name: &str,
+    text: &str,
+    test_case: &TestCase,
+    format: ErrorFormat,
+) -> Result<(), Failure> {
+    let model_text = onnxtxt::testcase::model_text(text);
+    let mut findings = onnxtxt::check_model(&test_case.model);
+    let text = (!model_text.is_empty()).then_some(model_text);
+    if let Some(map) = text.and_then(source_map) {
+        onnxtxt::check::locate(&map, &mut findings);
+    }
+    for finding in &findings {
+        show(format, &shown(name, text, finding));
+    }
+    let data_findings = test_case.check();
+    for finding in &data_findings {
+        show(format, &shown(name, None, finding));
+    }
+    findings.extend(data_findings);
+    summarize(name, &findings, format)
 }
 
 /// Where each item of the model is in `text`: found by parsing it again,

@@ -5,17 +5,24 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{inline_from_dir, InlineProblem};
 
+use onnxtxt::testcase::TextKind;
+
+use super::case;
 use super::input::read_input;
-use super::io::{directory_of, invalid_text, left_to_exit, write_output_with, Failure};
+use super::io::{
+    directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
+};
 use super::progress::Progress;
 use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt parse`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ParseArgs {
-    /// The text model (`-` or nothing for standard input).
+    /// The text model (`-` or nothing for standard input); or a data value
+    /// (a tensor, sequence, map or optional), or a test case.
     pub(crate) input: Option<PathBuf>,
-    /// Where to write the binary model (standard output if not a terminal).
+    /// Where to write the binary model (standard output if not a terminal);
+    /// for a test case, the directory to write.
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
     /// Bring the data of external-data tensors back into the model,
@@ -41,6 +48,20 @@ impl ParseArgs {
         let name = &input.name;
         progress.stage(format!("parsing {name}"));
         let invalid = |error| invalid_text(name.clone(), text.to_owned(), error);
+        match onnxtxt::testcase::text_kind(text) {
+            TextKind::Model => {}
+            TextKind::Value => {
+                let value = onnxtxt::parse_value(text).map_err(invalid)?;
+                return write_output(self.output.as_ref(), &value.encode_to_vec(), true);
+            }
+            TextKind::Case => {
+                let test_case = case::parse_case(name, text)?;
+                if self.check {
+                    super::check::show_case_findings(name, text, &test_case, format)?;
+                }
+                return case::write_case(&test_case, self.output.as_ref());
+            }
+        }
         if !self.inline_external && !self.check {
             return write_parsed(text, self.output.as_ref(), progress).map_err(invalid)?;
         }

@@ -4,6 +4,9 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
+use onnxtxt::testcase::{TestCase, TextKind, Value};
+
+use super::case::{self, ReadAs};
 use super::input::{read_input, Input};
 use super::io::{directory_of, left_to_exit, load_model, write_output, write_output_with, Failure};
 use super::progress::Progress;
@@ -11,7 +14,8 @@ use super::progress::Progress;
 /// Arguments of `onnxtxt print`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct PrintArgs {
-    /// The model, binary or text (`-` or nothing for standard input).
+    /// The model, binary or text (`-` or nothing for standard input); or
+    /// a test case's data file or directory.
     pub(crate) input: Option<PathBuf>,
     /// Where to write the text (standard output by default).
     #[arg(short, long)]
@@ -35,6 +39,10 @@ pub(crate) struct PrintArgs {
     /// its line (`y = MatMul (a, b) #: float[B,4]`); `fmt` refreshes them.
     #[arg(long)]
     pub(crate) types: bool,
+    /// What a binary input holds; by default told by its content (a
+    /// model, else a tensor, sequence, map or optional).
+    #[arg(long = "as", value_enum, value_name = "KIND")]
+    pub(crate) read_as: Option<ReadAs>,
 }
 
 impl PrintArgs {
@@ -42,7 +50,13 @@ impl PrintArgs {
         if self.elide.is_some() {
             refuse_model_name(self.output.as_deref())?;
         }
+        if let Some(dir) = self.input.as_deref().filter(|path| path.is_dir()) {
+            return self.print_case_dir(dir);
+        }
         let input = read_input(self.input.as_deref())?;
+        if let Some(printed) = self.print_data(&input) {
+            return printed;
+        }
         let progress = Progress::new(input.bytes.len());
         progress.stage(format!("reading {}", input.name));
         let printer = onnxtxt::Printer::new()
@@ -82,6 +96,67 @@ impl PrintArgs {
         Ok(())
     }
 
+    /// Prints the test case directory `dir` as one text.
+    fn print_case_dir(&self, dir: &Path) -> Result<(), Failure> {
+        case::refuse_in_compat(self.compat, "test cases")?;
+        self.print_case(case::read_case_dir(dir)?)
+    }
+
+    /// Prints a test case as one text.
+    fn print_case(&self, test_case: TestCase) -> Result<(), Failure> {
+        case::refuse_in_compat(self.compat, "test cases")?;
+        case::print_text(&test_case, &self.data_printer(), self.output.as_ref()).map(|_| ())
+    }
+
+    /// Prints `input` when it is a data value or a test case, as text, or
+    /// binary read `--as` a data kind; `None` for anything else (a model).
+    fn print_data(&self, input: &Input) -> Option<Result<(), Failure>> {
+        if !onnxtxt::looks_like_text(&input.bytes) {
+            // A model is printed as it is decoded (`print_binary`), which
+            // reads the bytes as data when they are no model.
+            let kind = self.read_as?.kind()?;
+            return Some(case::decode_data(input, Some(kind)).and_then(|v| self.print_value(v)));
+        }
+        let text = std::str::from_utf8(&input.bytes).ok()?;
+        let invalid = |error| Failure::Invalid {
+            name: input.name.clone(),
+            text: text.to_owned(),
+            error,
+        };
+        Some(match onnxtxt::testcase::text_kind(text) {
+            // A small data file can look like text: its control characters
+            // (which no model's text has outside strings) tell it apart.
+            TextKind::Model if has_control_characters(text) => {
+                match case::decode_data(input, self.read_as.and_then(ReadAs::kind)) {
+                    Ok(value) => self.print_value(value),
+                    Err(_) => return None,
+                }
+            }
+            TextKind::Model => return None,
+            TextKind::Case => case::parse_case(&input.name, text).and_then(|c| self.print_case(c)),
+            TextKind::Value => onnxtxt::parse_value(text)
+                .map_err(invalid)
+                .and_then(|v| self.print_value(v)),
+        })
+    }
+
+    /// Prints a data value read from the input.
+    fn print_value(&self, value: Value) -> Result<(), Failure> {
+        if let Some(what) = case::what_value(&value) {
+            case::refuse_in_compat(self.compat, what)?;
+        }
+        let dropped = case::print_text(&value, &self.data_printer(), self.output.as_ref())?;
+        warn_dropped(&dropped);
+        Ok(())
+    }
+
+    /// The printer of data values and test cases.
+    fn data_printer(&self) -> onnxtxt::Printer {
+        onnxtxt::Printer::new()
+            .compat(self.compat)
+            .elide(self.elide)
+    }
+
     /// Prints the binary model `input` as it is decoded: the nodes of its
     /// main graph one at a time, never all in memory
     /// ([`onnxtxt::Printer::write_binary_model`]).
@@ -106,15 +181,27 @@ impl PrintArgs {
         });
         drop(progress);
         if let Some(error) = not_decoded {
-            return Err(Failure::Binary {
-                name: input.name.clone(),
-                error,
-            });
+            // Not a model: a test case's data file, or neither (the
+            // model's error then).
+            return match case::decode_data(input, None) {
+                Ok(value) => self.print_value(value),
+                Err(_) => Err(Failure::Binary {
+                    name: input.name.clone(),
+                    error,
+                }),
+            };
         }
         written?;
         warn_dropped(&dropped);
         Ok(())
     }
+}
+
+/// Whether `text` has characters below U+0020 other than tab and line
+/// breaks.
+fn has_control_characters(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
 }
 
 /// Warns on stderr of what compat mode dropped.
