@@ -62,28 +62,18 @@ pub(crate) fn text_kind(input: &Input) -> TextKind {
     }
 }
 
-/// Decodes the binary data file `input` as `kind`, or by its content; a
-/// note on stderr when its bytes read as other kinds too.
+/// Decodes the binary data file `input` as `kind`, or by its content
+/// (of the kinds its bytes read as, the first whose fields agree: printed
+/// as that, it parses back to the same bytes whichever it was meant as).
 pub(crate) fn decode_data(input: &Input, kind: Option<Kind>) -> Result<Value, Failure> {
-    let binary = |error| Failure::Binary {
+    let decoded = match kind {
+        Some(kind) => Value::decode_as(kind, &input.bytes),
+        None => decode_value(&input.bytes).map(|decoded| decoded.value),
+    };
+    decoded.map_err(|error| Failure::Binary {
         name: input.name.clone(),
         error,
-    };
-    if let Some(kind) = kind {
-        return Value::decode_as(kind, &input.bytes).map_err(binary);
-    }
-    let decoded = decode_value(&input.bytes).map_err(binary)?;
-    if !decoded.also.is_empty() {
-        let others: Vec<&str> = decoded.also.iter().map(|k| k.name()).collect();
-        eprintln!(
-            "note: {}: printed as a {}; its bytes read as: {} too (the text gives the same \
-             bytes either way; --as says which to print)",
-            input.name,
-            decoded.value.kind().name(),
-            others.join(", ")
-        );
-    }
-    Ok(decoded.value)
+    })
 }
 
 /// Prints `item` to `output`, a line of its own; gives what compat mode

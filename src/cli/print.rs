@@ -40,7 +40,9 @@ pub(crate) struct PrintArgs {
     #[arg(long)]
     pub(crate) types: bool,
     /// What a binary input holds; by default told by its content (a
-    /// model, else a tensor, sequence, map or optional).
+    /// model, else a tensor, sequence, map or optional). An optional
+    /// holding one value has the bytes of a sequence of one, and prints as
+    /// that unless told: either text parses back to the same bytes.
     #[arg(long = "as", value_enum, value_name = "KIND")]
     pub(crate) read_as: Option<ReadAs>,
 }

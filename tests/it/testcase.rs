@@ -300,3 +300,34 @@ fn compat_refuses_what_the_reference_syntax_cannot_hold() {
     ]);
     assert_eq!(tensor.code, 0, "{tensor:?}");
 }
+
+#[test]
+fn git_diff_shows_a_changed_case_as_text() {
+    use crate::git_textconv::{assert_lines, have_git, readme_setup, Repo};
+    if !have_git() {
+        return;
+    }
+    let repo = Repo::new();
+    let mut setup = repo.command("sh");
+    setup.args(["-e", "-c", readme_setup()]);
+    Repo::run(setup);
+    python(&repo.path(), CASE);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "--quiet", "-m", "a case"]);
+    // A new input, and the output that goes with it, as the README's
+    // example changes them.
+    let change = "import numpy as np\nfrom onnx import numpy_helper as h\n\
+                  for name, v in [('input_0', [-1, 0.5, 2]), ('output_0', [0, 0.5, 2])]:\n    \
+                  m = h.from_array(np.array(v, np.float32), 'x' if name == 'input_0' else 'y')\n    \
+                  open(f'case/test_data_set_1/{name}.pb', 'wb').write(m.SerializeToString())";
+    python(&repo.path(), change);
+    assert_lines(
+        &repo.git(&["diff"]),
+        &[
+            "-@<raw: true> float[3] x = {-1.0, 0.0, 1.0}",
+            "+@<raw: true> float[3] x = {-1.0, 0.5, 2.0}",
+            "-@<raw: true> float[3] y = {0.0, 0.0, 1.0}",
+            "+@<raw: true> float[3] y = {0.0, 0.5, 2.0}",
+        ],
+    );
+}
