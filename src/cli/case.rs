@@ -123,3 +123,38 @@ pub(crate) fn write_case(case: &TestCase, output: Option<&PathBuf>) -> Result<()
     case.write_dir(dir)
         .map_err(|e| Failure::Io(format!("cannot write {}: {e}", dir.display())))
 }
+
+/// For `diff`: the canonical text of `path` when it is a test case (a
+/// directory or its text) or a data value (text, or binary that is no
+/// model); else its input, read once, for the model's reader.
+pub(crate) fn case_text_or_input(path: &Path) -> Result<Result<String, Input>, Failure> {
+    if path.is_dir() {
+        return Ok(Ok(onnxtxt::to_text(&read_case_dir(path)?)));
+    }
+    let input = super::input::read_input(Some(path))?;
+    if !onnxtxt::looks_like_text(&input.bytes) {
+        if onnxtxt::decode_model(&input.bytes).is_ok() {
+            return Ok(Err(input));
+        }
+        return Ok(match decode_value(&input.bytes) {
+            Ok(decoded) => Ok(onnxtxt::to_text(&decoded.value)),
+            Err(_) => Err(input),
+        });
+    }
+    let text = match std::str::from_utf8(&input.bytes) {
+        Ok(text) => text,
+        Err(_) => return Ok(Err(input)),
+    };
+    let invalid = |error| Failure::Invalid {
+        name: input.name.clone(),
+        text: text.to_owned(),
+        error,
+    };
+    Ok(match onnxtxt::testcase::text_kind(text) {
+        TextKind::Model => Err(input),
+        TextKind::Case => Ok(onnxtxt::to_text(&parse_case(&input.name, text)?)),
+        TextKind::Value => Ok(onnxtxt::to_text(
+            &onnxtxt::parse_value(text).map_err(invalid)?,
+        )),
+    })
+}

@@ -54,7 +54,7 @@ impl FmtArgs {
 
     fn format_one(&self, path: &Path) -> Result<(), Failure> {
         let (name, text) = read_input(Some(path))?.into_text()?;
-        let formatted = match onnxtxt::format(&text) {
+        let formatted = match onnxtxt::testcase::format_text(&text) {
             Ok(formatted) => formatted,
             Err(error) => return Err(invalid_text(name, text, error)),
         };

@@ -128,7 +128,9 @@ impl PrintArgs {
         Some(match onnxtxt::testcase::text_kind(text) {
             // A small data file can look like text: its control characters
             // (which no model's text has outside strings) tell it apart.
-            TextKind::Model if has_control_characters(text) => {
+            TextKind::Model
+                if has_control_characters(text) && onnxtxt::decode_model(&input.bytes).is_err() =>
+            {
                 match case::decode_data(input, self.read_as.and_then(ReadAs::kind)) {
                     Ok(value) => self.print_value(value),
                     Err(_) => return None,

@@ -299,40 +299,86 @@ pub(crate) fn data_sets<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 /// (or quoted name) followed by `{` outside any bracket, which no model
 /// has (a graph's or function's body follows `)` or `>`). `None` for a
 /// text with no data set.
-pub(crate) fn data_sets_start(tokens: &[(Token<'_>, SimpleSpan)]) -> Option<usize> {
+pub(crate) fn data_sets_start<'s>(
+    tokens: impl IntoIterator<Item = (Token<'s>, SimpleSpan)>,
+) -> Option<usize> {
     let mut depth = 0usize;
-    for pair in tokens.windows(2) {
-        match pair[0].0 {
-            Token::LParen | Token::LBracket | Token::LBrace | Token::LAngle => depth += 1,
-            Token::AnnotationOpen => depth += 1,
+    let mut previous: Option<(Token<'s>, SimpleSpan)> = None;
+    for (token, span) in tokens {
+        if let Some((Token::Ident(_) | Token::Str(_), name)) = previous {
+            if depth == 0 && token == Token::LBrace {
+                return Some(name.start);
+            }
+        }
+        match token {
+            Token::LParen
+            | Token::LBracket
+            | Token::LBrace
+            | Token::LAngle
+            | Token::AnnotationOpen => depth += 1,
             Token::RParen | Token::RBracket | Token::RBrace | Token::RAngle => {
                 depth = depth.saturating_sub(1);
             }
-            Token::Ident(_) | Token::Str(_) if depth == 0 && pair[1].0 == Token::LBrace => {
-                return Some(pair[0].1.start);
-            }
             _ => {}
         }
+        previous = Some((token, span));
     }
     None
+}
+
+/// Whether `text` may have data sets: somewhere a name, then `{` (a cheap
+/// look at the bytes, before [`data_sets_start`] reads the tokens).
+pub(crate) fn may_have_data_sets(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'{'
+            && bytes[..i]
+                .iter()
+                .rev()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|&before| {
+                    before.is_ascii_alphanumeric() || matches!(before, b'_' | b'"')
+                })
+    })
+}
+
+/// The tokens of `text`, comments left out, lexed one at a time as they
+/// are read (so that a look at the first ones costs nothing more).
+pub(crate) fn lazy_tokens(text: &str) -> impl Iterator<Item = (Token<'_>, SimpleSpan)> {
+    use logos::Logos as _;
+    let mut lexer = Token::lexer(text);
+    std::iter::from_fn(move || loop {
+        let token = lexer.next()?;
+        let span = SimpleSpan::from(lexer.span());
+        match token {
+            Ok(Token::Comment) => continue,
+            Ok(token) => return Some((token, span)),
+            Err(()) => return Some((Token::Error, span)),
+        }
+    })
 }
 
 /// Whether `tokens` start with a data value: a type word (an element type,
 /// `seq`, `map`, `optional` or `sparse_tensor`) first, after an annotation
 /// if there is one. A model starts with its header or its graph's name.
-pub(crate) fn starts_with_value(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
-    let mut rest = tokens;
-    if let Some((Token::AnnotationOpen, _)) = rest.first() {
-        let mut depth = 0usize;
-        let end = rest.iter().position(|(token, _)| {
+pub(crate) fn starts_with_value<'s>(
+    tokens: impl IntoIterator<Item = (Token<'s>, SimpleSpan)>,
+) -> bool {
+    let mut tokens = tokens.into_iter();
+    let mut first = tokens.next();
+    if let Some((Token::AnnotationOpen, _)) = first {
+        let mut depth = 1usize;
+        for (token, _) in tokens.by_ref() {
             match token {
                 Token::AnnotationOpen | Token::LAngle => depth += 1,
-                Token::RAngle => depth = depth.saturating_sub(1),
+                Token::RAngle => depth -= 1,
                 _ => {}
             }
-            depth == 0
-        });
-        rest = end.map_or(&[][..], |end| &rest[end + 1..]);
+            if depth == 0 {
+                break;
+            }
+        }
+        first = tokens.next();
     }
-    matches!(rest.first(), Some((Token::Ident(word), _)) if crate::vocabulary::starts_type(word))
+    matches!(first, Some((Token::Ident(word), _)) if crate::vocabulary::starts_type(word))
 }

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use chumsky::error::Rich;
 
-use super::data::{data_sets_start, RawDataSet};
+use super::data::{self, data_sets_start, RawDataSet};
 use super::errors::to_error;
 use super::fast::pieces;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
@@ -356,10 +356,9 @@ entry_points! {
 /// model followed by data sets) or a model.
 pub(crate) fn text_kind(text: &str) -> crate::testcase::TextKind {
     use crate::testcase::TextKind;
-    let (tokens, _) = scan(text);
-    if super::data::starts_with_value(&tokens) {
+    if data::starts_with_value(data::lazy_tokens(text)) {
         TextKind::Value
-    } else if data_sets_start(&tokens).is_some() {
+    } else if data_sets_offset(text).is_some() {
         TextKind::Case
     } else {
         TextKind::Model
@@ -368,7 +367,10 @@ pub(crate) fn text_kind(text: &str) -> crate::testcase::TextKind {
 
 /// Where the data sets of a test case's `text` start, if it has any.
 pub(crate) fn data_sets_offset(text: &str) -> Option<usize> {
-    data_sets_start(&scan(text).0)
+    if !data::may_have_data_sets(text) {
+        return None;
+    }
+    data::data_sets_start(data::lazy_tokens(text))
 }
 
 /// The data sets at the end of a test case's `text`, if it has any: where
@@ -376,7 +378,7 @@ pub(crate) fn data_sets_offset(text: &str) -> Option<usize> {
 pub(crate) fn parse_data_sets(text: &str) -> Result<Option<(usize, Vec<RawDataSet>)>, Error> {
     located(text, || {
         let tokens = tokenize(text)?;
-        let Some(start) = data_sets_start(&tokens) else {
+        let Some(start) = data_sets_start(tokens.iter().copied()) else {
             return Ok(None);
         };
         let first = tokens.partition_point(|(_, span)| span.start < start);

@@ -226,13 +226,18 @@ impl TestCase {
     /// place, so a failure leaves `dir` as it was.
     pub fn write_dir(&self, dir: &Path) -> io::Result<()> {
         let staging = new_dir_beside(dir, "new")?;
-        let written = self.files().into_iter().try_for_each(|(file, bytes)| {
-            let path = staging.join(file);
-            if let Some(set_dir) = path.parent() {
-                std::fs::create_dir_all(set_dir)?;
-            }
-            std::fs::write(&path, bytes)
-        });
+        let mut sets = self.data_sets.iter();
+        let written = sets
+            .try_for_each(|set| std::fs::create_dir(staging.join(&set.name)))
+            .and_then(|()| {
+                self.files().into_iter().try_for_each(|(file, bytes)| {
+                    let path = staging.join(file);
+                    if let Some(set_dir) = path.parent() {
+                        std::fs::create_dir_all(set_dir)?;
+                    }
+                    std::fs::write(&path, bytes)
+                })
+            });
         if let Err(error) = written {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(error);

@@ -181,6 +181,56 @@ pub fn model_text(text: &str) -> &str {
     &text[..crate::parser::data_sets_offset(text).unwrap_or(text.len())]
 }
 
+/// [`crate::format`] for any text `onnxtxt fmt` takes: a model, a data
+/// value or a test case. A case's model keeps its comments and its data
+/// sets are written in the canonical style; a comment in a data value or a
+/// data set is an error (nothing would keep it), so that formatting never
+/// loses one.
+///
+/// ```
+/// let text = "# relu\ng (float x) => (float y) { y = Relu(x) }\ntest_data_set_0 { input x: float x = {1} }";
+/// let formatted = onnxtxt::testcase::format_text(text)?;
+/// assert_eq!(
+///     formatted,
+///     "# relu\ng (float x) => (float y) {\n  y = Relu (x)\n}\n\ntest_data_set_0 {\n  input x: float x = {1.0}\n}\n"
+/// );
+/// assert!(onnxtxt::testcase::format_text("float x = {1}  # one").is_err());
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn format_text(text: &str) -> Result<String, Error> {
+    match text_kind(text) {
+        TextKind::Model => crate::format(text),
+        TextKind::Value => {
+            let value = crate::parse_value(text)?;
+            no_comment_from(text, 0)?;
+            Ok(crate::to_text(&value) + "\n")
+        }
+        TextKind::Case => {
+            let case = TestCase::parse(text)?;
+            let model_end = model_text(text).len();
+            no_comment_from(text, model_end)?;
+            let canonical = crate::to_text(&case);
+            let data_sets = &canonical[model_text(&canonical).len()..];
+            Ok(crate::format(&text[..model_end])? + "\n" + data_sets)
+        }
+    }
+}
+
+/// An error at the first comment of `text` from byte `from` on, if any.
+fn no_comment_from(text: &str, from: usize) -> Result<(), Error> {
+    let (_, comments) = crate::lexer::scan(text);
+    match comments.into_iter().find(|comment| comment.start >= from) {
+        Some(comment) => Err(Error::single(
+            "onnxtxt::format::comment",
+            "a comment in a data value: only a model's comments are kept, so this text is \
+             left as it is",
+            comment,
+        )
+        .located_in(text)),
+        None => Ok(()),
+    }
+}
+
 /// A data file read by its content ([`decode_value`]).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -198,7 +248,8 @@ pub struct Decoded {
 /// first whose fields agree with each other (a tensor with data for its
 /// shape, a sequence or optional holding values of its `elem_type`, a map
 /// with a key type and as many values as keys), with the others that fit
-/// too. The error, when none decodes, is the tensor's.
+/// too. The error, when none decodes, is the tensor's; when none agrees,
+/// `onnxtxt::decode::kind` ([`Value::decode_as`] reads any of them).
 ///
 /// ```
 /// use onnxtxt::testcase::{decode_value, Kind};
@@ -221,19 +272,19 @@ pub fn decode_value(bytes: &[u8]) -> Result<Decoded, Error> {
             Err(_) => {}
         }
     }
-    if decoded.iter().any(is_consistent) {
-        decoded.retain(is_consistent);
-    }
+    let some_decoded = !decoded.is_empty();
+    decoded.retain(is_consistent);
     let mut decoded = decoded.into_iter();
     match (decoded.next(), tensor_error) {
         (Some(value), _) => Ok(Decoded {
             value,
             also: decoded.map(|value| value.kind()).collect(),
         }),
-        (None, Some(error)) => Err(error),
-        (None, None) => Err(Error::single(
-            "onnxtxt::decode::invalid",
-            "not a tensor, sequence, map or optional",
+        (None, Some(error)) if !some_decoded => Err(error),
+        (None, _) => Err(Error::single(
+            "onnxtxt::decode::kind",
+            "not a tensor, sequence, map or optional whose fields agree (say which it is to \
+             read it as one)",
             0..bytes.len(),
         )),
     }
@@ -273,8 +324,13 @@ fn is_consistent(value: &Value) -> bool {
                 (Some(count), Some(raw)) => {
                     crate::tensor_data::raw_byte_len(data_type, count) == Some(raw.len())
                 }
-                // Complex elements take two entries.
-                (Some(count), None) => typed == count || typed == 2 * count,
+                // Complex elements take two entries; elements narrower
+                // than a byte are packed as in raw data, a byte an entry.
+                (Some(count), None) => {
+                    typed == count
+                        || typed == 2 * count
+                        || crate::tensor_data::raw_byte_len(data_type, count) == Some(typed)
+                }
                 (None, _) => false,
             }
         }

@@ -331,3 +331,74 @@ fn git_diff_shows_a_changed_case_as_text() {
         ],
     );
 }
+
+#[test]
+fn diff_and_fmt_work_on_test_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    python(dir.path(), CASE);
+    let case = dir.path().join("case");
+    let text = run(&["print", arg(&case)]).text().to_owned();
+    let old_line = "input x: @<raw: true> float[3] x = {-1.0, 0.0, 1.0}";
+    assert!(text.contains(old_line), "{text}");
+    let changed = text.replace(old_line, "input x: float[3] x = {-1.0, 0.5, 1.0}");
+    let other = dir.path().join("other");
+    let parsed = run_stdin(&["parse", "-", "-o", arg(&other)], changed.as_bytes());
+    assert_eq!(parsed.code, 0, "{parsed:?}");
+    let diff = run(&["diff", "--color", "never", arg(&case), arg(&other)]);
+    assert_eq!(diff.code, 1, "{diff:?}");
+    let lines: Vec<&str> = diff.text().lines().collect();
+    assert!(
+        lines.contains(&format!("-  {old_line}").as_str()),
+        "{diff:?}"
+    );
+    assert!(
+        lines.contains(&"+  input x: float[3] x = {-1.0, 0.5, 1.0}"),
+        "{diff:?}"
+    );
+    let file = |dir: &Path| dir.join("test_data_set_1/input_0.pb");
+    let files = run(&["diff", arg(&file(&case)), arg(&file(&other))]);
+    assert_eq!(files.code, 1, "{files:?}");
+    assert_eq!(run(&["diff", arg(&case), arg(&case)]).code, 0);
+
+    // fmt: the model keeps its comments, the data sets are made canonical.
+    let messy = text
+        .replacen(
+            "{\n  y = Relu (x)",
+            "{\n  # the activation\n  y = Relu(x)",
+            1,
+        )
+        .replace(old_line, "input x:@<raw: true> float[3] x={-1,0,1}");
+    let file = dir.path().join("case.onnxtxt");
+    std::fs::write(&file, &messy).unwrap();
+    let formatted = run(&["fmt", arg(&file)]);
+    assert_eq!(formatted.code, 0, "{formatted:?}");
+    let written = std::fs::read_to_string(&file).unwrap();
+    let commented = "{\n  # the activation\n  y = Relu (x)";
+    assert_eq!(written, text.replacen("{\n  y = Relu (x)", commented, 1));
+    // A comment in a data set would be lost: the file is left as it is.
+    let commented = written.replace(old_line, &format!("{old_line}  # note"));
+    std::fs::write(&file, &commented).unwrap();
+    let refused = run(&["fmt", arg(&file)]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), commented);
+}
+
+#[test]
+fn an_empty_data_set_keeps_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    python(dir.path(), CASE);
+    let case = dir.path().join("case");
+    std::fs::create_dir(case.join("test_data_set_2")).unwrap();
+    let text = run(&["print", arg(&case)]);
+    assert!(
+        text.text().ends_with("\ntest_data_set_2 {\n}\n"),
+        "{text:?}"
+    );
+    let back = dir.path().join("back");
+    assert_eq!(
+        run_stdin(&["parse", "-", "-o", arg(&back)], &text.stdout).code,
+        0
+    );
+    assert!(back.join("test_data_set_2").is_dir());
+    assert_eq!(tree(&back), tree(&case));
+}
