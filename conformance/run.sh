@@ -5,7 +5,9 @@
 # diagnostics suite and the corpus (checker_agreement.py) and catches the
 # mistakes of mutants of the corpus (mutants.py; the type and shape
 # mistakes at their node, infer_mutants.py), checks that onnx.checker
-# accepts every model smith makes in its valid mode (smith_valid.py), then
+# accepts every model smith makes in its valid mode (smith_valid.py), writes
+# onnx's backend test cases (testcases.py, for tests/it/testcase_conformance.rs:
+# every data file and case directory round-trips through text), then
 # runs the ignored tests that read the corpus: in
 # tests/it/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat

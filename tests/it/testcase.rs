@@ -3,11 +3,11 @@
 //! printed and parsed back byte for byte, and the bad inputs the command
 //! refuses, naming the file.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{arg, run, run_stdin};
+use crate::support::{arg, run, run_stdin, Run};
+use crate::testcase_conformance::files_under;
 
 /// Runs `script` with the reference venv's Python in `dir`; its stdout.
 fn python(dir: &Path, script: &str) -> String {
@@ -23,26 +23,6 @@ fn python(dir: &Path, script: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// Every file under `dir`, relative to it, with its bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![dir.to_owned()];
-    while let Some(at) = pending.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                files.insert(
-                    path.strip_prefix(dir).unwrap().to_owned(),
-                    std::fs::read(&path).unwrap(),
-                );
-            }
-        }
-    }
-    files
 }
 
 /// Data files of every kind, as onnx writes them.
@@ -162,11 +142,17 @@ for i, size in enumerate([2, 3]):
         open(f"{d}/{name}.pb", "wb").write(message.SerializeToString())
 "#;
 
-#[test]
-fn a_case_directory_round_trips_through_one_text() {
+/// A temporary directory holding [`CASE`] as `case/`, and that path.
+fn written_case() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     python(dir.path(), CASE);
     let case = dir.path().join("case");
+    (dir, case)
+}
+
+#[test]
+fn a_case_directory_round_trips_through_one_text() {
+    let (dir, case) = written_case();
     let text = dir.path().join("case.onnxtxt");
     let printed = run(&["print", arg(&case), "-o", arg(&text)]);
     assert_eq!(printed.code, 0, "{printed:?}");
@@ -179,25 +165,21 @@ fn a_case_directory_round_trips_through_one_text() {
     let back = dir.path().join("back");
     let parsed = run(&["parse", arg(&text), "-o", arg(&back)]);
     assert_eq!(parsed.code, 0, "{parsed:?}");
-    assert_eq!(tree(&back), tree(&case));
+    assert_eq!(files_under(&back), files_under(&case));
     // Parsing again replaces the directory: nothing else is left in it.
     std::fs::write(back.join("stray"), b"").unwrap();
     assert_eq!(run(&["parse", arg(&text), "-o", arg(&back)]).code, 0);
-    assert_eq!(tree(&back), tree(&case));
+    assert_eq!(files_under(&back), files_under(&case));
     let checked = run(&["check", arg(&case), arg(&text)]);
     assert_eq!(checked.code, 0, "{checked:?}");
 }
 
 #[test]
 fn bad_cases_are_refused_naming_the_file_and_nothing_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    python(dir.path(), CASE);
-    let case = dir.path().join("case");
+    let (dir, case) = written_case();
     let out = dir.path().join("out.onnxtxt");
     let refused = |path: &Path, says: &str| {
-        let printed = run(&["print", arg(path), "-o", arg(&out)]);
-        assert_eq!(printed.code, 1, "{printed:?}");
-        assert!(printed.stderr.contains(says), "{printed:?}");
+        fails_saying(&run(&["print", arg(path), "-o", arg(&out)]), says);
         assert!(!out.exists());
     };
     let extra = case.join("test_data_set_0/input_2.pb");
@@ -238,21 +220,15 @@ fn bad_cases_are_refused_naming_the_file_and_nothing_is_written() {
 
 #[test]
 fn check_refuses_data_of_another_type_as_onnxruntime_does() {
-    let dir = tempfile::tempdir().unwrap();
-    python(dir.path(), CASE);
-    let case = dir.path().join("case");
+    let (dir, case) = written_case();
     // input_0 of data set 0 as int64 instead of float.
     let wrong = "import numpy as np\nfrom onnx import numpy_helper as h\n\
                  open('case/test_data_set_0/input_0.pb', 'wb').write(\
                  h.from_array(np.array([1, 2], np.int64), 'x').SerializeToString())";
     python(dir.path(), wrong);
-    let checked = run(&["check", arg(&case)]);
-    assert_eq!(checked.code, 1, "{checked:?}");
-    assert!(
-        checked
-            .stderr
-            .contains("test_data_set_0/input_0.pb: element type int64, the graph declares float"),
-        "{checked:?}"
+    fails_saying(
+        &run(&["check", arg(&case)]),
+        "test_data_set_0/input_0.pb: element type int64, the graph declares float",
     );
     // onnxruntime refuses to run the model on that input, for that reason.
     let refused = python(
@@ -273,21 +249,22 @@ fn check_refuses_data_of_another_type_as_onnxruntime_does() {
         "output y: @<raw: true> float[3] y = {0.0, 0.0, 1.0}",
         "output y: float[2] y = {0.0, 0.0}",
     );
-    let checked = run_stdin(&["check", "-"], text.as_bytes());
-    assert_eq!(checked.code, 1, "{checked:?}");
-    assert!(
-        checked
-            .stderr
-            .contains("test_data_set_1/output_0.pb: `N` is 2 here and 3 in input_0.pb"),
-        "{checked:?}"
+    fails_saying(
+        &run_stdin(&["check", "-"], text.as_bytes()),
+        "test_data_set_1/output_0.pb: `N` is 2 here and 3 in input_0.pb",
     );
+}
+
+/// Asserts that a run failed on invalid input (exit status 1), saying
+/// `says`.
+fn fails_saying(run: &Run, says: &str) {
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(says), "{run:?}");
 }
 
 #[test]
 fn compat_refuses_what_the_reference_syntax_cannot_hold() {
-    let dir = tempfile::tempdir().unwrap();
-    python(dir.path(), CASE);
-    let case = dir.path().join("case");
+    let (_dir, case) = written_case();
     for path in [case.clone(), case.join("test_data_set_0/input_1.pb")] {
         let printed = run(&["print", "--compat", arg(&path)]);
         assert_eq!(printed.code, 1, "{printed:?}");
@@ -334,9 +311,7 @@ fn git_diff_shows_a_changed_case_as_text() {
 
 #[test]
 fn diff_and_fmt_work_on_test_cases() {
-    let dir = tempfile::tempdir().unwrap();
-    python(dir.path(), CASE);
-    let case = dir.path().join("case");
+    let (dir, case) = written_case();
     let text = run(&["print", arg(&case)]).text().to_owned();
     let old_line = "input x: @<raw: true> float[3] x = {-1.0, 0.0, 1.0}";
     assert!(text.contains(old_line), "{text}");
@@ -385,9 +360,7 @@ fn diff_and_fmt_work_on_test_cases() {
 
 #[test]
 fn an_empty_data_set_keeps_its_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    python(dir.path(), CASE);
-    let case = dir.path().join("case");
+    let (dir, case) = written_case();
     std::fs::create_dir(case.join("test_data_set_2")).unwrap();
     let text = run(&["print", arg(&case)]);
     assert!(
@@ -400,5 +373,5 @@ fn an_empty_data_set_keeps_its_directory() {
         0
     );
     assert!(back.join("test_data_set_2").is_dir());
-    assert_eq!(tree(&back), tree(&case));
+    assert_eq!(files_under(&back), files_under(&case));
 }

@@ -32,7 +32,7 @@ fn cases_root() -> PathBuf {
 }
 
 /// Every file under `dir`, relative to it, with its bytes.
-fn files_under(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(crate) fn files_under(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(at) = pending.pop() {
