@@ -91,6 +91,15 @@ onnx.checker's strict inference fails too):
   invalid
       anything else an operator's rules forbid
 
+A test case (its directory, or its text: see `onnxtxt print CASE_DIR`) is
+checked too, each value against its graph input or output (code
+onnxtxt::testcase::...):
+  data_type
+      a value of another kind, element type, rank or size than declared,
+      or a symbolic dimension of two sizes in one data set (errors)
+  missing_data
+      a graph input or output a data set gives no value for (a warning)
+
 Findings are shown where they are in the text (FILE:LINE:COL), or by IR
 path for binary input.";
 
