@@ -311,7 +311,7 @@ entry_points! {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     parse_value_info -> ValueInfoProto = value_info;
-    /// [ext] Parses a sequence: `seq(KIND) name? =? [value, ...]`, its
+    /// (An extension.) Parses a sequence: `seq(KIND) name? =? [value, ...]`, its
     /// values tensor constants, sparse tensor constants, sequences, maps or
     /// optionals.
     ///
@@ -321,7 +321,7 @@ entry_points! {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     parse_sequence -> SequenceProto = sequence;
-    /// [ext] Parses a map: `map(KEY) name? =? {keys: [...], values: seq(KIND) [...]}`
+    /// (An extension.) Parses a map: `map(KEY) name? =? {keys: [...], values: seq(KIND) [...]}`
     /// (`string_keys: ["a", ...]` for string keys).
     ///
     /// ```
@@ -330,7 +330,7 @@ entry_points! {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     parse_map -> MapProto = map;
-    /// [ext] Parses an optional: `optional(KIND) name? =? [value]`, or `[]`
+    /// (An extension.) Parses an optional: `optional(KIND) name? =? [value]`, or `[]`
     /// for none.
     ///
     /// ```
@@ -339,7 +339,7 @@ entry_points! {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     parse_optional -> OptionalProto = optional;
-    /// [ext] Parses a data value, as in a test case's data file: a tensor,
+    /// (An extension.) Parses a data value, as in a test case's data file: a tensor,
     /// sequence, map or optional.
     ///
     /// ```

@@ -4,7 +4,7 @@
 //!
 //! A data file is a `TensorProto`, `SequenceProto`, `MapProto` or
 //! `OptionalProto`. A tensor is written as a tensor constant; the others
-//! with an [ext] syntax of their own (see `grammar/onnxtxt.ebnf`):
+//! with a syntax of their own, an extension (see `grammar/onnxtxt.ebnf`):
 //!
 //! ```text
 //! float[2,2] x = {1, 2, 3, 4}
