@@ -11,7 +11,9 @@
 //!
 //! Each ends with a line `testcases(<check>): N passed, M failed`. Ignored
 //! in `cargo test` (they fail, not pass, when the cases are missing);
-//! `bash conformance/run.sh` runs them.
+//! `bash conformance/run.sh` runs them. Beside them, run by `cargo test`:
+//! data files mutated at random never make the reader panic, and what they
+//! read as prints as text that parses back to it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -139,4 +141,40 @@ fn cases() {
         }
     }
     report("cases", passed, &failed);
+}
+
+/// Data values of every kind, nested, as seeds for the mutations below.
+const SEEDS: [&str; 5] = [
+    "@<raw: true> float[2,2] x = {1, 2, 3, 4}",
+    r#"seq(seq) xs = [seq(tensor) [int64[2] {1, 2}, string[1] {"a"}], seq(tensor) []]"#,
+    r#"map(string) m = {string_keys: ["a", "b"], values: seq(tensor) [float {1}, float {2}]}"#,
+    "optional(optional) o = [optional(tensor) [double[1] {0.5}]]",
+    "seq(sparse_tensor) s = [sparse_tensor[4] {values: float[1] {1}, indices: int64[1] {2}}]",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// Any bytes: reading them as a data file never panics, and what
+    /// reads prints as text that parses back to the same value.
+    #[test]
+    fn any_bytes_read_as_data_print_and_parse_back(
+        seed in 0..SEEDS.len(),
+        flips in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 0..4),
+        cut in proptest::option::of(proptest::num::usize::ANY),
+    ) {
+        let mut bytes = onnxtxt::parse_value(SEEDS[seed]).unwrap().encode_to_vec();
+        for (at, byte) in flips {
+            let at = at % bytes.len();
+            bytes[at] ^= byte;
+        }
+        if let Some(cut) = cut {
+            bytes.truncate(cut % (bytes.len() + 1));
+        }
+        if let Ok(decoded) = decode_value(&bytes) {
+            let text = onnxtxt::to_text(&decoded.value);
+            let parsed = onnxtxt::parse_value(&text);
+            proptest::prop_assert_eq!(parsed.ok(), Some(decoded.value), "{}", text);
+        }
+    }
 }
