@@ -186,10 +186,14 @@ impl PrintArgs {
         drop(progress);
         if let Some(error) = not_decoded {
             // Not a model: a test case's data file, or neither (the
-            // model's error then).
-            return match case::decode_data(input, None) {
-                Ok(value) => self.print_value(value),
-                Err(_) => Err(Failure::Binary {
+            // model's error then, as with `--as model`).
+            let data = match self.read_as {
+                None => case::decode_data(input, None).ok(),
+                Some(_) => None,
+            };
+            return match data {
+                Some(value) => self.print_value(value),
+                None => Err(Failure::Binary {
                     name: input.name.clone(),
                     error,
                 }),

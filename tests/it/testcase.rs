@@ -94,6 +94,12 @@ fn data_files_written_by_onnx_round_trip_through_text() {
         "optional(tensor) e = []\n"
     );
     assert!(print("optional", &["--as", "optional"]).starts_with("optional(tensor) o = [\n"));
+    // Read as a model, a tensor is no model.
+    let floats = dir.path().join("floats.pb");
+    fails_saying(
+        &run(&["print", "--as", "model", arg(&floats)]),
+        "floats.pb: byte 4: producer_name",
+    );
 }
 
 #[test]
