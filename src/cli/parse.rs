@@ -48,24 +48,22 @@ impl ParseArgs {
         let name = &input.name;
         progress.stage(format!("parsing {name}"));
         let invalid = |error| invalid_text(name.clone(), text.to_owned(), error);
-        match onnxtxt::testcase::text_kind(text) {
-            TextKind::Model => {}
-            TextKind::Value => {
-                let value = onnxtxt::parse_value(text).map_err(invalid)?;
-                return write_output(self.output.as_ref(), &value.encode_to_vec(), true);
-            }
-            TextKind::Case => {
-                let test_case = case::parse_case(name, text)?;
-                if self.check {
-                    super::check::show_case_findings(name, text, &test_case, format)?;
-                }
-                return case::write_case(&test_case, self.output.as_ref());
-            }
-        }
+        // A data value or a test case fails to parse as a model: only then
+        // is the text looked at again (a model's parse pays nothing).
+        let not_a_model = |error| match self.write_data(name, text, format) {
+            Some(written) => written,
+            None => Err(invalid(error)),
+        };
         if !self.inline_external && !self.check {
-            return write_parsed(text, self.output.as_ref(), progress).map_err(invalid)?;
+            return match write_parsed(text, self.output.as_ref(), progress) {
+                Ok(written) => written,
+                Err(error) => not_a_model(error),
+            };
         }
-        let mut model = onnxtxt::parse_model(text).map_err(invalid)?;
+        let mut model = match onnxtxt::parse_model(text) {
+            Ok(model) => model,
+            Err(error) => return not_a_model(error),
+        };
         if self.inline_external {
             progress.stage("reading external data");
             let dir = match (&self.external_dir, &self.input) {
@@ -90,6 +88,30 @@ impl ParseArgs {
         drop(progress);
         left_to_exit(model);
         Ok(())
+    }
+}
+
+impl ParseArgs {
+    /// Writes `text` when it is a data value (a binary message to
+    /// `--output`) or a test case (a directory); `None` for anything else.
+    fn write_data(
+        &self,
+        name: &str,
+        text: &str,
+        format: ErrorFormat,
+    ) -> Option<Result<(), Failure>> {
+        Some(match onnxtxt::testcase::text_kind(text) {
+            TextKind::Model => return None,
+            TextKind::Value => onnxtxt::parse_value(text)
+                .map_err(|error| invalid_text(name.to_owned(), text.to_owned(), error))
+                .and_then(|value| write_output(self.output.as_ref(), &value.encode_to_vec(), true)),
+            TextKind::Case => case::parse_case(name, text).and_then(|test_case| {
+                if self.check {
+                    super::check::show_case_findings(name, text, &test_case, format)?;
+                }
+                case::write_case(&test_case, self.output.as_ref())
+            }),
+        })
     }
 }
 
