@@ -65,13 +65,13 @@ pub(crate) fn text_kind(input: &Input) -> TextKind {
 /// Decodes the binary data file `input` as `kind`, or by its content
 /// (of the kinds its bytes read as, the first whose fields agree: printed
 /// as that, it parses back to the same bytes whichever it was meant as).
-pub(crate) fn decode_data(input: &Input, kind: Option<Kind>) -> Result<Value, Failure> {
+pub(crate) fn decode_data(name: &str, bytes: &[u8], kind: Option<Kind>) -> Result<Value, Failure> {
     let decoded = match kind {
-        Some(kind) => Value::decode_as(kind, &input.bytes),
-        None => decode_value(&input.bytes).map(|decoded| decoded.value),
+        Some(kind) => Value::decode_as(kind, bytes),
+        None => decode_value(bytes).map(|decoded| decoded.value),
     };
     decoded.map_err(|error| Failure::Binary {
-        name: input.name.clone(),
+        name: name.to_owned(),
         error,
     })
 }

@@ -67,7 +67,16 @@ impl PrintArgs {
         if self.external_data.is_none() && !self.types && !onnxtxt::looks_like_text(&input.bytes) {
             return self.print_binary(&input, &printer, progress);
         }
-        let mut model = load_model(input)?.model;
+        let mut model = match load_model(input) {
+            Ok(loaded) => loaded.model,
+            // Text that is no model: a data value or a test case.
+            Err(Failure::Invalid { name, text, error }) => {
+                return self
+                    .print_text_data(&name, &text)
+                    .unwrap_or(Err(Failure::Invalid { name, text, error }));
+            }
+            Err(failure) => return Err(failure),
+        };
         if let Some(file) = &self.external_data {
             let location = external_location(file, self.output.as_deref())?;
             progress.stage("moving tensor data out");
@@ -110,34 +119,39 @@ impl PrintArgs {
         case::print_text(&test_case, &self.data_printer(), self.output.as_ref()).map(|_| ())
     }
 
-    /// Prints `input` when it is a data value or a test case, as text, or
-    /// binary read `--as` a data kind; `None` for anything else (a model).
+    /// Prints binary `input` read `--as` a data kind; `None` for anything
+    /// else (a model is printed as it is decoded, by `print_binary`, which
+    /// reads the bytes as data when they are no model).
     fn print_data(&self, input: &Input) -> Option<Result<(), Failure>> {
-        if !onnxtxt::looks_like_text(&input.bytes) {
-            // A model is printed as it is decoded (`print_binary`), which
-            // reads the bytes as data when they are no model.
-            let kind = self.read_as?.kind()?;
-            return Some(case::decode_data(input, Some(kind)).and_then(|v| self.print_value(v)));
+        if onnxtxt::looks_like_text(&input.bytes) {
+            return None;
         }
-        let text = std::str::from_utf8(&input.bytes).ok()?;
+        let kind = self.read_as?.kind()?;
+        let value = case::decode_data(&input.name, &input.bytes, Some(kind));
+        Some(value.and_then(|value| self.print_value(value)))
+    }
+
+    /// Prints the text `text` that is no model when it is a data value or
+    /// a test case, or the bytes of a small data file that looked like
+    /// text; `None` for anything else.
+    fn print_text_data(&self, name: &str, text: &str) -> Option<Result<(), Failure>> {
         let invalid = |error| Failure::Invalid {
-            name: input.name.clone(),
+            name: name.to_owned(),
             text: text.to_owned(),
             error,
         };
         Some(match onnxtxt::testcase::text_kind(text) {
             // A small data file can look like text: its control characters
             // (which no model's text has outside strings) tell it apart.
-            TextKind::Model
-                if has_control_characters(text) && onnxtxt::decode_model(&input.bytes).is_err() =>
-            {
-                match case::decode_data(input, self.read_as.and_then(ReadAs::kind)) {
+            TextKind::Model if has_control_characters(text) => {
+                let kind = self.read_as.and_then(ReadAs::kind);
+                match case::decode_data(name, text.as_bytes(), kind) {
                     Ok(value) => self.print_value(value),
                     Err(_) => return None,
                 }
             }
             TextKind::Model => return None,
-            TextKind::Case => case::parse_case(&input.name, text).and_then(|c| self.print_case(c)),
+            TextKind::Case => case::parse_case(name, text).and_then(|c| self.print_case(c)),
             TextKind::Value => onnxtxt::parse_value(text)
                 .map_err(invalid)
                 .and_then(|v| self.print_value(v)),
@@ -188,7 +202,7 @@ impl PrintArgs {
             // Not a model: a test case's data file, or neither (the
             // model's error then, as with `--as model`).
             let data = match self.read_as {
-                None => case::decode_data(input, None).ok(),
+                None => case::decode_data(&input.name, &input.bytes, None).ok(),
                 Some(_) => None,
             };
             return match data {
