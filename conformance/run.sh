@@ -5,7 +5,9 @@
 # diagnostics suite and the corpus (checker_agreement.py) and catches the
 # mistakes of mutants of the corpus (mutants.py; the type and shape
 # mistakes at their node, infer_mutants.py), checks that onnx.checker
-# accepts every model smith makes in its valid mode (smith_valid.py), then
+# accepts every model smith makes in its valid mode (smith_valid.py), writes
+# onnx's backend test cases (testcases.py, for tests/it/testcase_conformance.rs:
+# every data file and case directory round-trips through text), then
 # runs the ignored tests that read the corpus: in
 # tests/it/conformance.rs the checks parse (reference text -> onnxtxt IR equals
 # the reference's), roundtrip (parse(print(m)) is m, byte for byte), compat
@@ -87,6 +89,10 @@ cargo build --release --quiet --bin onnxtxt
 # Inference mutants: onnxtxt check reports, at the mutated node, every type
 # or shape mistake that onnx.checker rejects (200 corpus models a kind).
 "$python" conformance/infer_mutants.py target/release/onnxtxt --per-kind 200
+
+# onnx's backend test cases (node and model tests, written by onnx's own
+# writer, and those shipped in the wheel) for tests/it/testcase_conformance.rs.
+"$python" conformance/testcases.py
 
 # The ignored tests: tests/it/conformance.rs, tests/it/ops_reference.rs,
 # tests/it/infer_reference.rs and tests/it/schema.rs, and the library's own

@@ -21,8 +21,8 @@ use prost_types::{DescriptorProto, FileDescriptorSet};
 
 use crate::error::{Diagnostic, Error};
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
-    TensorProto, TypeProto, ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
+    SequenceProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
 
 /// How deeply messages may nest, counting the decoded message (the model)
@@ -372,6 +372,9 @@ decodable!(
     SparseTensorProto,
     AttributeProto,
     ValueInfoProto,
+    SequenceProto,
+    MapProto,
+    OptionalProto,
 );
 
 // ---------------------------------------------------------------------------

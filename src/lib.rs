@@ -48,6 +48,9 @@
 //!   answered in byte offsets; `lsp` (feature `lsp`) serves it as a
 //!   language server, `onnxtxt lsp`.
 //! * [`external`]: tensor data moved to a file and back.
+//! * [`testcase`]: test cases as text, ONNX's backend test layout (a model
+//!   and data sets of tensors, sequences, maps and optionals):
+//!   [`parse_value`], [`parse_sequence`], [`parse_map`], [`parse_optional`].
 //! * [`ops`]: the operator registry, every schema of onnx 1.23.2 (inputs,
 //!   outputs, attributes, type constraints, function bodies) by opset.
 //! * `diff` (feature `diff`): model diffs with named hunks and tensor
@@ -107,6 +110,7 @@ pub mod shrink;
 #[cfg(feature = "smith")]
 pub mod smith;
 mod tensor_data;
+pub mod testcase;
 mod vocabulary;
 
 pub use check::{check_model, Finding, Severity};
@@ -122,6 +126,7 @@ pub use parser::{
     parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, Parse, Parser, SourceMap,
     MAX_NESTING,
 };
+pub use parser::{parse_map, parse_optional, parse_sequence, parse_value};
 pub use printer::{to_text, Dropped, Print, Printed, Printer};
 /// The protobuf runtime of [`proto`]: `prost::Message` encodes and decodes
 /// the IR, with no `prost` dependency of your own to keep in step.

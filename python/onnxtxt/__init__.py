@@ -180,3 +180,23 @@ def install() -> None:
     sparse initializers, ...). It replaces onnx's own serializer for that
     format (``onnx.printer`` and ``onnx.parser``) for the whole process."""
     _onnx("install").serialization.registry.register(_Serializer())
+
+
+# A test case's data files as text, and whole test cases (onnxtxt.testcase).
+parse_sequence, parse_sequence_bytes = _entry_points("SequenceProto", "sequence")
+parse_map, parse_map_bytes = _entry_points("MapProto", "map")
+parse_optional, parse_optional_bytes = _entry_points("OptionalProto", "optional")
+from onnxtxt import testcase  # noqa: E402 (it uses the module above)
+from onnxtxt.testcase import run_case, write_case  # noqa: E402
+
+__all__ += [
+    "parse_map",
+    "parse_map_bytes",
+    "parse_optional",
+    "parse_optional_bytes",
+    "parse_sequence",
+    "parse_sequence_bytes",
+    "run_case",
+    "testcase",
+    "write_case",
+]

@@ -9,6 +9,7 @@ use onnxtxt::prost::Message;
 use onnxtxt::proto::{
     AttributeProto, FunctionProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto,
 };
+use onnxtxt::proto::{MapProto, OptionalProto, SequenceProto};
 use onnxtxt::report::Renderer;
 use onnxtxt::{decode, decode_model, line_column, Decode, Error, Parse, Parser, Print, Printer};
 use onnxtxt::{Severity, Span};
@@ -211,7 +212,7 @@ struct Kind {
 }
 
 /// The kinds the library both parses and prints.
-const KINDS: [Kind; 8] = [
+const KINDS: [Kind; 11] = [
     MODEL,
     kind::<GraphProto>("GraphProto"),
     kind::<FunctionProto>("FunctionProto"),
@@ -220,6 +221,10 @@ const KINDS: [Kind; 8] = [
     kind::<TensorProto>("TensorProto"),
     kind::<AttributeProto>("AttributeProto"),
     kind::<ValueInfoProto>("ValueInfoProto"),
+    // A test case's data files (`onnxtxt.testcase`).
+    kind::<SequenceProto>("SequenceProto"),
+    kind::<MapProto>("MapProto"),
+    kind::<OptionalProto>("OptionalProto"),
 ];
 
 /// A model is encoded as its nodes are read and printed as its nodes are

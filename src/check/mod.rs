@@ -44,7 +44,7 @@
 
 mod arity;
 mod attributes;
-mod findings;
+pub(crate) mod findings;
 mod header;
 mod inference;
 mod model;

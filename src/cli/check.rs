@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use onnxtxt::check::Finding;
+use onnxtxt::testcase::{TestCase, TextKind};
 use onnxtxt::{Severity, SourceMap};
 
 use super::input::read_input;
@@ -119,6 +120,15 @@ onnx.checker's strict inference fails too):
   invalid
       anything else an operator's rules forbid
 
+A test case (its directory, or its text: see `onnxtxt print CASE_DIR`) is
+checked too, each value against its graph input or output (code
+onnxtxt::testcase::...):
+  data_type
+      a value of another kind, element type, rank or size than declared,
+      or a symbolic dimension of two sizes in one data set (errors)
+  missing_data
+      a graph input or output a data set gives no value for (a warning)
+
 Findings are shown where they are in the text (FILE:LINE:COL), or by IR
 path for binary input.";
 
@@ -157,7 +167,18 @@ impl CheckArgs {
 }
 
 fn check_one(path: &Path, format: ErrorFormat, deny_warnings: bool) -> Result<(), Failure> {
-    let loaded = load_model(read_input(Some(path))?)?;
+    if path.is_dir() {
+        let test_case = super::case::read_case_dir(path)?;
+        let name = path.display().to_string();
+        return show_case_findings(&name, "", &test_case, format, deny_warnings);
+    }
+    let input = read_input(Some(path))?;
+    if super::case::text_kind(&input) == TextKind::Case {
+        let (name, text) = input.into_text()?;
+        let test_case = super::case::parse_case(&name, &text)?;
+        return show_case_findings(&name, &text, &test_case, format, deny_warnings);
+    }
+    let loaded = load_model(input)?;
     let findings = onnxtxt::check_model(&loaded.model);
     let text = loaded.text.as_deref();
     show_findings(&loaded.name, text, findings, format, deny_warnings)
@@ -189,12 +210,34 @@ pub(crate) fn show_findings(
     if let Some(map) = text.and_then(source_map) {
         onnxtxt::check::locate(&map, &mut findings);
     }
+    let shown = show_capped(&Reporter::new(format, name, text), &findings);
+    summarize(name, &findings, shown, format, deny_warnings)
+}
+
+/// Shows as many of `findings` as [`MAX_FINDINGS_SHOWN`] leaves room for
+/// in this run; gives how many it showed.
+fn show_capped(reporter: &Reporter<'_>, findings: &[Finding]) -> usize {
     let room = MAX_FINDINGS_SHOWN.saturating_sub(FINDINGS_SHOWN.load(Ordering::Relaxed));
     let shown = findings.len().min(room);
     FINDINGS_SHOWN.fetch_add(shown, Ordering::Relaxed);
-    let reporter = Reporter::new(format, name, text);
     for finding in &findings[..shown] {
         reporter.show(finding.severity, &finding.diagnostic, &finding.summary);
+    }
+    shown
+}
+
+/// Shows a summary of `findings` about `name`, of which `shown` were
+/// shown; fails (with the summary as its message) when one is an error, or
+/// a warning and `deny_warnings`.
+fn summarize(
+    name: &str,
+    findings: &[Finding],
+    shown: usize,
+    format: ErrorFormat,
+    deny_warnings: bool,
+) -> Result<(), Failure> {
+    if findings.is_empty() {
+        return Ok(());
     }
     let errors = findings.iter().filter(|f| f.is_error()).count();
     let warnings = findings.len() - errors;
@@ -215,6 +258,29 @@ pub(crate) fn show_findings(
     }
     show_message(format, Severity::Warning, &summary);
     Ok(())
+}
+
+/// Shows the findings about a test case read from `name` (its `text`, or
+/// empty for a directory): its model's, located in the model's part of the
+/// text, then its data's, named by data file; then a summary.
+pub(crate) fn show_case_findings(
+    name: &str,
+    text: &str,
+    test_case: &TestCase,
+    format: ErrorFormat,
+    deny_warnings: bool,
+) -> Result<(), Failure> {
+    let model_text = onnxtxt::testcase::model_text(text);
+    let mut findings = onnxtxt::check_model(&test_case.model);
+    let text = (!model_text.is_empty()).then_some(model_text);
+    if let Some(map) = text.and_then(source_map) {
+        onnxtxt::check::locate(&map, &mut findings);
+    }
+    let mut shown = show_capped(&Reporter::new(format, name, text), &findings);
+    let data_findings = test_case.check();
+    shown += show_capped(&Reporter::new(format, name, None), &data_findings);
+    findings.extend(data_findings);
+    summarize(name, &findings, shown, format, deny_warnings)
 }
 
 /// Where each item of the model is in `text`: found by parsing it again,

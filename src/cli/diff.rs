@@ -13,7 +13,7 @@ use onnxtxt::diff::{
     diff_models, structural_diff, Change, DiffOptions, Hunk, LineKind, DEFAULT_CONTEXT,
 };
 
-use super::input::read_input;
+use super::input::Input;
 use super::io::{load_model, write_output, Failure};
 use super::report::ErrorFormat;
 
@@ -69,8 +69,32 @@ impl DiffArgs {
                 "only one of the two models can be standard input".into(),
             ));
         }
-        let load = |path: &PathBuf| load_model(read_input(Some(path))?);
-        let (old, new) = match load(&self.old).and_then(|old| Ok((old, load(&self.new)?))) {
+        let read = |path: &PathBuf| super::case::case_text_or_input(path);
+        let (old, new) = match read(&self.old).and_then(|old| Ok((old, read(&self.new)?))) {
+            Ok(read) => read,
+            Err(failure) => {
+                failure.report(format);
+                return Err(Failure::Exit(2));
+            }
+        };
+        let (old, new) = match (old, new) {
+            (Err(old), Err(new)) => (old, new),
+            // A test case or a data value: a diff of the texts.
+            (old, new) => {
+                let text = |read: Result<String, Input>| match read {
+                    Ok(text) => Ok(text),
+                    Err(input) => load_model(input).map(|loaded| onnxtxt::to_text(&loaded.model)),
+                };
+                return match text(old).and_then(|old| Ok([old, text(new)?])) {
+                    Ok(texts) => self.diff_texts(&texts),
+                    Err(failure) => {
+                        failure.report(format);
+                        Err(Failure::Exit(2))
+                    }
+                };
+            }
+        };
+        let (old, new) = match load_model(old).and_then(|old| Ok((old, load_model(new)?))) {
             Ok(models) => models,
             Err(failure) => {
                 failure.report(format);
@@ -107,6 +131,24 @@ impl DiffArgs {
                 style.line(&mut out, Some(Paint::Summary), line);
             }
         }
+        write_output(None, &out, false)?;
+        Err(Failure::Exit(1))
+    }
+}
+
+impl DiffArgs {
+    /// A unified diff of two canonical texts (test cases, data values).
+    fn diff_texts(&self, [old, new]: &[String; 2]) -> Result<(), Failure> {
+        let hunks = onnxtxt::diff::diff_texts(old, new, self.unified);
+        if hunks.is_empty() {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        let names = [
+            self.old.display().to_string(),
+            self.new.display().to_string(),
+        ];
+        write_diff(&mut out, self.color.style(), [&names[0], &names[1]], &hunks);
         write_output(None, &out, false)?;
         Err(Failure::Exit(1))
     }

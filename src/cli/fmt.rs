@@ -56,7 +56,7 @@ impl FmtArgs {
         let input = read_input(Some(path))?;
         input.refuse_empty()?;
         let (name, text) = input.into_text()?;
-        let formatted = match onnxtxt::format(&text) {
+        let formatted = match onnxtxt::testcase::format_text(&text) {
             Ok(formatted) => formatted,
             Err(error) => return Err(invalid_text(name, text, error)),
         };

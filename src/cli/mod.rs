@@ -1,6 +1,7 @@
 //! Command-line arguments and what every subcommand shares: reading input,
 //! writing output atomically, and rendering diagnostics.
 
+mod case;
 mod check;
 mod diff;
 mod fmt;

@@ -11,17 +11,24 @@ use onnxtxt::prost::Message as _;
 use onnxtxt::proto::ModelProto;
 use onnxtxt::{Diagnostic, MAX_MESSAGE_DEPTH};
 
+use onnxtxt::testcase::TextKind;
+
+use super::case;
 use super::input::read_input;
-use super::io::{directory_of, invalid_text, left_to_exit, write_output_with, Failure};
+use super::io::{
+    directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
+};
 use super::progress::Progress;
 use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt parse`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ParseArgs {
-    /// The text model (`-` or nothing for standard input).
+    /// The text model (`-` or nothing for standard input); or a data value
+    /// (a tensor, sequence, map or optional), or a test case.
     pub(crate) input: Option<PathBuf>,
-    /// Where to write the binary model (standard output if not a terminal).
+    /// Where to write the binary model (standard output if not a terminal);
+    /// for a test case, the directory to write.
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
     /// Bring the data of external-data tensors back into the model,
@@ -51,10 +58,22 @@ impl ParseArgs {
         progress.stage(format!("parsing {name}"));
         let invalid = |error| invalid_text(name.clone(), text.to_owned(), error);
         let deep = may_nest_too_deep(text);
+        // A data value or a test case fails to parse as a model: only then
+        // is the text looked at again (a model's parse pays nothing).
+        let not_a_model = |error| match self.write_data(name, text, format) {
+            Some(written) => written,
+            None => Err(invalid(error)),
+        };
         if !self.inline_external && !self.check && !deep {
-            return write_parsed(name, text, self.output.as_ref(), progress).map_err(invalid)?;
+            return match write_parsed(name, text, self.output.as_ref(), progress) {
+                Ok(written) => written,
+                Err(error) => not_a_model(error),
+            };
         }
-        let mut model = onnxtxt::parse_model(text).map_err(invalid)?;
+        let mut model = match onnxtxt::parse_model(text) {
+            Ok(model) => model,
+            Err(error) => return not_a_model(error),
+        };
         if deep {
             refuse_unreadable(name, text, &model)?;
         }
@@ -94,6 +113,30 @@ impl ParseArgs {
         drop(progress);
         left_to_exit(model);
         Ok(())
+    }
+}
+
+impl ParseArgs {
+    /// Writes `text` when it is a data value (a binary message to
+    /// `--output`) or a test case (a directory); `None` for anything else.
+    fn write_data(
+        &self,
+        name: &str,
+        text: &str,
+        format: ErrorFormat,
+    ) -> Option<Result<(), Failure>> {
+        Some(match onnxtxt::testcase::text_kind(text) {
+            TextKind::Model => return None,
+            TextKind::Value => onnxtxt::parse_value(text)
+                .map_err(|error| invalid_text(name.to_owned(), text.to_owned(), error))
+                .and_then(|value| write_output(self.output.as_ref(), &value.encode_to_vec(), true)),
+            TextKind::Case => case::parse_case(name, text).and_then(|test_case| {
+                if self.check {
+                    super::check::show_case_findings(name, text, &test_case, format, self.deny_warnings)?;
+                }
+                case::write_case(&test_case, self.output.as_ref())
+            }),
+        })
     }
 }
 

@@ -4,6 +4,9 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{externalize, DEFAULT_THRESHOLD};
 
+use onnxtxt::testcase::{TestCase, TextKind, Value};
+
+use super::case::{self, ReadAs};
 use super::input::{read_input, Input};
 use super::io::{
     directory_of, left_to_exit, load_model, stage, undecodable, write_output, write_output_with,
@@ -14,7 +17,8 @@ use super::progress::Progress;
 /// Arguments of `onnxtxt print`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct PrintArgs {
-    /// The model, binary or text (`-` or nothing for standard input).
+    /// The model, binary or text (`-` or nothing for standard input); or
+    /// a test case's data file or directory.
     pub(crate) input: Option<PathBuf>,
     /// Where to write the text (standard output by default).
     #[arg(short, long)]
@@ -44,12 +48,21 @@ pub(crate) struct PrintArgs {
     /// that `git diff` still shows every other file.
     #[arg(long, conflicts_with_all = ["output", "external_data"])]
     pub(crate) textconv: bool,
+    /// What a binary input holds; by default told by its content (a
+    /// model, else a tensor, sequence, map or optional). An optional
+    /// holding one value has the bytes of a sequence of one, and prints as
+    /// that unless told: either text parses back to the same bytes.
+    #[arg(long = "as", value_enum, value_name = "KIND")]
+    pub(crate) read_as: Option<ReadAs>,
 }
 
 impl PrintArgs {
     pub(crate) fn run(self) -> Result<(), Failure> {
         if self.elide.is_some() {
             refuse_model_name(self.output.as_deref())?;
+        }
+        if let Some(dir) = self.input.as_deref().filter(|path| path.is_dir()) {
+            return self.print_case_dir(dir);
         }
         let input = match read_input(self.input.as_deref()).and_then(|input| {
             input.refuse_empty()?;
@@ -59,16 +72,19 @@ impl PrintArgs {
             Err(failure) if self.textconv => return not_a_model(failure, None),
             Err(failure) => return Err(failure),
         };
-        let progress = Progress::new(input.bytes.len());
-        progress.stage(format!("reading {}", input.name));
-        let printer = onnxtxt::Printer::new()
-            .compat(self.compat)
-            .elide(self.elide);
         if self.textconv {
             if let Some(pointer) = lfs_pointer(&input.bytes) {
                 return write_output(None, pointer.as_bytes(), false);
             }
         }
+        if let Some(printed) = self.print_data(&input) {
+            return printed;
+        }
+        let progress = Progress::new(input.bytes.len());
+        progress.stage(format!("reading {}", input.name));
+        let printer = onnxtxt::Printer::new()
+            .compat(self.compat)
+            .elide(self.elide);
         // Textconv decodes the whole model before it prints a line: a model
         // that turns out invalid has printed nothing.
         let streamed = !self.textconv && self.external_data.is_none() && !self.types;
@@ -78,11 +94,19 @@ impl PrintArgs {
         let size = input.bytes.len();
         let mut model = match load_model(input) {
             Ok(loaded) => loaded.model,
-            Err(failure) if self.textconv => {
+            Err(failure) => {
+                // Text that is no model: a data value or a test case.
+                if let Failure::Invalid { name, text, .. } = &failure {
+                    if let Some(printed) = self.print_text_data(name, text) {
+                        return printed;
+                    }
+                }
                 drop(progress);
-                return not_a_model(failure, Some(size));
+                return match self.textconv {
+                    true => not_a_model(failure, Some(size)),
+                    false => Err(failure),
+                };
             }
-            Err(failure) => return Err(failure),
         };
         let mut written = Vec::new();
         if let Some(file) = &self.external_data {
@@ -117,6 +141,74 @@ impl PrintArgs {
         Ok(())
     }
 
+    /// Prints the test case directory `dir` as one text.
+    fn print_case_dir(&self, dir: &Path) -> Result<(), Failure> {
+        case::refuse_in_compat(self.compat, "test cases")?;
+        self.print_case(case::read_case_dir(dir)?)
+    }
+
+    /// Prints a test case as one text.
+    fn print_case(&self, test_case: TestCase) -> Result<(), Failure> {
+        case::refuse_in_compat(self.compat, "test cases")?;
+        case::print_text(&test_case, &self.data_printer(), self.output.as_ref()).map(|_| ())
+    }
+
+    /// Prints binary `input` read `--as` a data kind; `None` for anything
+    /// else (a model is printed as it is decoded, by `print_binary`, which
+    /// reads the bytes as data when they are no model).
+    fn print_data(&self, input: &Input) -> Option<Result<(), Failure>> {
+        if onnxtxt::looks_like_text(&input.bytes) {
+            return None;
+        }
+        let kind = self.read_as?.kind()?;
+        let value = case::decode_data(&input.name, &input.bytes, Some(kind));
+        Some(value.and_then(|value| self.print_value(value)))
+    }
+
+    /// Prints the text `text` that is no model when it is a data value or
+    /// a test case, or the bytes of a small data file that looked like
+    /// text; `None` for anything else.
+    fn print_text_data(&self, name: &str, text: &str) -> Option<Result<(), Failure>> {
+        let invalid = |error| Failure::Invalid {
+            name: name.to_owned(),
+            text: text.to_owned(),
+            error,
+        };
+        Some(match onnxtxt::testcase::text_kind(text) {
+            // A small data file can look like text: its control characters
+            // (which no model's text has outside strings) tell it apart.
+            TextKind::Model if has_control_characters(text) => {
+                let kind = self.read_as.and_then(ReadAs::kind);
+                match case::decode_data(name, text.as_bytes(), kind) {
+                    Ok(value) => self.print_value(value),
+                    Err(_) => return None,
+                }
+            }
+            TextKind::Model => return None,
+            TextKind::Case => case::parse_case(name, text).and_then(|c| self.print_case(c)),
+            TextKind::Value => onnxtxt::parse_value(text)
+                .map_err(invalid)
+                .and_then(|v| self.print_value(v)),
+        })
+    }
+
+    /// Prints a data value read from the input.
+    fn print_value(&self, value: Value) -> Result<(), Failure> {
+        if let Some(what) = case::what_value(&value) {
+            case::refuse_in_compat(self.compat, what)?;
+        }
+        let dropped = case::print_text(&value, &self.data_printer(), self.output.as_ref())?;
+        warn_dropped(&dropped);
+        Ok(())
+    }
+
+    /// The printer of data values and test cases.
+    fn data_printer(&self) -> onnxtxt::Printer {
+        onnxtxt::Printer::new()
+            .compat(self.compat)
+            .elide(self.elide)
+    }
+
     /// Prints the binary model `input` as it is decoded: the nodes of its
     /// main graph one at a time, never all in memory
     /// ([`onnxtxt::Printer::write_binary_model`]).
@@ -141,7 +233,16 @@ impl PrintArgs {
         });
         drop(progress);
         if let Some(error) = not_decoded {
-            return Err(undecodable(input, error));
+            // Not a model: a test case's data file, or neither (the
+            // model's error then, as with `--as model`).
+            let data = match self.read_as {
+                None => case::decode_data(&input.name, &input.bytes, None).ok(),
+                Some(_) => None,
+            };
+            return match data {
+                Some(value) => self.print_value(value),
+                None => Err(undecodable(input, error)),
+            };
         }
         written?;
         warn_dropped(&dropped);
@@ -209,6 +310,13 @@ fn at_line(text: &str, diagnostic: &onnxtxt::Diagnostic) -> String {
         .unwrap_or_default();
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
     format!("line {line}: {}", diagnostic.message)
+}
+
+/// Whether `text` has characters below U+0020 other than tab and line
+/// breaks.
+fn has_control_characters(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
 }
 
 /// Warns on stderr of what compat mode dropped.

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 
 use chumsky::error::Rich;
 
+use super::data::{self, data_sets_start, RawDataSet};
 use super::errors::to_error;
 use super::fast::pieces;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
@@ -19,9 +20,10 @@ use super::write;
 use crate::error::Error;
 use crate::lexer::scan;
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
-    ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
+    SequenceProto, TensorProto, TypeProto, ValueInfoProto,
 };
+use crate::testcase::Value;
 
 /// Parses `tokens` (lexed from `text`) with the grammar's production
 /// `$field` and the parser state `$state` (see [`State`]):
@@ -323,4 +325,78 @@ entry_points! {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     parse_value_info -> ValueInfoProto = value_info;
+    /// (An extension.) Parses a sequence: `seq(KIND) name? =? [value, ...]`, its
+    /// values tensor constants, sparse tensor constants, sequences, maps or
+    /// optionals.
+    ///
+    /// ```
+    /// let q = onnxtxt::parse_sequence("seq(tensor) xs = [float[2] {1, 2}, float {3}]")?;
+    /// assert_eq!(q.tensor_values.len(), 2);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_sequence -> SequenceProto = sequence;
+    /// (An extension.) Parses a map: `map(KEY) name? =? {keys: [...], values: seq(KIND) [...]}`
+    /// (`string_keys: ["a", ...]` for string keys).
+    ///
+    /// ```
+    /// let m = onnxtxt::parse_map(r#"map(string) m = {string_keys: ["a"], values: seq(tensor) [float {1}]}"#)?;
+    /// assert_eq!(m.string_keys, vec![b"a".to_vec()]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_map -> MapProto = map;
+    /// (An extension.) Parses an optional: `optional(KIND) name? =? [value]`, or `[]`
+    /// for none.
+    ///
+    /// ```
+    /// let o = onnxtxt::parse_optional("optional(tensor) o = []")?;
+    /// assert!(o.tensor_value.is_none());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_optional -> OptionalProto = optional;
+    /// (An extension.) Parses a data value, as in a test case's data file: a tensor,
+    /// sequence, map or optional.
+    ///
+    /// ```
+    /// use onnxtxt::testcase::Value;
+    ///
+    /// let value = onnxtxt::parse_value("float[2,2] t = {1, 2, 3, 4}")?;
+    /// assert!(matches!(value, Value::Tensor(t) if t.float_data.len() == 4));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    parse_value -> Value = data_value;
+}
+
+/// What `text` holds, told by its tokens: a data value, a test case (a
+/// model followed by data sets) or a model.
+pub(crate) fn text_kind(text: &str) -> crate::testcase::TextKind {
+    use crate::testcase::TextKind;
+    if data::starts_with_value(data::lazy_tokens(text)) {
+        TextKind::Value
+    } else if data_sets_offset(text).is_some() {
+        TextKind::Case
+    } else {
+        TextKind::Model
+    }
+}
+
+/// Where the data sets of a test case's `text` start, if it has any.
+pub(crate) fn data_sets_offset(text: &str) -> Option<usize> {
+    if !data::may_have_data_sets(text) {
+        return None;
+    }
+    data::data_sets_start(data::lazy_tokens(text))
+}
+
+/// The data sets at the end of a test case's `text`, if it has any: where
+/// they start, and each as written.
+pub(crate) fn parse_data_sets(text: &str) -> Result<Option<(usize, Vec<RawDataSet>)>, Error> {
+    located(text, || {
+        let tokens = tokenize(text)?;
+        let Some(start) = data_sets_start(tokens.iter().copied()) else {
+            return Ok(None);
+        };
+        let first = tokens.partition_point(|(_, span)| span.start < start);
+        let (sets, _) = parse_twice!(data_sets, &tokens[first..], text, State::default())?;
+        Ok(Some((start, sets)))
+    })
 }

@@ -7,13 +7,14 @@ use chumsky::input::ValueInput;
 use chumsky::prelude::*;
 
 use super::fast::{pieces, plain};
-use super::{attribute, graph, hints, landmarks, node, tensor, types, value};
+use super::{attribute, data, graph, hints, landmarks, node, tensor, types, value};
 use crate::error::Diagnostic;
 use crate::lexer::Token;
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
-    ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
+    SequenceProto, TensorProto, TypeProto, ValueInfoProto,
 };
+use crate::testcase::Value;
 
 /// The chumsky setup: errors of type `E` (see [`Fail`]) over our tokens,
 /// with a [`State`].
@@ -156,6 +157,13 @@ pub(super) struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
     pub(super) tensor: Parsed<'t, I, E, TensorProto>,
     pub(super) attribute: Parsed<'t, I, E, AttributeProto>,
     pub(super) value_info: Parsed<'t, I, E, ValueInfoProto>,
+    /// [ext] A data value (a test case's data file) and each kind of it.
+    pub(super) data_value: Parsed<'t, I, E, Value>,
+    pub(super) sequence: Parsed<'t, I, E, SequenceProto>,
+    pub(super) map: Parsed<'t, I, E, MapProto>,
+    pub(super) optional: Parsed<'t, I, E, OptionalProto>,
+    /// [ext] The data sets that follow a test case's model.
+    pub(super) data_sets: Parsed<'t, I, E, Vec<data::RawDataSet>>,
 }
 
 impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
@@ -184,6 +192,7 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
             .boxed();
             let tensor = tensor::tensor_constant(ty.clone(), annotation.clone());
             let sparse = tensor::sparse_constant(tensor.clone(), annotation.clone());
+            let data_value = data::value(data::element(tensor.clone(), sparse.clone()));
             let value = value::value(
                 ty.clone(),
                 graph.clone(),
@@ -219,12 +228,12 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
                 annotation,
             ));
             parts = Some((
-                header, handoff, function, node, nodes, tensor, attribute, value_info,
+                header, handoff, function, node, nodes, tensor, attribute, value_info, data_value,
             ));
             body
         })
         .boxed();
-        let (header, handoff, function, node, nodes, tensor, attribute, value_info) =
+        let (header, handoff, function, node, nodes, tensor, attribute, value_info, data_value) =
             parts.expect("`recursive` runs its closure before returning");
         let model = plain::model(handoff.clone(), function.clone())
             .or(graph::model(header, graph.clone(), function.clone()))
@@ -240,6 +249,20 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
             tensor,
             attribute,
             value_info,
+            sequence: data::only(data_value.clone(), "a sequence", |v| match v {
+                Value::Sequence(q) => Some(q),
+                _ => None,
+            }),
+            map: data::only(data_value.clone(), "a map", |v| match v {
+                Value::Map(m) => Some(m),
+                _ => None,
+            }),
+            optional: data::only(data_value.clone(), "an optional", |v| match v {
+                Value::Optional(o) => Some(o),
+                _ => None,
+            }),
+            data_sets: data::data_sets(data_value.clone()),
+            data_value,
         }
     }
 }

@@ -30,6 +30,7 @@
 //! | `graph.rs` | value infos, graphs, functions, models, headers |
 //! | `value.rs` | `key: value` entries of headers and annotations |
 //! | `annotation.rs` | what annotation keys mean for each construct |
+//! | `data.rs` | [ext] data values (sequences, maps, optionals) and a test case's data sets |
 //!
 //! `recovery.rs` keeps parsing after a syntax error so that one run reports
 //! every independent mistake; `landmarks.rs` records where each construct
@@ -43,6 +44,7 @@
 pub(crate) mod annotation;
 mod attribute;
 mod common;
+mod data;
 mod entry;
 mod errors;
 mod fast;
@@ -60,10 +62,12 @@ mod value;
 mod write;
 
 pub(crate) use common::unquote;
-pub(crate) use entry::parse_model_with_comments;
+pub(crate) use data::{Entry as DataEntry, RawDataSet};
+pub(crate) use entry::{data_sets_offset, parse_data_sets, parse_model_with_comments, text_kind};
 pub use entry::{
-    parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
-    parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, Parse, Parser,
+    parse_attribute, parse_function, parse_graph, parse_map, parse_model,
+    parse_model_with_source_map, parse_node, parse_nodes, parse_optional, parse_sequence,
+    parse_tensor, parse_type, parse_value, parse_value_info, Parse, Parser,
 };
 pub(crate) use grammar::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 pub use landmarks::SourceMap;

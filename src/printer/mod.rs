@@ -15,6 +15,7 @@
 //! * `types.rs`: types and value infos (what the type syntax can say, and the
 //!   `type` annotation for what it cannot).
 //! * `tensor.rs`: tensor constants, sparse tensor constants, element data.
+//! * `data.rs`: [ext] sequences, maps, optionals and test cases.
 //! * `graph.rs`: graphs, nodes and attributes.
 //! * `model.rs`: model and function headers, the top-level layout.
 //!
@@ -24,6 +25,7 @@
 
 mod annot;
 mod comments;
+mod data;
 mod graph;
 mod model;
 pub(crate) mod schema;
@@ -34,9 +36,10 @@ mod writer;
 use std::io::{self, Write};
 
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, SparseTensorProto,
-    TensorProto, TypeProto, ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
+    SequenceProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
+use crate::testcase::{TestCase, Value};
 
 pub(crate) use comments::Comments;
 pub(crate) use writer::name_needs_quotes;
@@ -324,6 +327,11 @@ printable! {
     SparseTensorProto => tensor::bare_sparse,
     AttributeProto => graph::bare_attribute,
     ValueInfoProto => types::bare_value_info,
+    SequenceProto => data::sequence,
+    MapProto => data::map,
+    OptionalProto => data::optional,
+    Value => data::bare_value,
+    TestCase => data::test_case,
 }
 
 impl sealed::Sealed for Vec<NodeProto> {}

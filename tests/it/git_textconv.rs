@@ -20,7 +20,7 @@ const ONNXTXT: &str = env!("CARGO_BIN_EXE_onnxtxt");
 
 /// The first `sh` block of the README's "Reviewing models with git"
 /// section.
-fn readme_setup() -> &'static str {
+pub(crate) fn readme_setup() -> &'static str {
     let readme = include_str!("../../README.md");
     let section = readme
         .split("\n## Reviewing models with git\n")
@@ -35,12 +35,12 @@ fn readme_setup() -> &'static str {
 }
 
 /// A temporary git repository (`repo/` in a temporary home).
-struct Repo {
+pub(crate) struct Repo {
     home: TempDir,
 }
 
 impl Repo {
-    fn new() -> Repo {
+    pub(crate) fn new() -> Repo {
         let repo = Repo {
             home: tempfile::tempdir().unwrap(),
         };
@@ -51,13 +51,13 @@ impl Repo {
         repo
     }
 
-    fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.home.path().join("repo")
     }
 
     /// `program` run in the repository, isolated from the caller's git
     /// configuration, with the built `onnxtxt` first on `PATH`.
-    fn command(&self, program: &str) -> Command {
+    pub(crate) fn command(&self, program: &str) -> Command {
         let bin = Path::new(ONNXTXT).parent().unwrap().to_path_buf();
         let path = std::env::var_os("PATH").unwrap_or_default();
         let path =
@@ -78,7 +78,7 @@ impl Repo {
     }
 
     /// Runs `command`, which must succeed, and gives its standard output.
-    fn run(mut command: Command) -> String {
+    pub(crate) fn run(mut command: Command) -> String {
         let output = command.output().expect("the command starts");
         assert!(
             output.status.success(),
@@ -88,7 +88,7 @@ impl Repo {
         String::from_utf8(output.stdout).expect("the output is UTF-8")
     }
 
-    fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         let mut command = self.command("git");
         command.args(args);
         Repo::run(command)
@@ -105,7 +105,7 @@ impl Repo {
 }
 
 /// Whether git can run; prints why not.
-fn have_git() -> bool {
+pub(crate) fn have_git() -> bool {
     match Command::new("git").arg("--version").output() {
         Ok(_) => true,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -121,7 +121,7 @@ fn have_git() -> bool {
 }
 
 /// Asserts that `output` has every line of `lines`.
-fn assert_lines(output: &str, lines: &[&str]) {
+pub(crate) fn assert_lines(output: &str, lines: &[&str]) {
     for line in lines {
         assert!(
             output.lines().any(|l| l == *line),

@@ -61,3 +61,6 @@ mod streamed;
 mod structural_diff;
 #[cfg(feature = "cli")]
 mod support;
+#[cfg(feature = "cli")]
+mod testcase;
+mod testcase_conformance;
