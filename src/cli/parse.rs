@@ -132,7 +132,13 @@ impl ParseArgs {
                 .and_then(|value| write_output(self.output.as_ref(), &value.encode_to_vec(), true)),
             TextKind::Case => case::parse_case(name, text).and_then(|test_case| {
                 if self.check {
-                    super::check::show_case_findings(name, text, &test_case, format, self.deny_warnings)?;
+                    super::check::show_case_findings(
+                        name,
+                        text,
+                        &test_case,
+                        format,
+                        self.deny_warnings,
+                    )?;
                 }
                 case::write_case(&test_case, self.output.as_ref())
             }),
