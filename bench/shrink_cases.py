@@ -3,7 +3,7 @@ after, predicate runs, wall time, and whether onnx.checker (full_check)
 accepts the result. Prints a Markdown table (bench/README.md has the
 figures).
 
-    .venv/bin/python bench/shrink_cases.py ONNXTXT [TRACT_REPRO]
+    .venv/bin/python bench/shrink_cases.py ONNXTXT [TRACT_REPRO] [--polygraphy=POLYGRAPHY]
 
 The cases: a Softsign injected in the middle of the onnx wheel's
 ResNet-50 (416 nodes); a Neg then Softsign in examples/control_flow's Loop
@@ -11,8 +11,12 @@ body and in its If's else branch; `smith` models (onnxruntime profile,
 seeds 0, 17, 113) on which onnxruntime and the ReferenceEvaluator disagree
 (fuzz/findings/ort_disagrees.py); with TRACT_REPRO (fuzz/findings/README.md),
 the smith models of fuzz/findings/tract_seeds.txt that make tract panic.
+With --polygraphy (the `polygraphy` of a venv holding polygraphy,
+onnx-graphsurgeon and onnxruntime from PyPI), `polygraphy debug reduce`
+on the same cases, side by side.
 """
 
+import collections
 import os
 import statistics
 import subprocess
@@ -86,42 +90,87 @@ def cases(onnxtxt, tract_repro, folder):
 
 
 def nodes(model):
-    count = 0
-    for n in model.graph.node:
-        count += 1
-        for a in n.attribute:
-            if a.HasField("g"):
-                count += len(a.g.node)
-    return count
+    """Nodes of the main graph and its subgraphs, to any depth."""
+    def count(graph):
+        return sum(1 + sum(count(a.g) for a in n.attribute if a.HasField("g"))
+                   for n in graph.node)
+    return count(model.graph)
+
+
+def verdict(predicate, model_path):
+    """Nodes, whether the predicate still holds and what full_check says."""
+    model = onnx.load(model_path)
+    still = subprocess.run([predicate, model_path]).returncode == 0
+    try:
+        onnx.checker.check_model(model, full_check=True)
+        accepted = "yes"
+    except Exception as e:
+        accepted = "no: " + str(e).splitlines()[0][:50]
+    return nodes(model), still, accepted
+
+
+def with_onnxtxt(onnxtxt, predicate, path, folder):
+    out = os.path.join(folder, "out.onnx")
+    run = subprocess.run([onnxtxt, "shrink", predicate, path, "-o", out],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return None
+    return out
+
+
+def with_polygraphy(polygraphy, onnxtxt, predicate, path, folder):
+    """`polygraphy debug reduce`, its check the predicate inverted (it
+    keeps the models whose check fails)."""
+    if path.endswith(".onnxtxt"):
+        binary = path[: -len(".onnxtxt")] + ".onnx"
+        subprocess.run([onnxtxt, "parse", path, "-o", binary], check=True)
+        path = binary
+    out = os.path.join(folder, "polygraphy_out.onnx")
+    check = f"! '{predicate}' polygraphy_debug.onnx"
+    run = subprocess.run([polygraphy, "debug", "reduce", path, "-o", out,
+                          "--check", "sh", "-c", check],
+                         cwd=folder, capture_output=True, text=True)
+    if run.returncode != 0 or not os.path.exists(out):
+        return None
+    return out
 
 
 def main():
     onnxtxt = os.path.abspath(sys.argv[1])
-    tract_repro = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
-    times = []
-    print("| case | nodes | smallest | runs | time (s) | full_check |")
-    print("|---|---:|---:|---:|---:|---|")
+    tract_repro = None
+    polygraphy = None
+    for arg in sys.argv[2:]:
+        if arg.startswith("--polygraphy="):
+            polygraphy = arg.split("=", 1)[1]
+        else:
+            tract_repro = os.path.abspath(arg)
+    tools = [("onnxtxt shrink", lambda p, m, f: with_onnxtxt(onnxtxt, p, m, f))]
+    if polygraphy:
+        tools.append(("polygraphy debug reduce",
+                      lambda p, m, f: with_polygraphy(polygraphy, onnxtxt, p, m, f)))
+    times = collections.defaultdict(list)
+    print("| case | tool | nodes | smallest | after | still fails | full_check | time (s) |")
+    print("|---|---|---:|---:|---:|---|---|---:|")
     with tempfile.TemporaryDirectory() as folder:
         for name, predicate, path, smallest in cases(onnxtxt, tract_repro, folder):
-            out = os.path.join(folder, "out.onnx")
-            start = time.monotonic()
-            run = subprocess.run([onnxtxt, "shrink", predicate, path, "-o", out],
-                                 capture_output=True, text=True)
-            elapsed = time.monotonic() - start
-            if run.returncode != 0:
-                print(f"| {name} | failed: {run.stderr.strip()} | | | | |")
-                continue
-            times.append(elapsed)
-            summary = run.stderr.strip().splitlines()[-1]
-            before_after = summary.split(": ", 1)[1].split(" nodes")[0]
-            runs = summary.split(", ")[1].split()[0]
-            try:
-                onnx.checker.check_model(onnx.load(out), full_check=True)
-                accepted = "accepts"
-            except Exception as e:
-                accepted = f"rejects: {e}"[:60]
-            print(f"| {name} | {before_after} | {smallest or ''} | {runs} | {elapsed:.1f} | {accepted} |")
-    print(f"\nmedian time {statistics.median(times):.1f} s over {len(times)} cases")
+            binary = path
+            if path.endswith(".onnxtxt"):
+                binary = path[: -len(".onnxtxt")] + ".onnx"
+                subprocess.run([onnxtxt, "parse", path, "-o", binary], check=True)
+            before = nodes(onnx.load(binary))
+            for tool, shrink in tools:
+                start = time.monotonic()
+                out = shrink(predicate, path, folder)
+                elapsed = time.monotonic() - start
+                if out is None:
+                    print(f"| {name} | {tool} | {before} | {smallest or ''} | failed | | | {elapsed:.1f} |")
+                    continue
+                times[tool].append(elapsed)
+                after, still, accepted = verdict(predicate, out)
+                print(f"| {name} | {tool} | {before} | {smallest or ''} | {after} | "
+                      f"{'yes' if still else 'no'} | {accepted} | {elapsed:.1f} |")
+    for tool, spent in times.items():
+        print(f"\n{tool}: median {statistics.median(spent):.1f} s over {len(spent)} cases")
 
 
 if __name__ == "__main__":
