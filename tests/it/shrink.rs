@@ -129,6 +129,22 @@ fn an_uninteresting_input_is_an_error_and_writes_nothing() {
 }
 
 #[test]
+fn an_invalid_input_needs_allow_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "<ir_version: 10, opset_import: [\"\": 21]>\ng (float x) => (float y) { y = Relu(z) }\n";
+    let input = write(dir.path(), "m.onnxtxt", text.as_bytes());
+    let out = dir.path().join("out.onnxtxt");
+    let args = ["shrink", "/bin/true", arg(&input), "-o", arg(&out)];
+    let refused = run(&args);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("--allow-invalid"), "{refused:?}");
+    let allowed = run(&[&args[..], &["--allow-invalid"]].concat());
+    assert_eq!(allowed.code, 0, "{allowed:?}");
+    assert!(allowed.stderr.contains("1 -> 0 nodes"), "{allowed:?}");
+}
+
+#[test]
 fn a_predicate_that_cannot_run_is_an_io_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(
