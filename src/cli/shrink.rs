@@ -128,14 +128,18 @@ impl ShrinkArgs {
             return Err(Failure::Io(failure));
         }
         let shrunk = result.map_err(|e| match e {
+            // Ctrl-C reaches the predicate too, which then fails.
+            Error::NotInteresting if interrupted.load(Ordering::SeqCst) => Failure::Exit(130),
             Error::NotInteresting => Failure::Corrupt(format!(
                 "{} is not interesting: {} exits with a non-zero status on it",
                 loaded.name,
                 self.predicate.display()
             )),
-            Error::Invalid(_) => Failure::Corrupt(format!(
-                "{}: {e}: `onnxtxt check {}` shows the errors; --allow-invalid shrinks it anyway",
-                loaded.name, loaded.name
+            Error::Invalid(errors) => Failure::Corrupt(format!(
+                "{}: {} error(s), `onnxtxt check {}` shows them; --allow-invalid shrinks it anyway",
+                loaded.name,
+                errors.len(),
+                loaded.name
             )),
         })?;
         let out_form = Form::of_path(&self.output).unwrap_or(form);

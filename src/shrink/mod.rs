@@ -76,6 +76,8 @@ use prost::Message;
 use crate::check::Finding;
 use crate::proto::ModelProto;
 use body::{bodies, node_count};
+// For smith's IR 3 subgraphs.
+#[cfg(feature = "smith")]
 pub(crate) use edits::constant_node;
 use edits::{Edit, Facts};
 

@@ -129,6 +129,22 @@ fn an_uninteresting_input_is_an_error_and_writes_nothing() {
 }
 
 #[test]
+fn an_invalid_input_needs_allow_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "<ir_version: 10, opset_import: [\"\": 21]>\ng (float x) => (float y) { y = Relu(z) }\n";
+    let input = write(dir.path(), "m.onnxtxt", text.as_bytes());
+    let out = dir.path().join("out.onnxtxt");
+    let args = ["shrink", "/bin/true", arg(&input), "-o", arg(&out)];
+    let refused = run(&args);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("--allow-invalid"), "{refused:?}");
+    let allowed = run(&[&args[..], &["--allow-invalid"]].concat());
+    assert_eq!(allowed.code, 0, "{allowed:?}");
+    assert!(allowed.stderr.contains("1 -> 0 nodes"), "{allowed:?}");
+}
+
+#[test]
 fn a_predicate_that_cannot_run_is_an_io_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(
@@ -141,6 +157,54 @@ fn a_predicate_that_cannot_run_is_an_io_error() {
     let result = run(&["shrink", arg(&missing), arg(&input), "-o", arg(&out)]);
     assert_eq!(result.code, 2, "{result:?}");
     assert!(result.stderr.contains("cannot run"), "{result:?}");
+}
+
+#[test]
+fn ctrl_c_writes_the_smallest_model_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    // Slow enough that the search is still running at the interrupt; each
+    // run counted in runs.log.
+    let runs = dir.path().join("runs.log");
+    let script = format!(
+        "#!/bin/sh\necho >> '{}'\nsleep 0.2\n'{}' print \"$1\" | grep -A1 ' = Neg ' | grep -q ' = Softsign '\n",
+        runs.display(),
+        env!("CARGO_BIN_EXE_onnxtxt")
+    );
+    let predicate = executable(dir.path(), "predicate.sh", &script);
+    let input = write(
+        dir.path(),
+        "m.onnxtxt",
+        control_flow_with_fault("Loop").as_bytes(),
+    );
+    let out = dir.path().join("out.onnxtxt");
+    let child = Command::new(env!("CARGO_BIN_EXE_onnxtxt"))
+        .args(["shrink", arg(&predicate), arg(&input), "-o", arg(&out)])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted after 8 runs: past the input's check, and some edits in.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&runs).map_or(0, |r| r.lines().count()) < 8 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the predicate never ran 8 times"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    let kill = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(kill.success());
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(130), "{stderr}");
+    assert!(stderr.starts_with("interrupted; "), "{stderr}");
+    let shrunk = std::fs::read_to_string(&out).unwrap();
+    let model = onnxtxt::parse_model(&shrunk).unwrap();
+    let original = onnxtxt::parse_model(&control_flow_with_fault("Loop")).unwrap();
+    assert!(
+        model.encoded_len() < original.encoded_len(),
+        "the best so far is smaller than the input:\n{shrunk}"
+    );
 }
 
 /// `.venv/bin/python`, the reference's (conformance/setup.sh makes it).
