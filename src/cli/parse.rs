@@ -64,7 +64,10 @@ impl ParseArgs {
             Some(written) => written,
             None => Err(invalid(error)),
         };
-        if !self.inline_external && !self.check && !deep {
+        // A test case's text goes to a directory, which a model's streamed
+        // output would refuse before the text is found to be no model.
+        let into_dir = self.output.as_ref().is_some_and(|path| path.is_dir());
+        if !self.inline_external && !self.check && !deep && !into_dir {
             return match write_parsed(name, text, self.output.as_ref(), progress) {
                 Ok(written) => written,
                 Err(error) => not_a_model(error),

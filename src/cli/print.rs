@@ -92,20 +92,30 @@ impl PrintArgs {
             return self.print_binary(&input, &printer, progress);
         }
         let size = input.bytes.len();
-        let mut model = match load_model(input) {
-            Ok(loaded) => loaded.model,
-            Err(failure) => {
-                // Text that is no model: a data value or a test case.
-                if let Failure::Invalid { name, text, .. } = &failure {
-                    if let Some(printed) = self.print_text_data(name, text) {
-                        return printed;
+        let mut model = if onnxtxt::looks_like_text(&input.bytes) {
+            match load_model(input) {
+                Ok(loaded) => loaded.model,
+                Err(failure) => {
+                    // Text that is no model: a data value or a test case.
+                    if let Failure::Invalid { name, text, .. } = &failure {
+                        if let Some(printed) = self.print_text_data(name, text) {
+                            return printed;
+                        }
                     }
+                    drop(progress);
+                    return match self.textconv {
+                        true => not_a_model(failure, Some(size)),
+                        false => Err(failure),
+                    };
                 }
-                drop(progress);
-                return match self.textconv {
-                    true => not_a_model(failure, Some(size)),
-                    false => Err(failure),
-                };
+            }
+        } else {
+            match onnxtxt::decode_model(&input.bytes) {
+                Ok(model) => model,
+                Err(error) => {
+                    drop(progress);
+                    return self.print_undecodable(&input, error);
+                }
             }
         };
         let mut written = Vec::new();
@@ -163,6 +173,23 @@ impl PrintArgs {
         let kind = self.read_as?.kind()?;
         let value = case::decode_data(&input.name, &input.bytes, Some(kind));
         Some(value.and_then(|value| self.print_value(value)))
+    }
+
+    /// Prints binary input that is no model (its decoding failed with
+    /// `error`): a test case's data file, or else the model's error (as with
+    /// `--as model`), on one line for textconv.
+    fn print_undecodable(&self, input: &Input, error: onnxtxt::Error) -> Result<(), Failure> {
+        let data = match self.read_as {
+            None => case::decode_data(&input.name, &input.bytes, None).ok(),
+            Some(_) => None,
+        };
+        match data {
+            Some(value) => self.print_value(value),
+            None if self.textconv => {
+                not_a_model(undecodable(input, error), Some(input.bytes.len()))
+            }
+            None => Err(undecodable(input, error)),
+        }
     }
 
     /// Prints the text `text` that is no model when it is a data value or
@@ -233,16 +260,7 @@ impl PrintArgs {
         });
         drop(progress);
         if let Some(error) = not_decoded {
-            // Not a model: a test case's data file, or neither (the
-            // model's error then, as with `--as model`).
-            let data = match self.read_as {
-                None => case::decode_data(&input.name, &input.bytes, None).ok(),
-                Some(_) => None,
-            };
-            return match data {
-                Some(value) => self.print_value(value),
-                None => Err(undecodable(input, error)),
-            };
+            return self.print_undecodable(input, error);
         }
         written?;
         warn_dropped(&dropped);
