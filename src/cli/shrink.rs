@@ -102,9 +102,10 @@ impl ShrinkArgs {
             failure: Mutex::new(None),
         };
         let interrupted = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&interrupted);
-        // Only the first handler of a process can be set; the command sets one.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+        // Ctrl-C stops the search; the best model so far is written. (The
+        // handler, signal-hook's, is the one the output files' cleanup uses.)
+        let sigint = signal_hook::consts::SIGINT;
+        let _ = signal_hook::flag::register(sigint, Arc::clone(&interrupted));
         let options = Options {
             seed: self.seed,
             allow_invalid: self.allow_invalid,
