@@ -177,7 +177,6 @@ impl<R: BufRead> MessageReader<R> {
 /// The length a `Content-Length` value gives, if it is one within
 /// [`MAX_MESSAGE_BYTES`].
 fn parse_length(value: &str) -> Result<usize, String> {
-    let too_long = || format!("a message longer than the limit of {MAX_MESSAGE_BYTES} bytes");
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
             "{CONTENT_LENGTH} {value:?} is not a number of bytes"
@@ -185,7 +184,9 @@ fn parse_length(value: &str) -> Result<usize, String> {
     }
     match value.parse::<usize>() {
         Ok(length) if length <= MAX_MESSAGE_BYTES => Ok(length),
-        _ => Err(too_long()),
+        _ => Err(format!(
+            "a message longer than the limit of {MAX_MESSAGE_BYTES} bytes"
+        )),
     }
 }
 
