@@ -237,31 +237,32 @@ fn main_graph_shapes(model: &Model<'_>, findings: &mut Findings) {
     }
 }
 
-/// Before IR version 4, a graph's initializers are among its inputs (the
-/// IR spec's rule then; onnx.checker: "in initializer but not in graph
-/// input"). The checker asks it of subgraphs too; checked in the main
-/// graph only until `smith` makes subgraphs that respect it.
+/// Before IR version 4, a graph's initializers (a subgraph's too) are
+/// among its inputs (the IR spec's rule then; onnx.checker: "in
+/// initializer but not in graph input").
 fn initializers_as_inputs(model: &Model<'_>, findings: &mut Findings) {
-    let (Some(graph), Some(ir_version)) = (&model.proto.graph, model.proto.ir_version) else {
+    let Some(ir_version) = model.proto.ir_version.filter(|&v| v <= 3) else {
         return;
     };
-    if ir_version > 3 {
-        return;
-    }
-    for (index, tensor) in graph.initializer.iter().enumerate() {
-        let name = tensor.name.as_deref().unwrap_or("");
-        if graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
+    for body in model.bodies() {
+        let Some(graph) = body.graph else {
             continue;
+        };
+        for (index, tensor) in graph.initializer.iter().enumerate() {
+            let name = tensor.name.as_deref().unwrap_or("");
+            if graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
+                continue;
+            }
+            let path = format!("{}.initializer[{index}]", body.path);
+            findings
+                .error(
+                    "onnxtxt::check::initializer_not_input",
+                    &named_subject(&path, name),
+                    path.clone(),
+                    format!("`{name}` is an initializer but not a graph input, which IR version {ir_version} requires"),
+                )
+                .help("list it among the graph's inputs, or use `ir_version: 4` or later");
         }
-        let path = format!("graph.initializer[{index}]");
-        findings
-            .error(
-                "onnxtxt::check::initializer_not_input",
-                &named_subject(&path, name),
-                path.clone(),
-                format!("`{name}` is an initializer but not a graph input, which IR version {ir_version} requires"),
-            )
-            .help("list it among the graph's inputs, or use `ir_version: 4` or later");
     }
 }
 

@@ -1404,6 +1404,20 @@ fn before_ir_version_4_initializers_are_inputs() {
     );
     clean(&graph("float[2] x, float[2] w"));
     clean(&graph("float[2] x").replace("ir_version: 3", "ir_version: 4"));
+    // A subgraph's too (onnx.checker: "k in initializer but not in graph
+    // input", in the If's branch).
+    let text = "<ir_version: 3, opset_import: [\"\": 8]>\n\
+                g (bool c, float[2] x) => (float[2] y) {\n  y = If (c) <\n    \
+                then_branch: graph = t () => (float[2] z) <float[2] k = {1.0, 2.0}> { z = Add(x, k) },\n    \
+                else_branch: graph = e () => (float[2] z) { z = Neg(x) }>\n}\n";
+    assert_eq!(
+        errors(text),
+        one(
+            "initializer_not_input",
+            "graph.node[0].attribute[\"then_branch\"].g.initializer[0]",
+            "float[2] k = {1.0, 2.0}"
+        )
+    );
 }
 
 #[test]
