@@ -31,6 +31,8 @@ mod git_textconv;
 mod infer_cli;
 mod infer_reference;
 #[cfg(feature = "cli")]
+mod inline_cli;
+#[cfg(feature = "cli")]
 mod lsp;
 #[cfg(feature = "lsp")]
 mod lsp_edits;
