@@ -59,7 +59,9 @@ impl Selection {
 /// The model with the calls of the functions `selection` names inlined,
 /// and the functions nothing calls any more dropped.
 ///
-/// Errors: a function that calls itself (directly or through others), a
+/// Errors: a function that calls itself (directly or through others),
+/// calls nested more than [`MAX_CALL_DEPTH`] deep, an inlining that would
+/// make more than [`MAX_INLINED_NODES`] nodes, a
 /// call with more inputs or outputs than its function declares, an inlined
 /// body importing another version of an opset than the model (or the
 /// function it is inlined into) imports, a name of [`Selection::Only`]
@@ -99,9 +101,20 @@ pub fn inline_functions(model: &ModelProto, selection: &Selection) -> Result<Mod
             .map(|f| (key_of_function(f), f))
             .collect(),
         taken,
-        calling: Vec::new(),
+        suffixes: HashMap::new(),
         imports: Vec::new(),
     };
+    let mut sizes = Sizes::default();
+    let mut size = 0;
+    if let Some(graph) = &model.graph {
+        size += sizes.of_nodes(&inliner.functions, &graph.node, 0)?;
+    }
+    for function in model.functions.iter().filter(|f| !selection.selects(f)) {
+        size += sizes.of_nodes(&inliner.functions, &function.node, 0)?;
+    }
+    if size > MAX_INLINED_NODES {
+        return Err(too_many_nodes());
+    }
     if let Some(graph) = &mut out.graph {
         inliner.expand_graph(graph)?;
         merge_imports(&mut out.opset_import, &inliner.imports, "the model")?;
@@ -121,6 +134,14 @@ pub fn inline_functions(model: &ModelProto, selection: &Selection) -> Result<Mod
         .retain(|f| called.contains(&key_of_function(f)));
     Ok(out)
 }
+
+/// The most nodes inlining makes: calls nested a few levels deep can
+/// multiply a model's size, and past this it is refused, not built.
+pub const MAX_INLINED_NODES: usize = 1 << 22;
+
+/// The deepest nesting of calls inlined (each level is a frame of the
+/// stack).
+pub const MAX_CALL_DEPTH: usize = 256;
 
 /// A function's identity: domain (`ai.onnx` as ""), name, overload.
 type Key = (String, String, String);
@@ -149,14 +170,92 @@ fn failure(code: &'static str, message: String) -> Error {
     Error::single(code, message, 0..0)
 }
 
+fn too_many_nodes() -> Error {
+    failure(
+        "too_many_nodes",
+        format!("inlining would make more than {MAX_INLINED_NODES} nodes"),
+    )
+}
+
+/// The number of nodes each function expands to, counted before anything
+/// is built (to refuse recursion, deep nesting and blow-ups up front).
+#[derive(Default)]
+struct Sizes {
+    /// Each function's expanded size, once known.
+    known: HashMap<Key, usize>,
+    /// The functions being counted, outermost first.
+    counting: Vec<Key>,
+}
+
+impl Sizes {
+    /// The number of nodes `nodes` expand to, subgraphs included (past
+    /// [`MAX_INLINED_NODES`], any larger number).
+    fn of_nodes(
+        &mut self,
+        functions: &HashMap<Key, &FunctionProto>,
+        nodes: &[NodeProto],
+        depth: usize,
+    ) -> Result<usize, Error> {
+        let mut total: usize = 0;
+        for node in nodes {
+            for attribute in &node.attribute {
+                for graph in attribute.g.iter().map(|g| &**g).chain(&attribute.graphs) {
+                    total += self.of_nodes(functions, &graph.node, depth)?;
+                }
+            }
+            let key = key_of_call(node);
+            total += match functions.get(&key) {
+                None => 1,
+                Some(function) => self.of_function(functions, key, function, depth + 1)?,
+            };
+            if total > MAX_INLINED_NODES {
+                return Err(too_many_nodes());
+            }
+        }
+        Ok(total)
+    }
+
+    fn of_function(
+        &mut self,
+        functions: &HashMap<Key, &FunctionProto>,
+        key: Key,
+        function: &FunctionProto,
+        depth: usize,
+    ) -> Result<usize, Error> {
+        if let Some(&size) = self.known.get(&key) {
+            return Ok(size);
+        }
+        if self.counting.contains(&key) {
+            return Err(failure(
+                "recursive_function",
+                format!(
+                    "function `{}.{}` calls itself, so it cannot be inlined",
+                    key.0, key.1
+                ),
+            ));
+        }
+        if depth > MAX_CALL_DEPTH {
+            return Err(failure(
+                "call_depth",
+                format!("calls are nested more than {MAX_CALL_DEPTH} deep"),
+            ));
+        }
+        self.counting.push(key.clone());
+        let size = self.of_nodes(functions, &function.node, depth)?;
+        self.counting.pop();
+        self.known.insert(key, size);
+        Ok(size)
+    }
+}
+
 /// The state of one inlining.
 struct Inliner<'m> {
     /// The functions to inline.
     functions: HashMap<Key, &'m FunctionProto>,
     /// Every name the model uses, node names too, and those given out.
     taken: HashSet<String>,
-    /// The functions being inlined, outermost first (to find recursion).
-    calling: Vec<Key>,
+    /// The last suffix tried for each name made fresh.
+    suffixes: HashMap<String, usize>,
     /// The opsets the bodies inlined so far import.
     imports: Vec<OperatorSetIdProto>,
 }
@@ -188,24 +287,13 @@ impl Inliner<'_> {
                 out.push(node);
                 continue;
             };
-            if self.calling.contains(&key) {
-                return Err(failure(
-                    "recursive_function",
-                    format!(
-                        "function `{}.{}` calls itself, so it cannot be inlined",
-                        key.0, key.1
-                    ),
-                ));
-            }
             let body = self.instantiate(&node, function)?;
             for import in &function.opset_import {
                 if !self.imports.contains(import) {
                     self.imports.push(import.clone());
                 }
             }
-            self.calling.push(key);
             self.expand_nodes(body, out)?;
-            self.calling.pop();
         }
         Ok(())
     }
@@ -268,13 +356,14 @@ impl Inliner<'_> {
         Ok(body)
     }
 
-    /// `name`, or `name_N` with the first N that makes it new; taken.
+    /// `name`, or `name_N` with the first N (past those tried before)
+    /// that makes it new; taken.
     fn fresh(&mut self, name: &str) -> String {
         let mut candidate = name.to_owned();
-        let mut n = 1;
+        let tried = self.suffixes.entry(name.to_owned()).or_insert(0);
         while self.taken.contains(&candidate) {
-            candidate = format!("{name}_{n}");
-            n += 1;
+            *tried += 1;
+            candidate = format!("{name}_{tried}");
         }
         self.taken.insert(candidate.clone());
         candidate

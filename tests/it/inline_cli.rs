@@ -110,3 +110,39 @@ fn inline_writes_binary_for_binary() {
     let model = onnxtxt::decode_model(&std::fs::read(&inlined).unwrap()).unwrap();
     assert!(model.functions.is_empty());
 }
+
+/// A model whose graph calls `local.F{depth}`, each `F{i}` calling
+/// `F{i-1}` `calls` times and `F0` a `Neg`.
+fn chain(depth: usize, calls: usize) -> String {
+    let mut text = format!(
+        "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\n\
+         g (float[N] x) => (float[N] y) {{ y = local.F{depth} (x) }}\n"
+    );
+    for i in 0..=depth {
+        text.push_str("<domain: \"local\", opset_import: [\"\": 21, \"local\": 1]>\n");
+        if i == 0 {
+            text.push_str("F0 (a) => (b) { b = Neg (a) }\n");
+            continue;
+        }
+        let mut body = String::from("t0 = Identity (a)\n");
+        for c in 1..=calls {
+            body.push_str(&format!("t{c} = local.F{} (t{})\n", i - 1, c - 1));
+        }
+        text.push_str(&format!(
+            "F{i} (a) => (b) {{ {body} b = Identity (t{calls}) }}\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn inline_refuses_what_would_blow_up_or_nest_too_deep() {
+    let out = run_stdin(&["inline"], chain(40, 2).as_bytes());
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("more than 4194304 nodes"), "{out:?}");
+    let out = run_stdin(&["inline"], chain(300, 1).as_bytes());
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("nested more than 256 deep"), "{out:?}");
+    let out = run_stdin(&["inline"], chain(200, 1).as_bytes());
+    assert_eq!(out.code, 0, "{out:?}");
+}
