@@ -11,7 +11,8 @@
 //! inlined in turn (a function that calls itself, directly or not, is an
 //! error), as are calls in the subgraphs of `If`, `Loop` and `Scan`. The
 //! model imports the opsets that the inlined bodies import; functions that
-//! nothing calls any more are dropped.
+//! nothing calls any more are dropped. [`inline_schema_functions`] does
+//! the same for the operators onnx defines by a plain function body.
 //!
 //! ```
 //! let model = onnxtxt::parse_model(r#"
@@ -28,6 +29,7 @@
 //! ```
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
@@ -82,39 +84,28 @@ pub fn inline_functions(model: &ModelProto, selection: &Selection) -> Result<Mod
         }
     }
     let mut out = model.clone();
-    let mut taken = HashSet::new();
-    if let Some(graph) = &mut out.graph {
-        visit_graph_names(graph, &mut |name| {
-            taken.insert(name.clone());
-        });
-    }
-    for function in &mut out.functions {
-        visit_function_names(function, &mut |name| {
-            taken.insert(name.clone());
-        });
-    }
-    let mut inliner = Inliner {
-        functions: model
-            .functions
-            .iter()
-            .filter(|f| selection.selects(f))
-            .map(|f| (key_of_function(f), f))
-            .collect(),
-        taken,
-        suffixes: HashMap::new(),
-        imports: Vec::new(),
-    };
+    let selected: HashMap<Key, &FunctionProto> = model
+        .functions
+        .iter()
+        .filter(|f| selection.selects(f))
+        .map(|f| (key_of_function(f), f))
+        .collect();
     let mut sizes = Sizes::default();
     let mut size = 0;
     if let Some(graph) = &model.graph {
-        size += sizes.of_nodes(&inliner.functions, &graph.node, 0)?;
+        size += sizes.of_nodes(&selected, &graph.node, 0)?;
     }
     for function in model.functions.iter().filter(|f| !selection.selects(f)) {
-        size += sizes.of_nodes(&inliner.functions, &function.node, 0)?;
+        size += sizes.of_nodes(&selected, &function.node, 0)?;
     }
     if size > MAX_INLINED_NODES {
         return Err(too_many_nodes());
     }
+    let local = selected
+        .into_iter()
+        .map(|(key, f)| (key, Rc::new(f.clone())))
+        .collect();
+    let mut inliner = Inliner::new(&mut out, Callees::Local(local));
     if let Some(graph) = &mut out.graph {
         inliner.expand_graph(graph)?;
         merge_imports(&mut out.opset_import, &inliner.imports, "the model")?;
@@ -124,8 +115,7 @@ pub fn inline_functions(model: &ModelProto, selection: &Selection) -> Result<Mod
             continue;
         }
         inliner.imports.clear();
-        let nodes = std::mem::take(&mut function.node);
-        inliner.expand_nodes(nodes, &mut function.node)?;
+        inliner.expand_nodes_of(function)?;
         let into = format!("function `{}`", function.name());
         merge_imports(&mut function.opset_import, &inliner.imports, &into)?;
     }
@@ -248,10 +238,56 @@ impl Sizes {
     }
 }
 
+/// The model with every node of a standard domain that onnx defines by a
+/// plain function body (at the opset in force where the node is) replaced
+/// by that body, recursively: `Softplus (x)` becomes `Exp`, `Constant`,
+/// `CastLike`, `Add` and `Log`. Attribute references take the node's
+/// attribute, else the schema's default. Operators whose function is
+/// context-dependent (built for each node by onnx) stay as they are.
+///
+/// ```
+/// let model = onnxtxt::parse_model(r#"
+///     <ir_version: 10, opset_import: ["": 21]>
+///     g (float[N] x) => (float[N] y) { y = Softplus (x) }
+/// "#)?;
+/// let expanded = onnxtxt::inline::inline_schema_functions(&model)?;
+/// let ops: Vec<_> = expanded.graph.unwrap().node.iter().map(|n| n.op_type().to_owned()).collect();
+/// assert_eq!(ops, ["Exp", "Constant", "CastLike", "Add", "Log"]);
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+///
+/// Errors: a body of the registry that does not parse (none does).
+pub fn inline_schema_functions(model: &ModelProto) -> Result<ModelProto, Error> {
+    let mut out = model.clone();
+    let mut inliner = Inliner::new(&mut out, Callees::Schemas(HashMap::new()));
+    if let Some(graph) = &mut out.graph {
+        inliner.scope = out.opset_import.clone();
+        inliner.expand_graph(graph)?;
+    }
+    for function in &mut out.functions {
+        inliner.scope = function.opset_import.clone();
+        inliner.expand_nodes_of(function)?;
+    }
+    Ok(out)
+}
+
+/// The functions one inlining expands.
+enum Callees {
+    /// The selected model-local functions.
+    Local(HashMap<Key, Rc<FunctionProto>>),
+    /// The function bodies of the registry's schemas, each made on first
+    /// use (`None`: the operator has no plain body at that opset), by
+    /// domain, operator and opset.
+    Schemas(HashMap<(String, String, i64), Option<Rc<FunctionProto>>>),
+}
+
 /// The state of one inlining.
-struct Inliner<'m> {
+struct Inliner {
     /// The functions to inline.
-    functions: HashMap<Key, &'m FunctionProto>,
+    callees: Callees,
+    /// With [`Callees::Schemas`], the opsets in force where the nodes
+    /// being expanded are.
+    scope: Vec<OperatorSetIdProto>,
     /// Every name the model uses, node names too, and those given out.
     taken: HashSet<String>,
     /// The last suffix tried for each name made fresh.
@@ -260,7 +296,73 @@ struct Inliner<'m> {
     imports: Vec<OperatorSetIdProto>,
 }
 
-impl Inliner<'_> {
+impl Inliner {
+    /// An inliner of `callees` that gives out names `model` does not use.
+    fn new(model: &mut ModelProto, callees: Callees) -> Self {
+        let mut taken = HashSet::new();
+        if let Some(graph) = &mut model.graph {
+            visit_graph_names(graph, &mut |name| {
+                taken.insert(name.clone());
+            });
+        }
+        for function in &mut model.functions {
+            visit_function_names(function, &mut |name| {
+                taken.insert(name.clone());
+            });
+        }
+        Inliner {
+            callees,
+            scope: Vec::new(),
+            taken,
+            suffixes: HashMap::new(),
+            imports: Vec::new(),
+        }
+    }
+
+    /// The function `node` calls, if it is one to inline.
+    fn callee(&mut self, node: &NodeProto) -> Result<Option<Rc<FunctionProto>>, Error> {
+        let key = key_of_call(node);
+        let cache = match &mut self.callees {
+            Callees::Local(functions) => return Ok(functions.get(&key).cloned()),
+            Callees::Schemas(cache) => cache,
+        };
+        let in_force = self
+            .scope
+            .iter()
+            .find(|i| normal_domain(i.domain()) == key.0);
+        let Some(opset) = in_force.map(OperatorSetIdProto::version) else {
+            return Ok(None);
+        };
+        let (domain, op_type, _) = key;
+        let entry = (domain, op_type, opset);
+        if let Some(known) = cache.get(&entry) {
+            return Ok(known.clone());
+        }
+        let made = match crate::ops::schema(&entry.0, &entry.1, opset) {
+            Some(schema) => match schema.function_body(opset) {
+                Some(body) => {
+                    let mut function = body.parse()?;
+                    function.attribute_proto = schema
+                        .attributes()
+                        .iter()
+                        .filter_map(|a| Some(a.default_value()?.to_attribute(a.name())))
+                        .collect();
+                    Some(Rc::new(function))
+                }
+                None => None,
+            },
+            None => None,
+        };
+        cache.insert(entry, made.clone());
+        Ok(made)
+    }
+
+    /// Expands the calls in `function`'s body.
+    fn expand_nodes_of(&mut self, function: &mut FunctionProto) -> Result<(), Error> {
+        let nodes = std::mem::take(&mut function.node);
+        self.expand_nodes(nodes, &mut function.node)
+    }
+
     fn expand_graph(&mut self, graph: &mut GraphProto) -> Result<(), Error> {
         let nodes = std::mem::take(&mut graph.node);
         self.expand_nodes(nodes, &mut graph.node)
@@ -282,15 +384,16 @@ impl Inliner<'_> {
                     self.expand_graph(graph)?;
                 }
             }
-            let key = key_of_call(&node);
-            let Some(&function) = self.functions.get(&key) else {
+            let Some(function) = self.callee(&node)? else {
                 out.push(node);
                 continue;
             };
-            let body = self.instantiate(&node, function)?;
-            for import in &function.opset_import {
-                if !self.imports.contains(import) {
-                    self.imports.push(import.clone());
+            let body = self.instantiate(&node, &function)?;
+            if let Callees::Local(_) = self.callees {
+                for import in &function.opset_import {
+                    if !self.imports.contains(import) {
+                        self.imports.push(import.clone());
+                    }
                 }
             }
             self.expand_nodes(body, out)?;

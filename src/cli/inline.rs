@@ -7,14 +7,15 @@ use std::path::PathBuf;
 use super::infer::{write_model, Format};
 use super::input::read_input;
 use super::io::{load_model, Failure};
-use onnxtxt::inline::{inline_functions, Selection};
+use onnxtxt::inline::{inline_functions, inline_schema_functions, Selection};
 
 /// Arguments of `onnxtxt inline`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
   onnxtxt inline model.onnx -o flat.onnx              every local function
-  onnxtxt inline model.onnxtxt --only com.example.F   the calls of one")]
+  onnxtxt inline model.onnxtxt --only com.example.F   the calls of one
+  onnxtxt inline model.onnx --schema-functions        Softplus, Gelu, ... too")]
 pub(crate) struct InlineArgs {
     /// The model, text or binary (`-` or nothing for standard input).
     pub(crate) input: Option<PathBuf>,
@@ -24,6 +25,10 @@ pub(crate) struct InlineArgs {
     /// Inline only the function `DOMAIN.NAME` (repeatable) [default: all].
     #[arg(long, value_name = "DOMAIN.NAME")]
     pub(crate) only: Vec<String>,
+    /// Also expand the operators onnx defines by a plain function body (at
+    /// the opset in force), as `Softplus` into `Exp`, `Add`, `Log`, ...
+    #[arg(long)]
+    pub(crate) schema_functions: bool,
     /// Write text or binary (by default what the input is).
     #[arg(long, value_enum)]
     pub(crate) to: Option<Format>,
@@ -37,8 +42,14 @@ impl InlineArgs {
             Selection::Only(self.only)
         };
         let mut loaded = load_model(read_input(self.input.as_deref())?)?;
-        loaded.model = inline_functions(&loaded.model, &selection)
-            .map_err(|e| Failure::Corrupt(format!("{}: {}", loaded.name, e.primary().message)))?;
+        let failed = |e: onnxtxt::Error| {
+            Failure::Corrupt(format!("{}: {}", loaded.name, e.primary().message))
+        };
+        let mut model = inline_functions(&loaded.model, &selection).map_err(failed)?;
+        if self.schema_functions {
+            model = inline_schema_functions(&model).map_err(failed)?;
+        }
+        loaded.model = model;
         write_model(&loaded, self.output.as_ref(), self.to)
     }
 }

@@ -1,7 +1,8 @@
 //! `onnxtxt inline`: the reference-backed test (conformance/inline_reference.py
 //! runs onnx's checker, its inliner, its ReferenceEvaluator and onnxruntime
-//! on what the command writes, for the example, the models here and onnx's
-//! function bodies made local functions) and the command's own behaviour
+//! on what the command writes, for the example, the models here, onnx's
+//! function bodies made local functions and the operators they define
+//! expanded by `--schema-functions`) and the command's own behaviour
 //! (`--only`, the errors).
 
 use std::path::Path;
@@ -53,7 +54,11 @@ fn inline_agrees_with_the_reference() {
     let example = root.join("examples/local_function.onnxtxt");
     let out = Command::new(&python)
         .arg(root.join("conformance/inline_reference.py"))
-        .args([env!("CARGO_BIN_EXE_onnxtxt"), "--schema-bodies"])
+        .args([
+            env!("CARGO_BIN_EXE_onnxtxt"),
+            "--schema-bodies",
+            "--schema-functions",
+        ])
         .args([&example, &nested])
         .output()
         .unwrap();
@@ -66,9 +71,10 @@ fn inline_agrees_with_the_reference() {
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no summary in {stdout}"));
-    // The two models here and at least the 20 schema bodies the
-    // reference runs on random rank-2 inputs.
-    assert!(passed >= 22, "{stdout}");
+    // The two models here, and at least 25 schema bodies as local
+    // functions and 25 operators expanded, of those the references run on
+    // random rank-4 inputs.
+    assert!(passed >= 52, "{stdout}");
 }
 
 #[test]
