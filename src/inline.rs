@@ -440,7 +440,6 @@ impl Inliner {
         }
         let mut body = function.node.clone();
         for node in &mut body {
-            resolve_references(node, call, function);
             visit_node_names(node, &mut |name| {
                 if name.is_empty() {
                     return;
@@ -455,6 +454,9 @@ impl Inliner {
                 };
                 *name = renamed;
             });
+            // After the renaming: a graph the call gives stays in the
+            // caller's names.
+            resolve_references(node, call, function);
         }
         Ok(body)
     }

@@ -33,6 +33,22 @@ Pair <k> (p) => (q, r) {
 }
 "#;
 
+/// A graph given by the call through an attribute reference, naming a
+/// value of the caller (`t`) that is also a formal input of the function.
+const GRAPH_REFERENCE: &str = r#"<ir_version: 10, opset_import: ["": 21, "local": 1]>
+g (float[N] x, bool c) => (float[N] y) {
+  t = Neg (x)
+  y = local.Choose <branch: graph = b () => (float[N] r) { r = Abs (t) }> (x, c)
+}
+<domain: "local", opset_import: ["": 21]>
+Choose <branch> (t, c) => (y) {
+  y = If (c) <
+    then_branch: graph = @branch,
+    else_branch: graph = e () => (float[N] s) { s = Identity (t) }
+  >
+}
+"#;
+
 #[test]
 fn inline_agrees_with_the_reference() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -51,6 +67,7 @@ fn inline_agrees_with_the_reference() {
     }
     let dir = tempfile::tempdir().unwrap();
     let nested = write(dir.path(), "nested.onnxtxt", NESTED.as_bytes());
+    let graph_reference = write(dir.path(), "graph.onnxtxt", GRAPH_REFERENCE.as_bytes());
     let example = root.join("examples/local_function.onnxtxt");
     let out = Command::new(&python)
         .arg(root.join("conformance/inline_reference.py"))
@@ -59,7 +76,7 @@ fn inline_agrees_with_the_reference() {
             "--schema-bodies",
             "--schema-functions",
         ])
-        .args([&example, &nested])
+        .args([&example, &nested, &graph_reference])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -71,10 +88,10 @@ fn inline_agrees_with_the_reference() {
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no summary in {stdout}"));
-    // The two models here, and at least 25 schema bodies as local
+    // The three models here, and at least 25 schema bodies as local
     // functions and 25 operators expanded, of those the references run on
     // random rank-4 inputs.
-    assert!(passed >= 52, "{stdout}");
+    assert!(passed >= 53, "{stdout}");
 }
 
 #[test]
