@@ -43,6 +43,8 @@
 //! * [`infer`]: type and shape inference, as onnx's `infer_shapes` does
 //!   it, with located findings (`onnxtxt infer`, `print --types`; `check`
 //!   reports what it finds wrong).
+//! * [`inline`]: a model's local functions expanded into its graph
+//!   (`onnxtxt inline`).
 //! * [`analysis`]: what an editor asks of a text (diagnostics, definitions
 //!   and references, hover, completion, rename, outline, semantic tokens),
 //!   answered in byte offsets; `lsp` (feature `lsp`) serves it as a
@@ -93,6 +95,7 @@ mod error;
 pub mod external;
 mod format;
 pub mod infer;
+pub mod inline;
 mod lexer;
 #[cfg(feature = "lsp")]
 pub mod lsp;

@@ -274,3 +274,21 @@ fn positions_past_the_end_or_inside_characters_are_harmless() {
         Some(nth(text, "\"é ü\"", 0))
     );
 }
+
+#[test]
+fn a_call_of_a_local_function_shows_its_signature_and_leads_to_it() {
+    let analysis = Analysis::new(MODEL);
+    let call = nth(MODEL, "local.Scale", 0) + "local.".len();
+    let (span, text) = analysis.hover(call).unwrap();
+    assert_eq!(&MODEL[span], "Scale");
+    assert!(
+        text.contains("<domain: \"local\", opset_import: [\"\": 21]>\nScale <factor: float = 1.0> (v) => (out)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("model-local function, 2 nodes, line 11"),
+        "{text}"
+    );
+    let definition = analysis.definition(call).unwrap();
+    assert_eq!(definition.start, nth(MODEL, "Scale <factor: float", 0));
+}

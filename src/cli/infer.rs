@@ -7,7 +7,7 @@ use prost::Message;
 
 use super::check::show_findings;
 use super::input::read_input;
-use super::io::{load_model, write_output, Failure};
+use super::io::{load_model, write_output, Failure, Loaded};
 use super::report::ErrorFormat;
 
 /// What `infer` writes.
@@ -38,26 +38,29 @@ impl InferArgs {
     pub(crate) fn run(self, format: ErrorFormat) -> Result<(), Failure> {
         let mut loaded = load_model(read_input(self.input.as_deref())?)?;
         let findings = onnxtxt::infer::fill_value_info(&mut loaded.model, Default::default());
-        show_findings(
-            &loaded.name,
-            loaded.text.as_deref(),
-            findings,
-            format,
-            false,
-        )?;
-        let to = self.to.unwrap_or(if loaded.text.is_some() {
-            Format::Text
-        } else {
-            Format::Binary
-        });
-        match to {
-            Format::Text => {
-                let text = onnxtxt::to_text(&loaded.model);
-                write_output(self.output.as_ref(), text.as_bytes(), false)
-            }
-            Format::Binary => {
-                write_output(self.output.as_ref(), &loaded.model.encode_to_vec(), true)
-            }
+        let text = loaded.text.as_deref();
+        show_findings(&loaded.name, text, findings, format, false)?;
+        write_model(&loaded, self.output.as_ref(), self.to)
+    }
+}
+
+/// Writes `loaded`'s model to `output` (standard output for `None`) as `to`
+/// says, by default in the form it was read.
+pub(crate) fn write_model(
+    loaded: &Loaded,
+    output: Option<&PathBuf>,
+    to: Option<Format>,
+) -> Result<(), Failure> {
+    let to = to.unwrap_or(if loaded.text.is_some() {
+        Format::Text
+    } else {
+        Format::Binary
+    });
+    match to {
+        Format::Text => {
+            let text = onnxtxt::to_text(&loaded.model);
+            write_output(output, text.as_bytes(), false)
         }
+        Format::Binary => write_output(output, &loaded.model.encode_to_vec(), true),
     }
 }

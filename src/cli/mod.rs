@@ -6,6 +6,7 @@ mod check;
 mod diff;
 mod fmt;
 mod infer;
+mod inline;
 mod input;
 mod io;
 mod lsp;
@@ -60,6 +61,8 @@ pub(crate) enum Command {
     /// Infer the types and shapes of a model's values, and write the model
     /// with them (text or binary).
     Infer(infer::InferArgs),
+    /// Replace the calls of a model's local functions by their bodies.
+    Inline(inline::InlineArgs),
     /// Rewrite text models in the canonical style, keeping comments.
     Fmt(fmt::FmtArgs),
     /// Show how two models (text or binary) differ, as a unified diff.
@@ -92,6 +95,7 @@ impl Command {
             Command::Ops(args) => args.run(),
             Command::Lsp(args) => args.run(),
             Command::Infer(args) => args.run(format),
+            Command::Inline(args) => args.run(),
         }
     }
 }

@@ -105,10 +105,16 @@ fn in_force(domain: &Domain, name: &str, opset: i64) -> Result<&'static Schema, 
     })
 }
 
-/// The text of the function body that defines `schema` at `opset`.
+/// The function body that defines `schema` at `opset`, as canonical text.
 fn function_body(schema: &Schema, opset: i64) -> Result<String, Failure> {
     if let Some(body) = schema.function_body(opset) {
-        return Ok(format!("{}\n", body.text()));
+        let function = body.parse().map_err(|e| {
+            Failure::Corrupt(format!(
+                "the registry's body of `{}` does not parse: {e}",
+                schema.name()
+            ))
+        })?;
+        return Ok(onnxtxt::to_text(&function));
     }
     let (name, since) = (schema.name(), schema.since_version());
     let message = match schema.function_bodies().first() {

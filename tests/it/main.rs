@@ -36,6 +36,8 @@ mod hostile_io;
 mod infer_cli;
 mod infer_reference;
 #[cfg(feature = "cli")]
+mod inline_cli;
+#[cfg(feature = "cli")]
 mod lsp;
 #[cfg(feature = "lsp")]
 mod lsp_edits;

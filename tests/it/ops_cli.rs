@@ -94,6 +94,36 @@ fn function_bodies_are_onnx_text() {
     }
 }
 
+/// Every plain function body of the registry prints in the canonical style
+/// (the printer's text of what it parses to) and as the same IR as the
+/// registry's text.
+#[test]
+fn function_bodies_print_canonically() {
+    let mut printed = 0;
+    for domain in onnxtxt::ops::domains() {
+        for schema in domain.operators().iter().flat_map(|o| o.versions()) {
+            for body in schema.function_bodies() {
+                let opset = body.opset().to_string();
+                let args = [
+                    "ops",
+                    schema.name(),
+                    "--domain",
+                    domain.display_name(),
+                    "--opset",
+                    &opset,
+                    "--function",
+                ];
+                let text = ops(&args, 0);
+                let function = onnxtxt::parse_function(&text).unwrap();
+                assert_eq!(onnxtxt::to_text(&function), text, "{args:?}");
+                assert_eq!(function, body.parse().unwrap(), "{args:?}");
+                printed += 1;
+            }
+        }
+    }
+    assert!(printed > 40, "only {printed} bodies");
+}
+
 #[test]
 fn no_such_operator_exits_1_and_says_why() {
     snapshot("cli_ops_misspelt", &ops(&["ops", "Rleu"], 1));
