@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::support::{arg, run, run_stdin, write};
+use crate::support::{arg, reference_python, run, run_stdin, write};
 
 /// A model in no particular style, with comments.
 const MESSY: &str = r#"# the model
@@ -262,16 +262,9 @@ fn numbers_keep_the_authors_spelling() {
     assert_eq!((out.code, out.text()), (0, ""), "the same model: {out:?}");
     // And for onnx's own parser, the kept spellings and the canonical ones
     // are the same model.
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if !python.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI needs {}",
-            python.display()
-        );
-        eprintln!("skipped: no {}", python.display());
+    let Some(python) = reference_python() else {
         return;
-    }
+    };
     let script = "import sys, onnx.parser\n\
                   [a, b] = [onnx.parser.parse_model(open(f).read()) for f in sys.argv[1:]]\n\
                   assert a.SerializeToString() == b.SerializeToString(), (a, b)\n";

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{arg, run, run_stdin, write};
+use crate::support::{arg, reference_python, run, run_stdin, write};
 
 /// Calls in calls, in both branches of an `If`, with attributes given,
 /// referred to and left to their default.
@@ -52,19 +52,9 @@ Choose <branch> (t, c) => (y) {
 #[test]
 fn inline_agrees_with_the_reference() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join(".venv/bin/python");
-    if !python.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing (run conformance/setup.sh)",
-            python.display()
-        );
-        eprintln!(
-            "skipped: no {} (run conformance/setup.sh)",
-            python.display()
-        );
+    let Some(python) = reference_python() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let nested = write(dir.path(), "nested.onnxtxt", NESTED.as_bytes());
     let graph_reference = write(dir.path(), "graph.onnxtxt", GRAPH_REFERENCE.as_bytes());

@@ -120,3 +120,24 @@ pub fn trim_lines(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// The reference's Python (`.venv/bin/python`, onnx 1.23.2 and onnxruntime,
+/// made by `conformance/setup.sh`); `None`, with a line saying the test is
+/// skipped, when it is missing outside CI; under CI a missing venv fails
+/// the test.
+pub fn reference_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing (run conformance/setup.sh)",
+        python.display()
+    );
+    eprintln!(
+        "skipped: no {} (run conformance/setup.sh)",
+        python.display()
+    );
+    None
+}
