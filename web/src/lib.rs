@@ -1,0 +1,134 @@
+//! The library in the browser: the entry points the page of `web/` calls
+//! (through the JavaScript module `wasm-bindgen` makes of this crate, see
+//! build.sh). Nothing is parsed, printed or checked here; each function
+//! hands its input to `onnxtxt` on the calling thread and turns the answer
+//! into values JavaScript reads: bytes, strings, [`Diagnostic`]s, or a
+//! thrown `Error` whose message starts with the `LINE:COL` of the problem.
+
+use onnxtxt::analysis::Analysis;
+use onnxtxt::check::check_text;
+use onnxtxt::proto::ModelProto;
+use onnxtxt::report::severity_name;
+use onnxtxt::{line_column, looks_like_text, Error, Parser, Printer, Severity};
+use wasm_bindgen::prelude::*;
+
+/// One problem of a text, located: a syntax error or a `check` finding.
+#[wasm_bindgen(getter_with_clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// `"error"` or `"warning"`.
+    pub severity: String,
+    /// A stable identifier, like `onnxtxt::parse::syntax`.
+    pub code: String,
+    /// What is wrong.
+    pub message: String,
+    /// Where it starts, counted from 1 (the column in characters).
+    pub line: usize,
+    pub column: usize,
+    /// Where it ends, counted from 1.
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+impl Diagnostic {
+    fn new(severity: Severity, diagnostic: &onnxtxt::Diagnostic, text: &str) -> Self {
+        let (line, column) = line_column(text, diagnostic.span.start);
+        let (end_line, end_column) = line_column(text, diagnostic.span.end);
+        Diagnostic {
+            severity: severity_name(severity).to_owned(),
+            code: diagnostic.code.to_owned(),
+            message: diagnostic.message.clone(),
+            line,
+            column,
+            end_line,
+            end_column,
+        }
+    }
+}
+
+/// `error` as a JavaScript `Error`: each diagnostic as `LINE:COL: message`
+/// on a line of its own, located in `text` (`None`: a binary model, located
+/// by byte).
+fn js_error(error: &Error, text: Option<&str>) -> JsError {
+    let lines: Vec<String> = (error.diagnostics().iter())
+        .map(|diagnostic| {
+            let at = diagnostic.span.start;
+            match text {
+                Some(text) => {
+                    let (line, column) = line_column(text, at);
+                    format!("{line}:{column}: {}", diagnostic.message)
+                }
+                None => format!("byte {at}: {}", diagnostic.message),
+            }
+        })
+        .collect();
+    JsError::new(&lines.join("\n"))
+}
+
+/// Every problem of the model in `text`, in the order of the text: its
+/// syntax errors (the parser recovers from each), or, when it parses, what
+/// `onnxtxt check` finds. What the page shows as one types.
+#[wasm_bindgen]
+pub fn diagnostics(text: &str) -> Vec<Diagnostic> {
+    (Analysis::new(text).diagnostics().iter())
+        .map(|problem| Diagnostic::new(problem.severity, &problem.diagnostic, text))
+        .collect()
+}
+
+/// The binary encoding of the model in `text`, as `onnxtxt parse` writes
+/// it; throws the syntax errors.
+#[wasm_bindgen]
+pub fn parse(text: &str) -> Result<Vec<u8>, JsError> {
+    let mut bytes = Vec::with_capacity(text.len());
+    Parser::new()
+        .threads(false)
+        .write_model(text, &mut bytes)
+        .map_err(|error| js_error(&error, Some(text)))?
+        .map_err(|error| JsError::new(&error.to_string()))?;
+    Ok(bytes)
+}
+
+/// The canonical text of a model given as its binary encoding or as text
+/// (what `onnxtxt print` writes for it); `compat` prints what
+/// `onnx.parser` reads. Throws what is wrong with the input.
+#[wasm_bindgen]
+pub fn print(data: &[u8], compat: bool) -> Result<String, JsError> {
+    let printer = Printer::new().threads(false).compat(compat);
+    if looks_like_text(data) {
+        let text = std::str::from_utf8(data)
+            .map_err(|error| JsError::new(&format!("the text is not UTF-8: {error}")))?;
+        let model: ModelProto = (Parser::new().threads(false).parse(text))
+            .map_err(|error| js_error(&error, Some(text)))?;
+        return Ok(printer.print(&model).text);
+    }
+    let mut text = Vec::with_capacity(data.len().saturating_mul(4));
+    printer
+        .write_binary_model(data, &mut text)
+        .map_err(|error| js_error(&error, None))?
+        .map_err(|error| JsError::new(&error.to_string()))?;
+    String::from_utf8(text).map_err(|error| JsError::new(&error.to_string()))
+}
+
+/// What `onnxtxt check` finds in the model in `text`; throws its syntax
+/// errors.
+#[wasm_bindgen]
+pub fn check(text: &str) -> Result<Vec<Diagnostic>, JsError> {
+    let (_, findings) = check_text(text).map_err(|error| js_error(&error, Some(text)))?;
+    Ok((findings.iter())
+        .map(|finding| Diagnostic::new(finding.severity, &finding.diagnostic, text))
+        .collect())
+}
+
+/// Whether `data` is a model's text rather than its binary encoding (as
+/// the command tells them apart).
+#[wasm_bindgen]
+pub fn is_text(data: &[u8]) -> bool {
+    looks_like_text(data)
+}
+
+/// `text` in the canonical style, its comments kept, as `onnxtxt fmt`
+/// writes it; throws its syntax errors.
+#[wasm_bindgen]
+pub fn fmt(text: &str) -> Result<String, JsError> {
+    onnxtxt::format(text).map_err(|error| js_error(&error, Some(text)))
+}

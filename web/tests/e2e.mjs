@@ -1,0 +1,155 @@
+// End-to-end tests of the page in headless Chromium (Debian's `chromium`,
+// driven by playwright-core): web/dist/ (made by build.sh) served on
+// 127.0.0.1, each result held against what the `onnxtxt` command gives for
+// the same input. ONNXTXT names the command (target/debug/onnxtxt by
+// default).
+//
+//     bash web/build.sh && (cd web && npm ci && npm test)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { test, after, before } from 'node:test';
+import { chromium } from 'playwright-core';
+
+const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(web, '..');
+const dist = join(web, 'dist');
+const onnxtxt = process.env.ONNXTXT ?? join(root, 'target/debug/onnxtxt');
+const scratch = mkdtempSync(join(tmpdir(), 'onnxtxt-web-'));
+
+const CHROMIUM_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+
+// Runs the command; its standard output as bytes.
+function command(...args) {
+  return execFileSync(onnxtxt, args, { maxBuffer: 1 << 30 });
+}
+
+// The diagnostics `onnxtxt check` gives the text `text`, as JSON objects.
+function checked(text) {
+  const file = join(scratch, 'checked.onnxtxt');
+  writeFileSync(file, text);
+  const run = spawnSync(onnxtxt, ['check', '--error-format', 'json', file], { encoding: 'utf8' });
+  return run.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+}
+
+let server, browser, origin;
+
+before(async () => {
+  server = createServer((request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
+    const file = join(dist, path === '/' ? 'index.html' : path);
+    try {
+      const body = readFileSync(file);
+      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function openPage(url = `${origin}/`) {
+  const page = await browser.newPage({ acceptDownloads: true });
+  const failures = [];
+  page.on('pageerror', (error) => failures.push(error));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  return { page, failures };
+}
+
+const diagnosticTexts = (page) => page.getByTestId('diagnostics').locator('li').allTextContents();
+
+test('a binary model opened shows its text as `onnxtxt print` writes it', async () => {
+  const model = join(scratch, 'mlp.onnx');
+  command('parse', join(root, 'examples/mlp.onnxtxt'), '-o', model);
+  const { page, failures } = await openPage();
+  await page.getByTestId('open-file').setInputFiles(model);
+  const expected = command('print', model).toString('utf8');
+  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.deepEqual(await diagnosticTexts(page), []);
+  assert.deepEqual(failures, []);
+});
+
+test('an error typed shows at the LINE:COL of `onnxtxt check`, and goes when fixed', async () => {
+  const { page, failures } = await openPage();
+  const editor = page.getByTestId('editor');
+  const items = page.getByTestId('diagnostics').locator('li');
+  await page.getByTestId('open-file').setInputFiles(join(root, 'examples/mlp.onnxtxt'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+  assert.equal(await items.count(), 0);
+
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n  oops = Relu (');
+  // The page reads on past an error (as the language server does), so it
+  // may find more than the command: it finds each the command finds.
+  const found = checked(await editor.inputValue());
+  assert.ok(found.length > 0, 'the command finds the error');
+  await items.first().waitFor();
+  const texts = await diagnosticTexts(page);
+  const shown = (d) => `${d.span.line}:${d.span.column} ${d.level}: ${d.message} [${d.code}]`;
+  for (const d of found) assert.ok(texts.includes(shown(d)), `${shown(d)} not in\n${texts.join('\n')}`);
+  const expected = found[0];
+  const index = texts.indexOf(shown(expected));
+
+  // A click on it selects the place in the editor.
+  await items.nth(index).click();
+  const selected = await editor.evaluate((e) => e.selectionStart);
+  const text = await editor.inputValue();
+  const before = text.slice(0, selected).split('\n');
+  assert.deepEqual([before.length, before.at(-1).length + 1], [expected.span.line, expected.span.column]);
+
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  for (let i = 0; i < '\n  oops = Relu ('.length; i++) await page.keyboard.press('Backspace');
+  await items.first().waitFor({ state: 'detached' });
+  assert.deepEqual(checked(await editor.inputValue()), []);
+  assert.deepEqual(failures, []);
+});
+
+test('the downloaded binary is the bytes of `onnxtxt parse` of the text', async () => {
+  const { page, failures } = await openPage();
+  const editor = page.getByTestId('editor');
+  await editor.fill(readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8'));
+  await editor.click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('# typed in the page\n');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('download-binary').click(),
+  ]);
+  const saved = join(scratch, 'downloaded.onnx');
+  await download.saveAs(saved);
+  const source = join(scratch, 'typed.onnxtxt');
+  writeFileSync(source, await editor.inputValue());
+  assert.ok(readFileSync(saved).equals(command('parse', source)));
+  assert.deepEqual(failures, []);
+});
+
+test('the share link brings the same text back in a new page', async () => {
+  const { page, failures } = await openPage();
+  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8');
+  await page.getByTestId('editor').fill(text);
+  await page.getByTestId('share').click();
+  await page.waitForURL(/#text=/);
+  const shared = await openPage(page.url());
+  assert.equal(await shared.page.getByTestId('editor').inputValue(), text);
+  assert.deepEqual([...failures, ...shared.failures], []);
+});
