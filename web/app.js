@@ -32,7 +32,8 @@ function refresh() {
   clearTimeout(pending);
   pending = undefined;
   const text = editor.value;
-  const found = diagnostics(text);
+  // An empty editor waits for a model; it is not an error yet.
+  const found = text.trim() === '' ? [] : diagnostics(text);
   list.replaceChildren(
     ...found.map((d) => {
       const item = document.createElement('li');
@@ -50,6 +51,7 @@ function refresh() {
     }),
   );
   const errors = found.filter((d) => d.severity === 'error').length;
+  if (text.trim() === '') return show('paste a model, or open or drop one');
   show(errors ? `${errors} error(s)` : found.length ? `valid, ${found.length} warning(s)` : 'valid');
 }
 

@@ -102,9 +102,19 @@ test('an error typed shows at the LINE:COL of `onnxtxt check`, and goes when fix
   // may find more than the command: it finds each the command finds.
   const found = checked(await editor.inputValue());
   assert.ok(found.length > 0, 'the command finds the error');
-  await items.first().waitFor();
-  const texts = await diagnosticTexts(page);
   const shown = (d) => `${d.span.line}:${d.span.column} ${d.level}: ${d.message} [${d.code}]`;
+  // The diagnostics of the whole typed text, not of a keystroke before.
+  await page
+    .waitForFunction(
+      (wanted) => {
+        const texts = [...document.querySelectorAll('[data-testid="diagnostics"] li')].map((li) => li.textContent);
+        return wanted.every((w) => texts.includes(w));
+      },
+      found.map(shown),
+      { timeout: 5000 },
+    )
+    .catch(() => {});
+  const texts = await diagnosticTexts(page);
   for (const d of found) assert.ok(texts.includes(shown(d)), `${shown(d)} not in\n${texts.join('\n')}`);
   const expected = found[0];
   const index = texts.indexOf(shown(expected));
