@@ -32,6 +32,11 @@ function command(...args) {
   return execFileSync(onnxtxt, args, { maxBuffer: 1 << 30 });
 }
 
+// What the command writes for `text` on its standard input.
+function piped(text, ...args) {
+  return execFileSync(onnxtxt, args, { input: text, encoding: 'utf8', maxBuffer: 1 << 30 });
+}
+
 // The diagnostics `onnxtxt check` gives the text `text`, as JSON objects.
 function checked(text) {
   const file = join(scratch, 'checked.onnxtxt');
@@ -162,4 +167,33 @@ test('the share link brings the same text back in a new page', async () => {
   const shared = await openPage(page.url());
   assert.equal(await shared.page.getByTestId('editor').inputValue(), text);
   assert.deepEqual([...failures, ...shared.failures], []);
+});
+
+// examples/mlp.onnxtxt with its layout undone: one space a run of blanks.
+const misshapen = () => readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace(/[ \n]+/g, ' ').replace('classes. ', 'classes.\n');
+
+test('Format writes what `onnxtxt fmt` writes, comments kept', async () => {
+  const { page, failures } = await openPage();
+  const text = misshapen();
+  await page.getByTestId('editor').fill(text);
+  await page.getByTestId('format').click();
+  const expected = piped(text, 'fmt', '-');
+  assert.notEqual(expected, text);
+  assert.ok(expected.startsWith('# A two-layer perceptron'));
+  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.deepEqual(failures, []);
+});
+
+test('Canonical with --compat writes what `onnxtxt print --compat` writes', async () => {
+  const { page, failures } = await openPage();
+  const text = misshapen();
+  await page.getByTestId('editor').fill(text);
+  await page.getByTestId('compat').check();
+  await page.getByTestId('canonical').click();
+  const source = join(scratch, 'misshapen.onnxtxt');
+  writeFileSync(source, text);
+  const expected = command('print', '--compat', source).toString('utf8');
+  assert.notEqual(expected, piped(text, 'fmt', '-'));
+  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.deepEqual(failures, []);
 });
