@@ -1,11 +1,12 @@
 // The page: a <textarea> editor over the library in WebAssembly
 // (onnxtxt_web.js, made by build.sh from src/lib.rs). Everything runs in
 // the page; nothing is sent anywhere.
-import init, { diagnostics, fmt, is_text, parse, print } from './onnxtxt_web.js';
+import init, { Document, fmt, is_text, parse, print } from './onnxtxt_web.js';
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 const editor = $('editor');
 const list = $('diagnostics');
+const hover = $('hover');
 const status = $('status');
 const compat = $('compat');
 // The name downloads take, from the file opened last.
@@ -14,6 +15,9 @@ let stem = 'model';
 // Live diagnostics, a moment after the last keystroke.
 const DEBOUNCE_MS = 60;
 let pending;
+// The analysis of the editor's text as of the last refresh (once the
+// module is loaded).
+let analysed;
 
 function show(message) {
   status.textContent = message;
@@ -32,8 +36,10 @@ function refresh() {
   clearTimeout(pending);
   pending = undefined;
   const text = editor.value;
+  analysed?.document.free();
+  analysed = { text, document: new Document(text) };
   // An empty editor waits for a model; it is not an error yet.
-  const found = text.trim() === '' ? [] : diagnostics(text);
+  const found = text.trim() === '' ? [] : analysed.document.diagnostics();
   list.replaceChildren(
     ...found.map((d) => {
       const item = document.createElement('li');
@@ -50,9 +56,17 @@ function refresh() {
       return item;
     }),
   );
+  showHover();
   const errors = found.filter((d) => d.severity === 'error').length;
   if (text.trim() === '') return show('paste a model, or open or drop one');
   show(errors ? `${errors} error(s)` : found.length ? `valid, ${found.length} warning(s)` : 'valid');
+}
+
+// What is at the cursor (a value's type, an operator's signature), once
+// the text there has been analysed.
+function showHover() {
+  if (analysed?.text !== editor.value) return;
+  hover.textContent = analysed.document.hover(editor.selectionStart) ?? '';
 }
 
 function setText(text) {
@@ -117,6 +131,7 @@ editor.addEventListener('input', () => {
   clearTimeout(pending);
   pending = setTimeout(refresh, DEBOUNCE_MS);
 });
+for (const moved of ['click', 'keyup', 'select']) editor.addEventListener(moved, showHover);
 $('open-file').addEventListener('change', guarded(async (event) => {
   const [file] = event.target.files;
   if (file) await open(file);

@@ -65,14 +65,53 @@ fn js_error(error: &Error, text: Option<&str>) -> JsError {
     JsError::new(&lines.join("\n"))
 }
 
-/// Every problem of the model in `text`, in the order of the text: its
-/// syntax errors (the parser recovers from each), or, when it parses, what
-/// `onnxtxt check` finds. What the page shows as one types.
+/// One version of the editor's text, analysed once and then asked about:
+/// what the page shows as one types and moves the cursor.
 #[wasm_bindgen]
-pub fn diagnostics(text: &str) -> Vec<Diagnostic> {
-    (Analysis::new(text).diagnostics().iter())
-        .map(|problem| Diagnostic::new(problem.severity, &problem.diagnostic, text))
-        .collect()
+pub struct Document {
+    analysis: Analysis,
+}
+
+#[wasm_bindgen]
+impl Document {
+    /// Analyses `text`: parses it (recovering from each error) and checks
+    /// it when it parses.
+    #[wasm_bindgen(constructor)]
+    pub fn new(text: &str) -> Document {
+        Document {
+            analysis: Analysis::new(text),
+        }
+    }
+
+    /// Every problem, in the order of the text: the syntax errors, or, when
+    /// the text parses, what `onnxtxt check` finds.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let text = self.analysis.text();
+        (self.analysis.diagnostics().iter())
+            .map(|problem| Diagnostic::new(problem.severity, &problem.diagnostic, text))
+            .collect()
+    }
+
+    /// What is known of the item at the cursor (a value's type, an
+    /// operator's signature...) as Markdown, the cursor `at` counted in
+    /// UTF-16 units as JavaScript counts a string; `None` for nothing.
+    pub fn hover(&self, at: usize) -> Option<String> {
+        let offset = byte_offset(self.analysis.text(), at);
+        self.analysis.hover(offset).map(|(_, markdown)| markdown)
+    }
+}
+
+/// The byte offset in `text` of the UTF-16 offset `at` (the end of the
+/// text if past it).
+fn byte_offset(text: &str, at: usize) -> usize {
+    let mut units = 0;
+    for (offset, character) in text.char_indices() {
+        if units >= at {
+            return offset;
+        }
+        units += character.len_utf16();
+    }
+    text.len()
 }
 
 /// The binary encoding of the model in `text`, as `onnxtxt parse` writes

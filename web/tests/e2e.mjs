@@ -197,3 +197,36 @@ test('Canonical with --compat writes what `onnxtxt print --compat` writes', asyn
   assert.equal(await page.getByTestId('editor').inputValue(), expected);
   assert.deepEqual(failures, []);
 });
+
+test('the cursor on an operator shows its signature, on a value its inferred type', async () => {
+  const { page, failures } = await openPage();
+  const editor = page.getByTestId('editor');
+  const hover = page.getByTestId('hover');
+  const source = join(root, 'examples/mlp.onnxtxt');
+  const text = readFileSync(source, 'utf8');
+  await page.getByTestId('open-file').setInputFiles(source);
+  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes('= Relu (h)'));
+
+  // Moves the cursor with the keyboard to `column` (from 0) of `line`.
+  async function moveTo(column) {
+    await editor.click();
+    await page.keyboard.press('Control+Home');
+    for (let i = 0; i < line; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < column; i++) await page.keyboard.press('ArrowRight');
+  }
+
+  await moveTo(lines[line].indexOf('Relu') + 1);
+  const [signature] = command('ops', 'Relu', '--opset', '21').toString('utf8').split('\n');
+  await page.waitForFunction((s) => document.querySelector('[data-testid="hover"]').textContent.includes(s), signature);
+
+  // `h`'s type as `onnxtxt infer` writes it into the model: float[N,8].
+  await moveTo(lines[line].indexOf('(h)') + 1);
+  const inferred = command('infer', source).toString('utf8');
+  const [, type] = inferred.match(/(\S+\[[^\]]*\]) h,/);
+  await page.waitForFunction((t) => document.querySelector('[data-testid="hover"]').textContent.includes(t), type);
+  assert.ok(!(await hover.textContent()).includes(signature));
+  assert.deepEqual(failures, []);
+});
