@@ -66,7 +66,9 @@ function refresh() {
 // the text there has been analysed.
 function showHover() {
   if (analysed?.text !== editor.value) return;
-  hover.textContent = analysed.document.hover(editor.selectionStart) ?? '';
+  const markdown = analysed.document.hover(editor.selectionStart) ?? '';
+  // Shown as plain text: the code fences' lines dropped.
+  hover.textContent = markdown.replace(/^```\w*\n?/gm, '').trimEnd();
 }
 
 function setText(text) {
