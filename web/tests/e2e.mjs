@@ -160,7 +160,7 @@ test('the downloaded binary is the bytes of `onnxtxt parse` of the text', async 
 
 test('the share link brings the same text back in a new page', async () => {
   const { page, failures } = await openPage();
-  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8');
+  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace('# A', '# é, ∑, 🙂: a');
   await page.getByTestId('editor').fill(text);
   await page.getByTestId('share').click();
   await page.waitForURL(/#text=/);
@@ -202,8 +202,11 @@ test('the cursor on an operator shows its signature, on a value its inferred typ
   const { page, failures } = await openPage();
   const editor = page.getByTestId('editor');
   const hover = page.getByTestId('hover');
-  const source = join(root, 'examples/mlp.onnxtxt');
-  const text = readFileSync(source, 'utf8');
+  // Characters of 1, 2 and 4 bytes, and of 2 UTF-16 units, before the
+  // cursor: the page counts in UTF-16 units, the library in bytes.
+  const source = join(scratch, 'mlp-unicode.onnxtxt');
+  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace('# A', '# é, ∑, 🙂: a');
+  writeFileSync(source, text);
   await page.getByTestId('open-file').setInputFiles(source);
   await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
   const lines = text.split('\n');
@@ -219,6 +222,7 @@ test('the cursor on an operator shows its signature, on a value its inferred typ
   }
 
   await moveTo(lines[line].indexOf('Relu') + 1);
+  assert.ok(text.startsWith('# é, ∑, 🙂: a two-layer'));
   const [signature] = command('ops', 'Relu', '--opset', '21').toString('utf8').split('\n');
   await page.waitForFunction((s) => document.querySelector('[data-testid="hover"]').textContent.includes(s), signature);
 
