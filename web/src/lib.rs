@@ -48,7 +48,7 @@ impl Diagnostic {
 
 /// `error` as a JavaScript `Error`: each diagnostic as `LINE:COL: message`
 /// on a line of its own, located in `text` (`None`: a binary model, located
-/// by byte).
+/// as `byte N: IR path: message`, as the command locates it).
 fn js_error(error: &Error, text: Option<&str>) -> JsError {
     let lines: Vec<String> = (error.diagnostics().iter())
         .map(|diagnostic| {
@@ -58,7 +58,10 @@ fn js_error(error: &Error, text: Option<&str>) -> JsError {
                     let (line, column) = line_column(text, at);
                     format!("{line}:{column}: {}", diagnostic.message)
                 }
-                None => format!("byte {at}: {}", diagnostic.message),
+                None => match &diagnostic.path {
+                    Some(path) => format!("byte {at}: {path}: {}", diagnostic.message),
+                    None => format!("byte {at}: {}", diagnostic.message),
+                },
             }
         })
         .collect();

@@ -234,3 +234,33 @@ test('the cursor on an operator shows its signature, on a value its inferred typ
   assert.ok(!(await hover.textContent()).includes(signature));
   assert.deepEqual(failures, []);
 });
+
+test('a truncated binary model gives the error of `onnxtxt print`, the text kept', async () => {
+  const { page, failures } = await openPage();
+  const model = join(scratch, 'truncated.onnx');
+  writeFileSync(model, command('parse', join(root, 'examples/mlp.onnxtxt')).subarray(0, 60));
+  const run = spawnSync(onnxtxt, ['print', '--error-format', 'json', model], { encoding: 'utf8' });
+  const error = JSON.parse(run.stderr.split('\n').find((line) => line.startsWith('{')));
+  await page.getByTestId('editor').fill('kept');
+  await page.getByTestId('open-file').setInputFiles(model);
+  const status = page.getByTestId('status');
+  const expected = `byte ${error.span.start}: ${error.path}: ${error.message}`;
+  await page.waitForFunction((e) => document.querySelector('[data-testid="status"]').textContent === e, expected);
+  assert.equal(await status.textContent(), expected);
+  assert.equal(await page.getByTestId('editor').inputValue(), 'kept');
+  assert.deepEqual(failures, []);
+});
+
+test('the downloaded text is the editor\'s', async () => {
+  const { page, failures } = await openPage();
+  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace('# A', '# é, ∑, 🙂: a');
+  await page.getByTestId('editor').fill(text);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('download-text').click(),
+  ]);
+  const saved = join(scratch, 'downloaded.onnxtxt');
+  await download.saveAs(saved);
+  assert.equal(readFileSync(saved, 'utf8'), text);
+  assert.deepEqual(failures, []);
+});
