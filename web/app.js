@@ -1,7 +1,7 @@
 // The page: a <textarea> editor over the library in WebAssembly
 // (onnxtxt_web.js, made by build.sh from src/lib.rs). Everything runs in
 // the page; nothing is sent anywhere.
-import init, { Document, fmt, is_text, parse, print } from './onnxtxt_web.js';
+import init, { Document, fmt, infer, is_text, parse, print } from './onnxtxt_web.js';
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 const editor = $('editor');
@@ -152,6 +152,7 @@ editor.addEventListener('drop', guarded(async (event) => {
 $('format').addEventListener('click', guarded(() => setText(fmt(editor.value))));
 $('canonical').addEventListener('click', guarded(() =>
   setText(print(new TextEncoder().encode(editor.value), compat.checked))));
+$('infer').addEventListener('click', guarded(() => setText(infer(editor.value))));
 $('download-binary').addEventListener('click', guarded(() =>
   download(parse(editor.value), `${stem}.onnx`, 'application/octet-stream')));
 $('download-text').addEventListener('click', guarded(() =>

@@ -6,10 +6,13 @@
 //! thrown `Error` whose message starts with the `LINE:COL` of the problem.
 
 use onnxtxt::analysis::Analysis;
-use onnxtxt::check::check_text;
+use onnxtxt::check::{check_text, locate};
+use onnxtxt::infer::fill_value_info;
 use onnxtxt::proto::ModelProto;
 use onnxtxt::report::severity_name;
-use onnxtxt::{line_column, looks_like_text, Error, Parser, Printer, Severity};
+use onnxtxt::{
+    line_column, looks_like_text, parse_model_with_source_map, Parser, Printer, Severity,
+};
 use wasm_bindgen::prelude::*;
 
 /// One problem of a text, located: a syntax error or a `check` finding.
@@ -46,24 +49,28 @@ impl Diagnostic {
     }
 }
 
-/// `error` as a JavaScript `Error`: each diagnostic as `LINE:COL: message`
-/// on a line of its own, located in `text` (`None`: a binary model, located
-/// as `byte N: IR path: message`, as the command locates it).
-fn js_error(error: &Error, text: Option<&str>) -> JsError {
-    let lines: Vec<String> = (error.diagnostics().iter())
-        .map(|diagnostic| {
-            let at = diagnostic.span.start;
-            match text {
-                Some(text) => {
-                    let (line, column) = line_column(text, at);
-                    format!("{line}:{column}: {}", diagnostic.message)
-                }
-                None => match &diagnostic.path {
-                    Some(path) => format!("byte {at}: {path}: {}", diagnostic.message),
-                    None => format!("byte {at}: {}", diagnostic.message),
-                },
-            }
-        })
+/// `diagnostic` as `LINE:COL: message`, located in `text` (`None`: a
+/// binary model, located as `byte N: IR path: message`, as the command
+/// locates it).
+fn located(diagnostic: &onnxtxt::Diagnostic, text: Option<&str>) -> String {
+    let at = diagnostic.span.start;
+    match (text, &diagnostic.path) {
+        (Some(text), _) => {
+            let (line, column) = line_column(text, at);
+            format!("{line}:{column}: {}", diagnostic.message)
+        }
+        (None, Some(path)) => format!("byte {at}: {path}: {}", diagnostic.message),
+        (None, None) => format!("byte {at}: {}", diagnostic.message),
+    }
+}
+
+/// A JavaScript `Error` whose message is `diagnostics`, one a line.
+fn js_error<'a>(
+    diagnostics: impl IntoIterator<Item = &'a onnxtxt::Diagnostic>,
+    text: Option<&str>,
+) -> JsError {
+    let lines: Vec<String> = (diagnostics.into_iter())
+        .map(|diagnostic| located(diagnostic, text))
         .collect();
     JsError::new(&lines.join("\n"))
 }
@@ -125,7 +132,7 @@ pub fn parse(text: &str) -> Result<Vec<u8>, JsError> {
     Parser::new()
         .threads(false)
         .write_model(text, &mut bytes)
-        .map_err(|error| js_error(&error, Some(text)))?
+        .map_err(|error| js_error(error.diagnostics(), Some(text)))?
         .map_err(|error| JsError::new(&error.to_string()))?;
     Ok(bytes)
 }
@@ -140,13 +147,13 @@ pub fn print(data: &[u8], compat: bool) -> Result<String, JsError> {
         let text = std::str::from_utf8(data)
             .map_err(|error| JsError::new(&format!("the text is not UTF-8: {error}")))?;
         let model: ModelProto = (Parser::new().threads(false).parse(text))
-            .map_err(|error| js_error(&error, Some(text)))?;
+            .map_err(|error| js_error(error.diagnostics(), Some(text)))?;
         return Ok(printer.print(&model).text);
     }
     let mut text = Vec::with_capacity(data.len().saturating_mul(4));
     printer
         .write_binary_model(data, &mut text)
-        .map_err(|error| js_error(&error, None))?
+        .map_err(|error| js_error(error.diagnostics(), None))?
         .map_err(|error| JsError::new(&error.to_string()))?;
     String::from_utf8(text).map_err(|error| JsError::new(&error.to_string()))
 }
@@ -155,10 +162,29 @@ pub fn print(data: &[u8], compat: bool) -> Result<String, JsError> {
 /// errors.
 #[wasm_bindgen]
 pub fn check(text: &str) -> Result<Vec<Diagnostic>, JsError> {
-    let (_, findings) = check_text(text).map_err(|error| js_error(&error, Some(text)))?;
+    let (_, findings) =
+        check_text(text).map_err(|error| js_error(error.diagnostics(), Some(text)))?;
     Ok((findings.iter())
         .map(|finding| Diagnostic::new(finding.severity, &finding.diagnostic, text))
         .collect())
+}
+
+/// The model in `text` with the inferred types of its values, in the
+/// canonical style, as `onnxtxt infer` writes it; throws the syntax errors,
+/// or the errors inference finds.
+#[wasm_bindgen]
+pub fn infer(text: &str) -> Result<String, JsError> {
+    let (mut model, map) = parse_model_with_source_map(text)
+        .map_err(|error| js_error(error.diagnostics(), Some(text)))?;
+    let mut findings = fill_value_info(&mut model, Default::default());
+    locate(&map, &mut findings);
+    let errors = (findings.iter())
+        .filter(|finding| finding.severity == Severity::Error)
+        .map(|finding| &finding.diagnostic);
+    if errors.clone().next().is_some() {
+        return Err(js_error(errors, Some(text)));
+    }
+    Ok(Printer::new().threads(false).print(&model).text)
 }
 
 /// Whether `data` is a model's text rather than its binary encoding (as
@@ -172,5 +198,5 @@ pub fn is_text(data: &[u8]) -> bool {
 /// writes it; throws its syntax errors.
 #[wasm_bindgen]
 pub fn fmt(text: &str) -> Result<String, JsError> {
-    onnxtxt::format(text).map_err(|error| js_error(&error, Some(text)))
+    onnxtxt::format(text).map_err(|error| js_error(error.diagnostics(), Some(text)))
 }

@@ -264,3 +264,14 @@ test('the downloaded text is the editor\'s', async () => {
   assert.equal(readFileSync(saved, 'utf8'), text);
   assert.deepEqual(failures, []);
 });
+
+test('Infer writes what `onnxtxt infer` writes', async () => {
+  const { page, failures } = await openPage();
+  const source = join(root, 'examples/mlp.onnxtxt');
+  await page.getByTestId('editor').fill(readFileSync(source, 'utf8'));
+  await page.getByTestId('infer').click();
+  const expected = command('infer', source).toString('utf8');
+  assert.notEqual(expected, command('print', source).toString('utf8'));
+  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.deepEqual(failures, []);
+});
