@@ -6,7 +6,7 @@
 //! thrown `Error` whose message starts with the `LINE:COL` of the problem.
 
 use onnxtxt::analysis::Analysis;
-use onnxtxt::check::{check_text, locate};
+use onnxtxt::check::locate;
 use onnxtxt::infer::fill_value_info;
 use onnxtxt::proto::ModelProto;
 use onnxtxt::report::severity_name;
@@ -94,7 +94,7 @@ impl Document {
     }
 
     /// Every problem, in the order of the text: the syntax errors, or, when
-    /// the text parses, what `onnxtxt check` finds.
+    /// the text parses, what `onnxtxt check` finds (the page's check).
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let text = self.analysis.text();
         (self.analysis.diagnostics().iter())
@@ -156,17 +156,6 @@ pub fn print(data: &[u8], compat: bool) -> Result<String, JsError> {
         .map_err(|error| js_error(error.diagnostics(), None))?
         .map_err(|error| JsError::new(&error.to_string()))?;
     String::from_utf8(text).map_err(|error| JsError::new(&error.to_string()))
-}
-
-/// What `onnxtxt check` finds in the model in `text`; throws its syntax
-/// errors.
-#[wasm_bindgen]
-pub fn check(text: &str) -> Result<Vec<Diagnostic>, JsError> {
-    let (_, findings) =
-        check_text(text).map_err(|error| js_error(error.diagnostics(), Some(text)))?;
-    Ok((findings.iter())
-        .map(|finding| Diagnostic::new(finding.severity, &finding.diagnostic, text))
-        .collect())
 }
 
 /// The model in `text` with the inferred types of its values, in the
