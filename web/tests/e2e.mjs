@@ -80,13 +80,32 @@ async function openPage(url = `${origin}/`) {
 
 const diagnosticTexts = (page) => page.getByTestId('diagnostics').locator('li').allTextContents();
 
+const MLP = join(root, 'examples/mlp.onnxtxt');
+const mlpText = () => readFileSync(MLP, 'utf8');
+// examples/mlp.onnxtxt with characters of 2, 3 and 4 bytes (the last of 2
+// UTF-16 units) in its first comment.
+const unicodeMlp = () => mlpText().replace('# A', '# é, ∑, 🙂: a');
+
+// Opens `file` through the page's file input, once its text is shown.
+async function openFile(page, file) {
+  await page.getByTestId('open-file').setInputFiles(file);
+  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+}
+
+// Clicks the button `testid` and saves what it downloads as `name`.
+async function downloaded(page, testid, name) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()]);
+  const saved = join(scratch, name);
+  await download.saveAs(saved);
+  return readFileSync(saved);
+}
+
 test('a binary model opened shows its text as `onnxtxt print` writes it', async () => {
   const model = join(scratch, 'mlp.onnx');
-  command('parse', join(root, 'examples/mlp.onnxtxt'), '-o', model);
+  command('parse', MLP, '-o', model);
   const { page, failures } = await openPage();
-  await page.getByTestId('open-file').setInputFiles(model);
+  await openFile(page, model);
   const expected = command('print', model).toString('utf8');
-  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
   assert.equal(await page.getByTestId('editor').inputValue(), expected);
   assert.deepEqual(await diagnosticTexts(page), []);
   assert.deepEqual(failures, []);
@@ -96,8 +115,7 @@ test('an error typed shows at the LINE:COL of `onnxtxt check`, and goes when fix
   const { page, failures } = await openPage();
   const editor = page.getByTestId('editor');
   const items = page.getByTestId('diagnostics').locator('li');
-  await page.getByTestId('open-file').setInputFiles(join(root, 'examples/mlp.onnxtxt'));
-  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+  await openFile(page, MLP);
   assert.equal(await items.count(), 0);
 
   await editor.click();
@@ -142,25 +160,20 @@ test('an error typed shows at the LINE:COL of `onnxtxt check`, and goes when fix
 test('the downloaded binary is the bytes of `onnxtxt parse` of the text', async () => {
   const { page, failures } = await openPage();
   const editor = page.getByTestId('editor');
-  await editor.fill(readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8'));
+  await editor.fill(mlpText());
   await editor.click();
   await page.keyboard.press('Control+Home');
   await page.keyboard.type('# typed in the page\n');
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByTestId('download-binary').click(),
-  ]);
-  const saved = join(scratch, 'downloaded.onnx');
-  await download.saveAs(saved);
+  const bytes = await downloaded(page, 'download-binary', 'downloaded.onnx');
   const source = join(scratch, 'typed.onnxtxt');
   writeFileSync(source, await editor.inputValue());
-  assert.ok(readFileSync(saved).equals(command('parse', source)));
+  assert.ok(bytes.equals(command('parse', source)));
   assert.deepEqual(failures, []);
 });
 
 test('the share link brings the same text back in a new page', async () => {
   const { page, failures } = await openPage();
-  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace('# A', '# é, ∑, 🙂: a');
+  const text = unicodeMlp();
   await page.getByTestId('editor').fill(text);
   await page.getByTestId('share').click();
   await page.waitForURL(/#text=/);
@@ -170,7 +183,7 @@ test('the share link brings the same text back in a new page', async () => {
 });
 
 // examples/mlp.onnxtxt with its layout undone: one space a run of blanks.
-const misshapen = () => readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace(/[ \n]+/g, ' ').replace('classes. ', 'classes.\n');
+const misshapen = () => mlpText().replace(/[ \n]+/g, ' ').replace('classes. ', 'classes.\n');
 
 test('Format writes what `onnxtxt fmt` writes, comments kept', async () => {
   const { page, failures } = await openPage();
@@ -205,10 +218,9 @@ test('the cursor on an operator shows its signature, on a value its inferred typ
   // Characters of 1, 2 and 4 bytes, and of 2 UTF-16 units, before the
   // cursor: the page counts in UTF-16 units, the library in bytes.
   const source = join(scratch, 'mlp-unicode.onnxtxt');
-  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace('# A', '# é, ∑, 🙂: a');
+  const text = unicodeMlp();
   writeFileSync(source, text);
-  await page.getByTestId('open-file').setInputFiles(source);
-  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+  await openFile(page, source);
   const lines = text.split('\n');
   const line = lines.findIndex((l) => l.includes('= Relu (h)'));
 
@@ -238,7 +250,7 @@ test('the cursor on an operator shows its signature, on a value its inferred typ
 test('a truncated binary model gives the error of `onnxtxt print`, the text kept', async () => {
   const { page, failures } = await openPage();
   const model = join(scratch, 'truncated.onnx');
-  writeFileSync(model, command('parse', join(root, 'examples/mlp.onnxtxt')).subarray(0, 60));
+  writeFileSync(model, command('parse', MLP).subarray(0, 60));
   const run = spawnSync(onnxtxt, ['print', '--error-format', 'json', model], { encoding: 'utf8' });
   const error = JSON.parse(run.stderr.split('\n').find((line) => line.startsWith('{')));
   await page.getByTestId('editor').fill('kept');
@@ -253,21 +265,16 @@ test('a truncated binary model gives the error of `onnxtxt print`, the text kept
 
 test('the downloaded text is the editor\'s', async () => {
   const { page, failures } = await openPage();
-  const text = readFileSync(join(root, 'examples/mlp.onnxtxt'), 'utf8').replace('# A', '# é, ∑, 🙂: a');
+  const text = unicodeMlp();
   await page.getByTestId('editor').fill(text);
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByTestId('download-text').click(),
-  ]);
-  const saved = join(scratch, 'downloaded.onnxtxt');
-  await download.saveAs(saved);
-  assert.equal(readFileSync(saved, 'utf8'), text);
+  const bytes = await downloaded(page, 'download-text', 'downloaded.onnxtxt');
+  assert.equal(bytes.toString('utf8'), text);
   assert.deepEqual(failures, []);
 });
 
 test('Infer writes what `onnxtxt infer` writes', async () => {
   const { page, failures } = await openPage();
-  const source = join(root, 'examples/mlp.onnxtxt');
+  const source = MLP;
   await page.getByTestId('editor').fill(readFileSync(source, 'utf8'));
   await page.getByTestId('infer').click();
   const expected = command('infer', source).toString('utf8');
