@@ -282,3 +282,19 @@ test('Infer writes what `onnxtxt infer` writes', async () => {
   assert.equal(await page.getByTestId('editor').inputValue(), expected);
   assert.deepEqual(failures, []);
 });
+
+test('a binary model dropped on the editor shows its text', async () => {
+  const model = join(scratch, 'dropped.onnx');
+  command('parse', MLP, '-o', model);
+  const { page, failures } = await openPage();
+  // A drop as the browser delivers one: a DataTransfer holding the file.
+  const transfer = await page.evaluateHandle((bytes) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([new Uint8Array(bytes)], 'dropped.onnx'));
+    return transfer;
+  }, [...readFileSync(model)]);
+  await page.getByTestId('editor').dispatchEvent('drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+  assert.equal(await page.getByTestId('editor').inputValue(), command('print', model).toString('utf8'));
+  assert.deepEqual(failures, []);
+});
