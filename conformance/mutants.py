@@ -381,13 +381,14 @@ def node_lines(lines, label):
     """The lines (from 1) of the node labelled `label`: its first line, and
     those after it that are indented more (its attributes and subgraphs),
     up to the `> (inputs)` that closes a list of attributes on lines of
-    their own."""
+    their own, or the `}` that closes a tensor written over several lines
+    (`}, next: ... > (inputs)`)."""
     first = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f"[{label}]"))
     indent = len(lines[first]) - len(lines[first].lstrip())
     last = first + 1
     while last < len(lines):
         depth = len(lines[last]) - len(lines[last].lstrip())
-        if depth < indent or depth == indent and not lines[last].lstrip().startswith(">"):
+        if depth < indent or depth == indent and not lines[last].lstrip().startswith((">", "}")):
             break
         last += 1
     return range(first + 1, last + 1)

@@ -8,7 +8,6 @@
 //! when one does or does not parse, 2 for usage and I/O errors.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use onnxtxt::check::Finding;
 use onnxtxt::testcase::{TestCase, TextKind};
@@ -184,18 +183,16 @@ fn check_one(path: &Path, format: ErrorFormat, deny_warnings: bool) -> Result<()
     show_findings(&loaded.name, text, findings, format, deny_warnings)
 }
 
-/// The most findings one run of the command shows (all its models
-/// together): each model's summary counts them all, and says how many were
-/// not shown, so that a model with a million mistakes does not print a
-/// million diagnostics.
+/// The most findings shown for one model: its summary counts them all,
+/// and says how many were not shown, so that a model with a million
+/// mistakes does not print a million diagnostics. Per model, not per run:
+/// a tool checking many models in one run (as the conformance scripts do)
+/// gets each model's findings.
 pub(crate) const MAX_FINDINGS_SHOWN: usize = 1000;
 
-/// How many findings this run has shown so far.
-static FINDINGS_SHOWN: AtomicUsize = AtomicUsize::new(0);
-
 /// Shows `findings` about the model read from `name` (located in its
-/// `text`, for text input), as many as [`MAX_FINDINGS_SHOWN`] leaves room
-/// for, then a summary; fails (with the summary as its message) when one
+/// `text`, for text input), the first [`MAX_FINDINGS_SHOWN`] of them,
+/// then a summary; fails (with the summary as its message) when one
 /// is an error, or a warning and `deny_warnings`.
 pub(crate) fn show_findings(
     name: &str,
@@ -210,16 +207,14 @@ pub(crate) fn show_findings(
     if let Some(map) = text.and_then(source_map) {
         onnxtxt::check::locate(&map, &mut findings);
     }
-    let shown = show_capped(&Reporter::new(format, name, text), &findings);
+    let reporter = Reporter::new(format, name, text);
+    let shown = show_capped(&reporter, &findings, MAX_FINDINGS_SHOWN);
     summarize(name, &findings, shown, format, deny_warnings)
 }
 
-/// Shows as many of `findings` as [`MAX_FINDINGS_SHOWN`] leaves room for
-/// in this run; gives how many it showed.
-fn show_capped(reporter: &Reporter<'_>, findings: &[Finding]) -> usize {
-    let room = MAX_FINDINGS_SHOWN.saturating_sub(FINDINGS_SHOWN.load(Ordering::Relaxed));
+/// Shows the first `room` of `findings`; gives how many it showed.
+fn show_capped(reporter: &Reporter<'_>, findings: &[Finding], room: usize) -> usize {
     let shown = findings.len().min(room);
-    FINDINGS_SHOWN.fetch_add(shown, Ordering::Relaxed);
     for finding in &findings[..shown] {
         reporter.show(finding.severity, &finding.diagnostic, &finding.summary);
     }
@@ -276,9 +271,14 @@ pub(crate) fn show_case_findings(
     if let Some(map) = text.and_then(source_map) {
         onnxtxt::check::locate(&map, &mut findings);
     }
-    let mut shown = show_capped(&Reporter::new(format, name, text), &findings);
+    let mut shown = show_capped(
+        &Reporter::new(format, name, text),
+        &findings,
+        MAX_FINDINGS_SHOWN,
+    );
     let data_findings = test_case.check();
-    shown += show_capped(&Reporter::new(format, name, None), &data_findings);
+    let room = MAX_FINDINGS_SHOWN - shown;
+    shown += show_capped(&Reporter::new(format, name, None), &data_findings, room);
     findings.extend(data_findings);
     summarize(name, &findings, shown, format, deny_warnings)
 }
