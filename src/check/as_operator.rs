@@ -9,7 +9,9 @@
 //! - `operator_body_types`: the body inferred ([`crate::infer`]) for every
 //!   combination of the types the operator's constraints allow its inputs,
 //!   one finding per combination that fails: the first node whose
-//!   inference fails, or an output whose type is not the operator's.
+//!   inference fails, or an output whose type is not the operator's. A
+//!   model's bodies are inferred up to a budget (a warning says how many
+//!   combinations were when it runs out).
 //!
 //! The specs do not forbid a local function to differ from an operator of
 //! the same name, so these are warnings; they are errors only when the
@@ -43,16 +45,30 @@ use super::Severity;
 const SIGNATURE: &str = "onnxtxt::check::operator_signature";
 const BODY_TYPES: &str = "onnxtxt::check::operator_body_types";
 
+/// How much body one model's check infers at most, in encoded bytes of
+/// the bodies, over all their type combinations (`OneHot` allows 1,936):
+/// about a second of inference in a debug build. Past it the rest are not inferred, and a
+/// warning says how many were.
+const INFERENCE_BUDGET: usize = 4 << 20;
+
 /// The pass: warnings about each function of a standard domain named after
 /// one of its operators.
 pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
+    let mut budget = INFERENCE_BUDGET;
     let functions = model.proto.functions.iter().enumerate();
     for (index, function) in functions.filter(|(_, f)| !is_headless(f)) {
         let domain = function.domain.as_deref().unwrap_or("");
         let name = function.name.as_deref().unwrap_or("");
         if let Some(schema) = schema_for(model.proto, function, domain, name) {
             let path = format!("functions[{index}]");
-            check_function(function, schema, &path, Severity::Warning, findings);
+            check_function(
+                function,
+                schema,
+                &path,
+                Severity::Warning,
+                findings,
+                &mut budget,
+            );
         }
     }
 }
@@ -107,7 +123,14 @@ pub fn check_model_as_operator(model: &ModelProto, operator: &str) -> Result<Vec
         })
         .collect();
     let mut own = Findings::default();
-    check_function(function, schema, &path, Severity::Error, &mut own);
+    check_function(
+        function,
+        schema,
+        &path,
+        Severity::Error,
+        &mut own,
+        &mut INFERENCE_BUDGET.clone(),
+    );
     findings.extend(own.in_model_order());
     Ok(findings)
 }
@@ -172,18 +195,27 @@ pub fn check_function_against(
     severity: Severity,
 ) -> Vec<Finding> {
     let mut findings = Findings::default();
-    check_function(function, schema, "", severity, &mut findings);
+    check_function(
+        function,
+        schema,
+        "",
+        severity,
+        &mut findings,
+        &mut INFERENCE_BUDGET.clone(),
+    );
     findings.in_model_order()
 }
 
 /// Adds to `findings`, at `severity`, what [`check_function_against`]
-/// finds of `function`, at IR path `path` of the model.
+/// finds of `function`, at IR path `path` of the model, inferring no more
+/// than `budget` (bytes of body) and taking from it what it infers.
 fn check_function(
     function: &FunctionProto,
     schema: &'static Schema,
     path: &str,
     severity: Severity,
     findings: &mut Findings,
+    budget: &mut usize,
 ) {
     let subject = function_subject(function, path).trim_start().to_string();
     let help = format!(
@@ -201,7 +233,7 @@ fn check_function(
     compare_parameters("output", &function.output, schema.outputs(), &mut differ);
     compare_attributes(function, schema, &mut differ);
     if function.input.len() == schema.inputs().len() {
-        check_body_types(function, schema, path, &subject, severity, findings);
+        check_body_types(function, schema, path, &subject, severity, findings, budget);
     }
 }
 
@@ -300,7 +332,8 @@ fn same_value(a: &AttributeProto, b: &AttributeProto) -> bool {
 }
 
 /// The body inferred for each combination of the types the constraints of
-/// the schema's inputs allow; reports the first failure of each.
+/// the schema's inputs allow, as far as `budget` goes; reports the first
+/// failure of each.
 fn check_body_types(
     function: &FunctionProto,
     schema: &'static Schema,
@@ -308,8 +341,25 @@ fn check_body_types(
     subject: &str,
     severity: Severity,
     findings: &mut Findings,
+    budget: &mut usize,
 ) {
-    for binding in input_bindings(schema) {
+    let bindings = input_bindings(schema);
+    let cost = prost::Message::encoded_len(function).max(1);
+    let affordable = (*budget / cost).min(bindings.len());
+    *budget -= affordable * cost;
+    if affordable < bindings.len() {
+        findings.push(
+            Severity::Warning,
+            BODY_TYPES,
+            subject,
+            path,
+            format!(
+                "the body is inferred for {affordable} of the {} type combinations the operator allows: the rest would take too long",
+                bindings.len()
+            ),
+        );
+    }
+    for binding in bindings.into_iter().take(affordable) {
         let resolve = |p: &Parameter| {
             binding
                 .iter()
