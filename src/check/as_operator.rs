@@ -366,11 +366,14 @@ fn check_body_types(
                 .find(|(name, _)| *name == p.type_str())
                 .map_or(p.type_str(), |(_, ty)| ty)
         };
-        let with = binding
-            .iter()
-            .map(|(name, ty)| format!("{name} = {ty}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let with = match &binding[..] {
+            [] => "its types".to_string(),
+            binding => binding
+                .iter()
+                .map(|(name, ty)| format!("{name} = {ty}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
         let inputs: Vec<Type> = schema
             .inputs()
             .iter()
