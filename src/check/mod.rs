@@ -41,8 +41,10 @@
 //! | `operators` | operators, their attributes and their inputs and outputs (`attributes`, `arity`) |
 //! | `attributes` | a function's declared attribute parameters |
 //! | `inference` | types and shapes (`crate::infer`), then convolutions and poolings (`windows`) |
+//! | `as_operator` | a function named after a standard operator, against its schema |
 
 mod arity;
+mod as_operator;
 mod attributes;
 pub(crate) mod findings;
 mod header;
@@ -53,6 +55,7 @@ mod scope;
 mod tensors;
 mod windows;
 
+pub use as_operator::{check_function_against, check_model_as_operator};
 pub use findings::{Finding, Related, Severity};
 
 use crate::error::{Error, Label};
@@ -76,6 +79,7 @@ const PASSES: &[Pass] = &[
     operators::check,
     attributes::check_parameters,
     inference::check,
+    as_operator::check,
 ];
 
 /// Checks `model` and returns its findings, errors and warnings, in the

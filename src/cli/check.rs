@@ -90,6 +90,10 @@ Errors:
   missing_shape, initializer_not_input
       a main graph input or output without a shape (its rank); with
       `ir_version` 3 or less, an initializer that is not a graph input
+  operator_signature, operator_body_types (with --as-operator)
+      the function --as-operator names differs from the operator's schema
+      (inputs, outputs, attributes, defaults), or its body fails type
+      inference for a combination of types the operator allows
 
 Warnings:
   unused_value, unused_initializer
@@ -105,6 +109,9 @@ Warnings:
   opset_beyond_known
       an operator set imported at a version newer than onnxtxt knows (its
       nodes are not checked beyond it)
+  operator_signature, operator_body_types
+      a function of a standard domain named after one of its operators
+      that differs from it (see the errors of --as-operator)
 
 Type and shape inference (errors, code onnxtxt::infer::...; where
 onnx.checker's strict inference fails too):
@@ -139,6 +146,11 @@ pub(crate) struct CheckArgs {
     /// Fail (exit status 1) on warnings too, as on errors: for CI jobs.
     #[arg(long)]
     pub(crate) deny_warnings: bool,
+    /// Check the model's function of this name (or its only function)
+    /// against the standard operator `DOMAIN.NAME` (`ai.onnx.Gelu`), its
+    /// differences as errors.
+    #[arg(long, value_name = "DOMAIN.NAME")]
+    pub(crate) as_operator: Option<String>,
 }
 
 impl CheckArgs {
@@ -153,7 +165,13 @@ impl CheckArgs {
         };
         let mut code = 0;
         for path in files {
-            if let Err(failure) = check_one(path, format, self.deny_warnings) {
+            let checked = check_one(
+                path,
+                format,
+                self.deny_warnings,
+                self.as_operator.as_deref(),
+            );
+            if let Err(failure) = checked {
                 code = code.max(failure.code());
                 failure.report(format);
             }
@@ -165,20 +183,36 @@ impl CheckArgs {
     }
 }
 
-fn check_one(path: &Path, format: ErrorFormat, deny_warnings: bool) -> Result<(), Failure> {
+fn check_one(
+    path: &Path,
+    format: ErrorFormat,
+    deny_warnings: bool,
+    as_operator: Option<&str>,
+) -> Result<(), Failure> {
+    let not_for_cases = || Failure::Io("--as-operator checks a model, not a test case".into());
     if path.is_dir() {
+        if as_operator.is_some() {
+            return Err(not_for_cases());
+        }
         let test_case = super::case::read_case_dir(path)?;
         let name = path.display().to_string();
         return show_case_findings(&name, "", &test_case, format, deny_warnings);
     }
     let input = read_input(Some(path))?;
     if super::case::text_kind(&input) == TextKind::Case {
+        if as_operator.is_some() {
+            return Err(not_for_cases());
+        }
         let (name, text) = input.into_text()?;
         let test_case = super::case::parse_case(&name, &text)?;
         return show_case_findings(&name, &text, &test_case, format, deny_warnings);
     }
     let loaded = load_model(input)?;
-    let findings = onnxtxt::check_model(&loaded.model);
+    let findings = match as_operator {
+        Some(operator) => onnxtxt::check::check_model_as_operator(&loaded.model, operator)
+            .map_err(|why| Failure::Io(format!("{}: {why}", loaded.name)))?,
+        None => onnxtxt::check_model(&loaded.model),
+    };
     let text = loaded.text.as_deref();
     show_findings(&loaded.name, text, findings, format, deny_warnings)
 }
