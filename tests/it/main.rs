@@ -20,6 +20,8 @@ mod diagnostics;
 #[cfg(feature = "cli")]
 mod diff_cli;
 #[cfg(feature = "cli")]
+mod docs;
+#[cfg(feature = "cli")]
 mod elide;
 mod examples;
 #[cfg(feature = "cli")]

@@ -1,0 +1,48 @@
+//! The commands the documentation shows, run: every ```` ```console ```` block
+//! of `README.md` and `docs/*.md` is a `trycmd` case. Each `$ ` line is run
+//! from the repository's root, `onnxtxt` being the command this build made,
+//! and what it writes (standard output, then standard error) must be the
+//! lines under it; a line `...` stands for any lines, `[..]` for the rest of
+//! a line, and `? failed` (or `? 2`) after the command expects it to fail.
+//! Blocks that are not to be run are ```` ```text ````. `TRYCMD=overwrite
+//! cargo test --test it docs::` writes what the commands print into the
+//! blocks, to review. Only `onnxtxt` runs: no pipes, no other programs, and
+//! nothing written to files.
+
+use crate::support;
+
+#[test]
+fn every_console_block_of_the_documentation_runs() {
+    trycmd::TestCases::new()
+        .register_bin(
+            "onnxtxt",
+            std::path::PathBuf::from(env!("CARGO_BIN_EXE_onnxtxt")),
+        )
+        .env("NO_COLOR", "1")
+        .case("README.md")
+        .case("docs/*.md");
+}
+
+/// The README's first block gives a newcomer two commands: the first runs
+/// the command on a shipped example (as `cargo run --` runs the binary
+/// this test runs), the second is the test suite this test is part of.
+#[test]
+fn the_readme_starts_with_two_commands_that_work() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let first_block: Vec<&str> = readme
+        .split("```")
+        .nth(1)
+        .expect("the README has a code block")
+        .lines()
+        .skip(1)
+        .map(|line| line.split('#').next().unwrap().trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(
+        first_block,
+        ["cargo run -- print examples/mlp.onnxtxt", "cargo test"]
+    );
+    let run = support::run(&["print", "examples/mlp.onnxtxt"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.text().contains("mlp (float[N,4] x)"), "{run:?}");
+}
