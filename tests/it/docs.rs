@@ -46,3 +46,19 @@ fn the_readme_starts_with_two_commands_that_work() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.text().contains("mlp (float[N,4] x)"), "{run:?}");
 }
+
+/// The git setup the README's tour shows is the start of the one
+/// docs/reviews.md shows, which `git_textconv` runs in a real repository.
+#[test]
+fn the_readmes_git_setup_is_the_tested_one() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let block = readme
+        .split("```text\n")
+        .map(|rest| rest.split("```").next().unwrap())
+        .find(|block| block.contains("diff.onnx.textconv"))
+        .expect("the README shows the git setup");
+    assert!(
+        crate::git_textconv::documented_setup().starts_with(block),
+        "the README's git setup is not the start of docs/reviews.md's:\n{block}"
+    );
+}

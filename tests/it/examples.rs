@@ -3,7 +3,7 @@
 //! `check` findings (neither errors nor warnings), round-trips
 //! (`roundtrip::model_round_trips`: print, parse back, same bytes), is already in
 //! the canonical style (`onnxtxt::format` leaves it as it is, comments
-//! included), and is listed in the README. That the reference parser and
+//! included), and is listed in docs/syntax.md. That the reference parser and
 //! checker accept them is `conformance/examples.py`'s job.
 
 use std::path::{Path, PathBuf};
@@ -74,13 +74,13 @@ fn examples_are_canonical() {
 }
 
 #[test]
-fn examples_are_listed_in_the_readme() {
-    let readme = include_str!("../../README.md");
+fn examples_are_listed_in_the_syntax_page() {
+    let page = include_str!("../../docs/syntax.md");
     for (path, _) in examples() {
         let listed = format!("`examples/{}`", name(&path));
         assert!(
-            readme.contains(&listed),
-            "README.md does not mention {listed}"
+            page.contains(&listed),
+            "docs/syntax.md does not mention {listed}"
         );
     }
 }

@@ -1,5 +1,5 @@
 //! `onnxtxt print` as a git textconv driver, set up by running the shell
-//! block of the README's "Reviewing models with git" section as it is written
+//! block of docs/reviews.md's "Git" section as it is written
 //! (with the built `onnxtxt` first on `PATH`) in a temporary repository: a
 //! binary model is committed, changed (a node and an attribute), and
 //! `git diff`, `git log -p` and `git show --textconv` must show its text;
@@ -18,20 +18,21 @@ use tempfile::TempDir;
 const MLP: &str = include_str!("../../examples/mlp.onnxtxt");
 const ONNXTXT: &str = env!("CARGO_BIN_EXE_onnxtxt");
 
-/// The first `sh` block of the README's "Reviewing models with git"
-/// section.
-pub(crate) fn readme_setup() -> &'static str {
-    let readme = include_str!("../../README.md");
-    let section = readme
-        .split("\n## Reviewing models with git\n")
+/// The first code block of the "Git" section of docs/reviews.md (a
+/// ```` ```text ```` block, which the documentation's own test leaves to
+/// this one).
+pub(crate) fn documented_setup() -> &'static str {
+    let page = include_str!("../../docs/reviews.md");
+    let section = page
+        .split("\n## Git\n")
         .nth(1)
-        .expect("README.md has a \"Reviewing models with git\" section");
+        .expect("docs/reviews.md has a \"Git\" section");
     let section = section.split("\n## ").next().unwrap();
     section
-        .split("```sh\n")
+        .split("```text\n")
         .nth(1)
         .and_then(|block| block.split("```").next())
-        .expect("the section has a ```sh block")
+        .expect("the section has a ```text block")
 }
 
 /// A temporary git repository (`repo/` in a temporary home).
@@ -130,12 +131,12 @@ pub(crate) fn assert_lines(output: &str, lines: &[&str]) {
     }
 }
 
-/// A repository set up as the README says, with `examples/mlp.onnxtxt`
+/// A repository set up as docs/reviews.md says, with `examples/mlp.onnxtxt`
 /// committed as `model.onnx`.
 fn repo_with_the_perceptron() -> Repo {
     let repo = Repo::new();
     let mut setup = repo.command("sh");
-    setup.args(["-e", "-c", readme_setup()]);
+    setup.args(["-e", "-c", documented_setup()]);
     Repo::run(setup);
     repo.write_model(MLP);
     repo.git(&["add", "."]);
@@ -171,7 +172,7 @@ fn git_shows_model_changes_as_text() {
     let log = repo.git(&["log", "-p"]);
     assert_lines(&log, &changes);
     assert_lines(&log, &["+  [layer1] h = Gemm (x, w1, b1)"]);
-    // `cachetextconv` kept the text where the README says.
+    // `cachetextconv` kept the text where docs/reviews.md says.
     repo.git(&[
         "rev-parse",
         "--verify",
@@ -228,9 +229,9 @@ fn a_changed_weight_is_one_line_under_its_tensor() {
 }
 
 #[test]
-fn readme_setup_names_the_driver() {
+fn documented_setup_names_the_driver() {
     assert_lines(
-        readme_setup(),
+        documented_setup(),
         &[
             "echo '*.onnx diff=onnx' >> .gitattributes",
             "git config diff.onnx.textconv \"onnxtxt print --textconv\"",

@@ -252,7 +252,7 @@ fn a_replaced_file_keeps_its_owner_group_and_mode() {
     assert_eq!(formatted.permissions().mode() & 0o7777, 0o604);
 }
 
-/// The README says so: a replaced file is a new file, and its other hard
+/// docs/command-line.md says so: a replaced file is a new file, and its other hard
 /// links keep the old contents.
 #[test]
 fn a_replaced_file_leaves_its_other_hard_links_as_they_were() {

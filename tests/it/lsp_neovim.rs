@@ -1,4 +1,4 @@
-//! `onnxtxt lsp` in a real Neovim, configured as the README says: headless,
+//! `onnxtxt lsp` in a real Neovim, configured as docs/editors.md says: headless,
 //! `tests/neovim/e2e.lua` opens an example with a mistake, waits for the
 //! diagnostics, asks for hover and definition, renames, fixes the mistake,
 //! formats, and writes what it got; this test compares that with its
@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 /// How long Neovim may take in all before the test fails.
 const PATIENCE: Duration = Duration::from_secs(120);
 
-/// The README's configuration for Neovim 0.7 to 0.10: the first Lua block
-/// after the line that introduces it.
-fn readme_configuration() -> String {
-    let readme = include_str!("../../README.md");
-    let section = &readme[readme
+/// docs/editors.md's configuration for Neovim 0.7 to 0.10: the first Lua
+/// block after the line that introduces it.
+fn documented_configuration() -> String {
+    let page = include_str!("../../docs/editors.md");
+    let section = &page[page
         .find("\nNeovim 0.7 to 0.10")
-        .expect("the README's Neovim 0.7 section")..];
+        .expect("docs/editors.md's Neovim 0.7 section")..];
     let block = &section[section.find("```lua\n").expect("its Lua block") + "```lua\n".len()..];
     block[..block.find("```").expect("the block's end")].to_owned()
 }
@@ -51,10 +51,10 @@ fn neovim_end_to_end() {
     );
     assert_ne!(model, example);
     std::fs::write(dir.path().join("model.onnxtxt"), model).unwrap();
-    std::fs::write(dir.path().join("init.lua"), readme_configuration()).unwrap();
+    std::fs::write(dir.path().join("init.lua"), documented_configuration()).unwrap();
     let out = dir.path().join("report.txt");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/e2e.lua");
-    // The README runs `onnxtxt`: the one just built comes first on PATH.
+    // docs/editors.md runs `onnxtxt`: the one just built comes first on PATH.
     let binary_dir = Path::new(env!("CARGO_BIN_EXE_onnxtxt")).parent().unwrap();
     let path = std::env::join_paths(std::iter::once(binary_dir.to_owned()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),

@@ -307,18 +307,18 @@ fn git_diff_shows_a_changed_case_as_text() {
     if reference_python().is_none() {
         return;
     }
-    use crate::git_textconv::{assert_lines, have_git, readme_setup, Repo};
+    use crate::git_textconv::{assert_lines, documented_setup, have_git, Repo};
     if !have_git() {
         return;
     }
     let repo = Repo::new();
     let mut setup = repo.command("sh");
-    setup.args(["-e", "-c", readme_setup()]);
+    setup.args(["-e", "-c", documented_setup()]);
     Repo::run(setup);
     python(&repo.path(), CASE);
     repo.git(&["add", "."]);
     repo.git(&["commit", "--quiet", "-m", "a case"]);
-    // A new input, and the output that goes with it, as the README's
+    // A new input, and the output that goes with it, as docs/test-cases.md's
     // example changes them.
     let change = "import numpy as np\nfrom onnx import numpy_helper as h\n\
                   for name, v in [('input_0', [-1, 0.5, 2]), ('output_0', [0, 0.5, 2])]:\n    \
