@@ -42,7 +42,7 @@
 use arbitrary::{Result, Unstructured};
 
 mod config;
-pub mod ops;
+pub mod inference_models;
 mod valid;
 
 pub use config::{
