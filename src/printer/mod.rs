@@ -23,12 +23,12 @@
 //! (the "image" of the value), then put every field where the image differs
 //! from the IR into the annotation of the smallest construct that owns it.
 
-mod annot;
+mod annotation;
+pub(crate) mod annotation_values;
 mod comments;
 mod data;
 mod graph;
 mod model;
-pub(crate) mod schema;
 mod tensor;
 mod types;
 mod writer;
