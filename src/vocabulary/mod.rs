@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `words.rs` | element and attribute type names, type keywords, bare names |
 //! | `headers.rs` | the reference's model and function header keys |
-//! | `annotations.rs` | the annotation keys of every construct and nested message |
+//! | `annotation_keys.rs` | the annotation keys of every construct and nested message |
 
 mod annotation_keys;
 mod headers;
