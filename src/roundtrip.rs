@@ -418,7 +418,7 @@ pub fn binary_round_trips(bytes: &[u8]) -> Check {
 /// ```
 /// let bytes = onnxtxt::smith::seeded_bytes(5, 3000);
 /// let mut u = arbitrary::Unstructured::new(&bytes);
-/// let model = onnxtxt::smith::ops::operator_model(&mut u).unwrap();
+/// let model = onnxtxt::smith::inference_models::operator_model(&mut u).unwrap();
 /// onnxtxt::roundtrip::inference_is_consistent(&model).unwrap();
 /// ```
 pub fn inference_is_consistent(model: &ModelProto) -> Check {
@@ -496,7 +496,7 @@ pub enum Target {
     StructuredModel,
     /// UTF-8 text through [`fmt_is_idempotent`].
     FmtIdempotent,
-    /// Bytes through [`crate::smith::ops::operator_model`], then
+    /// Bytes through [`crate::smith::inference_models::operator_model`], then
     /// [`inference_is_consistent`].
     Infer,
 }
@@ -538,7 +538,7 @@ impl Target {
             Target::FmtIdempotent => std::str::from_utf8(data).map_or(Ok(()), fmt_is_idempotent),
             Target::Infer => {
                 let mut u = arbitrary::Unstructured::new(data);
-                match crate::smith::ops::operator_model(&mut u) {
+                match crate::smith::inference_models::operator_model(&mut u) {
                     Ok(model) => inference_is_consistent(&model),
                     Err(_) => Ok(()),
                 }

@@ -13,9 +13,9 @@ use onnxtxt::check::Finding;
 use onnxtxt::testcase::{TestCase, TextKind};
 use onnxtxt::{Severity, SourceMap};
 
+use super::diagnostic_output::{show_message, ErrorFormat, Reporter};
 use super::input::read_input;
 use super::io::{load_model, Failure};
-use super::report::{show_message, ErrorFormat, Reporter};
 
 /// What `onnxtxt check --help` says: every check, by the last part of its
 /// code (`onnxtxt::check::CODE`), so that the list and the checks can be

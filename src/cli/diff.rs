@@ -13,9 +13,9 @@ use onnxtxt::diff::{
     diff_models, structural_diff, Change, DiffOptions, Hunk, LineKind, DEFAULT_CONTEXT,
 };
 
+use super::diagnostic_output::ErrorFormat;
 use super::input::Input;
 use super::io::{load_model, write_output, Failure};
-use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt diff`.
 #[derive(Debug, clap::Args)]

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::diff::{diff_texts, DEFAULT_CONTEXT};
 
+use super::diagnostic_output::ErrorFormat;
 use super::diff::{write_diff, ColorArg};
 use super::input::read_input;
 use super::io::{invalid_text, write_output, Failure};
-use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt fmt`.
 #[derive(Debug, clap::Args)]

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use prost::Message;
 
 use super::check::show_findings;
+use super::diagnostic_output::ErrorFormat;
 use super::input::read_input;
 use super::io::{load_model, write_output, Failure, Loaded};
-use super::report::ErrorFormat;
 
 /// What `infer` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -3,6 +3,7 @@
 
 mod case;
 mod check;
+mod diagnostic_output;
 mod diff;
 mod fmt;
 mod infer;
@@ -14,7 +15,6 @@ mod ops;
 mod parse;
 mod print;
 mod progress;
-mod report;
 mod shrink;
 mod smith;
 
@@ -23,8 +23,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use onnxtxt::Severity;
 
+use diagnostic_output::{show_message, ErrorFormat, Reporter};
 pub(crate) use io::Failure;
-use report::{show_message, ErrorFormat, Reporter};
 
 /// Parse and print the ONNX textual syntax.
 #[derive(Debug, Parser)]

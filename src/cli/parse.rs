@@ -14,12 +14,12 @@ use onnxtxt::{Diagnostic, MAX_MESSAGE_DEPTH};
 use onnxtxt::testcase::TextKind;
 
 use super::case;
+use super::diagnostic_output::ErrorFormat;
 use super::input::read_input;
 use super::io::{
     directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
 };
 use super::progress::Progress;
-use super::report::ErrorFormat;
 
 /// Arguments of `onnxtxt parse`.
 #[derive(Debug, clap::Args)]

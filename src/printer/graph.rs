@@ -16,8 +16,8 @@
 
 use std::borrow::Cow;
 
-use super::annot::{self, Place};
-use super::schema::{set_fields, Ann, Entries, Field, UNSET};
+use super::annotation::{self, Place};
+use super::annotation_values::{set_fields, Ann, Entries, Field, UNSET};
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
 use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
@@ -107,7 +107,7 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
         quantization_annotation,
         metadata_props
     );
-    annot::annotation(
+    annotation::annotation(
         s,
         &entries,
         if place == GraphPlace::Top {
@@ -219,7 +219,7 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
         metadata_props,
         device_configurations
     );
-    annot::annotation(s, &entries, Place::Line);
+    annotation::annotation(s, &entries, Place::Line);
 
     if let Some(label) = &n.name {
         s.text("[");
@@ -455,7 +455,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
             }
         }
     }
-    annot::annotation(s, &entries, Place::Inline);
+    annotation::annotation(s, &entries, Place::Inline);
 
     let name = a.name.as_deref().unwrap_or("");
     if quotable_name {

@@ -7,10 +7,11 @@
 //! * `writer.rs`: the sink every byte goes through. It owns indentation,
 //!   quoting, string escapes, number formatting, the list layouts and the
 //!   IR path used in reports.
-//! * `schema.rs`: the annotation key scheme (one key per proto field) as a
-//!   table shared with the parser's `apply_*` functions, and the printing
-//!   side of it (`schema::Ann` values built from IR fields).
-//! * `annot.rs`: writing `@<key: value, ...>` annotations.
+//! * `annotation_values.rs`: the annotation key scheme (one key per proto
+//!   field) as a table shared with the parser's `apply_*` functions, and the
+//!   printing side of it (`annotation_values::Ann` values built from IR
+//!   fields).
+//! * `annotation.rs`: writing `@<key: value, ...>` annotations.
 //! * `comments.rs`: source comments carried through by `onnxtxt fmt`.
 //! * `types.rs`: types and value infos (what the type syntax can say, and the
 //!   `type` annotation for what it cannot).
@@ -23,12 +24,12 @@
 //! (the "image" of the value), then put every field where the image differs
 //! from the IR into the annotation of the smallest construct that owns it.
 
-mod annot;
+mod annotation;
+pub(crate) mod annotation_values;
 mod comments;
 mod data;
 mod graph;
 mod model;
-pub(crate) mod schema;
 mod tensor;
 mod types;
 mod writer;

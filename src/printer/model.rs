@@ -9,12 +9,12 @@
 //! form cannot hold (an opset import or metadata entry with a missing
 //! field) is written as a list of messages.
 
-use super::annot::value_of;
-use super::graph::{self, GraphPlace, Listed};
-use super::schema::{
+use super::annotation::value_of;
+use super::annotation_values::{
     metadata_pairs, metadata_props_are_pairs, opset_pairs, opsets_are_pairs, set_fields, Ann,
     AnnMessage, Entries, UNSET,
 };
+use super::graph::{self, GraphPlace, Listed};
 use super::types;
 use super::writer::{ListLayout, Sink};
 use crate::proto::{

@@ -10,8 +10,8 @@
 //! `doc_string`, `metadata_props`, and `name: unset` for an initializer
 //! without a name.
 
-use super::annot::{self, Place};
-use super::schema::{set_fields, Ann, Field, UNSET};
+use super::annotation::{self, Place};
+use super::annotation_values::{set_fields, Ann, Field, UNSET};
 use super::writer::{name_needs_quotes, PrintedFloat, Sink, VALUES_PER_LINE};
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
@@ -185,7 +185,7 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
         set_fields!(entries, t, external_data, data_location);
     }
     set_fields!(entries, t, doc_string, metadata_props);
-    annot::annotation(s, &entries, Place::Inline);
+    annotation::annotation(s, &entries, Place::Inline);
 
     s.text(type_name.unwrap_or("float"));
     if !t.dims.is_empty() {

@@ -7,8 +7,8 @@
 //! owns the type. Dimension and type denotations travel that way, e.g.
 //! `@<type: {denotation: "IMAGE"}> float[N] x`.
 
-use super::annot::{self, Place};
-use super::schema::{set_fields, type_diff, Ann, Entries, UNSET};
+use super::annotation::{self, Place};
+use super::annotation_values::{set_fields, type_diff, Ann, Entries, UNSET};
 use super::writer::{is_qualified, Sink};
 use crate::proto::tensor_proto::DataType;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
@@ -246,7 +246,7 @@ pub(crate) fn value_info(s: &mut Sink<'_>, vi: &ValueInfoProto) {
     }
     let image = type_entry(vi.r#type.as_ref(), &mut entries, "type");
     set_fields!(entries, vi, doc_string, metadata_props);
-    annot::annotation(s, &entries, Place::Inline);
+    annotation::annotation(s, &entries, Place::Inline);
     if let Some(image) = &image {
         print_type(s, image);
         s.text(" ");

@@ -1,7 +1,7 @@
 //! The keys of the reference's model and function headers, in the order
 //! the printer writes them. Any other key in those headers is an
 //! annotation key of the model or function (an extension, see
-//! `annotations.rs`), which `--compat` leaves out.
+//! `annotation_keys.rs`), which `--compat` leaves out.
 
 /// The keys of a model header `<...>` that the reference syntax has.
 pub(crate) const MODEL_HEADER_KEYS: [&str; 8] = [

@@ -5,12 +5,12 @@
 //! |---|---|
 //! | `words.rs` | element and attribute type names, type keywords, bare names |
 //! | `headers.rs` | the reference's model and function header keys |
-//! | `annotations.rs` | the annotation keys of every construct and nested message |
+//! | `annotation_keys.rs` | the annotation keys of every construct and nested message |
 
-mod annotations;
+mod annotation_keys;
 mod headers;
 mod words;
 
-pub(crate) use annotations::{construct_table, message_table};
+pub(crate) use annotation_keys::{construct_table, message_table};
 pub(crate) use headers::{FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS};
 pub(crate) use words::*;

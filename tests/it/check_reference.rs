@@ -13,6 +13,8 @@ use std::process::{Command, Stdio};
 use onnxtxt::check::{check_text, Severity};
 use prost::Message as _;
 
+use crate::support::reference_python;
+
 /// A graph whose lines are `lines`, with the issue's inputs and output.
 fn graph(lines: &[&str]) -> String {
     format!(
@@ -43,29 +45,32 @@ const WRONG: [(&str, &str); 5] = [
 
 /// The reference checker's verdict on `text` (parsed by the reference
 /// parser): `Ok` when it accepts the model, its message when it does not.
-fn reference_check(text: &str) -> Result<(), String> {
+fn reference_check(python: &Path, text: &str) -> Result<(), String> {
     let script = "import sys, onnx, onnx.parser\n\
                   m = onnx.parser.parse_model(sys.stdin.read())\n\
                   try:\n    onnx.checker.check_model(m, full_check=True)\n\
                   except Exception as e:\n    print(e)\n    sys.exit(3)\n";
-    python(&["-c", script], text.as_bytes())
+    run_python(python, &["-c", script], text.as_bytes())
 }
 
 /// onnxruntime's verdict on `text` as onnxtxt parses it (loaded, and run
 /// on zeros, by conformance/runtime_verdict.py): `Ok` when it runs the
 /// model, its message when it does not.
-fn runtime_verdict(text: &str) -> Result<(), String> {
+fn runtime_verdict(python: &Path, text: &str) -> Result<(), String> {
     let model = onnxtxt::parse_model(text).expect("parses");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/runtime_verdict.py");
-    python(&[script.to_str().unwrap(), "-"], &model.encode_to_vec())
+    run_python(
+        python,
+        &[script.to_str().unwrap(), "-"],
+        &model.encode_to_vec(),
+    )
 }
 
-/// Runs the venv's python with `args` on `stdin`: `Ok` when it exits 0,
-/// what it printed when it exits 3 (a refusal); anything else is a failure
-/// of the script.
-fn python(args: &[&str], stdin: &[u8]) -> Result<(), String> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    let mut child = Command::new(&python)
+/// Runs the reference's `python` with `args` on `stdin`: `Ok` when it exits
+/// 0, what it printed when it exits 3 (a refusal); anything else is a
+/// failure of the script.
+fn run_python(python: &Path, args: &[&str], stdin: &[u8]) -> Result<(), String> {
+    let mut child = Command::new(python)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -97,9 +102,12 @@ fn errors_by_line(text: &str) -> Vec<(String, usize)> {
 #[test]
 #[ignore = "needs the reference (conformance/setup.sh); run by conformance/run.sh"]
 fn every_mistake_of_the_issue_is_reported_at_once_and_is_one() {
+    let Some(python) = reference_python() else {
+        return;
+    };
     // Written right, both accept it.
     let right = graph(&RIGHT);
-    reference_check(&right).unwrap();
+    reference_check(&python, &right).unwrap();
     assert_eq!(errors_by_line(&right), []);
 
     // The node on line 3 + i.
@@ -118,7 +126,7 @@ fn every_mistake_of_the_issue_is_reported_at_once_and_is_one() {
         lines[node] = line;
         let text = graph(&lines);
         assert!(
-            reference_check(&text).is_err(),
+            reference_check(&python, &text).is_err(),
             "onnx.checker accepts\n{text}"
         );
         assert_eq!(errors_by_line(&text), [(code.to_string(), line_of(node))]);
@@ -264,10 +272,14 @@ const MISTAKES: &[Mistake] = &[
 #[test]
 #[ignore = "needs onnxruntime (conformance/setup.sh); run by conformance/run.sh"]
 fn what_onnxruntime_refuses_for_the_spec_is_an_error_at_its_line() {
+    let Some(python) = reference_python() else {
+        return;
+    };
     for mistake in MISTAKES {
         let right = mistake.right;
         assert_eq!(errors_by_line(right), [], "{right}");
-        runtime_verdict(right).unwrap_or_else(|e| panic!("onnxruntime refuses\n{right}\n{e}"));
+        runtime_verdict(&python, right)
+            .unwrap_or_else(|e| panic!("onnxruntime refuses\n{right}\n{e}"));
         let mut lines: Vec<&str> = right.lines().collect();
         lines[mistake.line - 1] = mistake.wrong;
         let wrong = lines.join("\n") + "\n";
@@ -276,38 +288,41 @@ fn what_onnxruntime_refuses_for_the_spec_is_an_error_at_its_line() {
             [(mistake.code.to_string(), mistake.at)],
             "{wrong}"
         );
-        let refusal = runtime_verdict(&wrong).expect_err(&wrong);
+        let refusal = runtime_verdict(&python, &wrong).expect_err(&wrong);
         assert!(
             refusal.contains(mistake.runtime_says),
             "{wrong}\nonnxruntime: {refusal}"
         );
         // onnx.checker lets each through: that is why they were missed.
         if mistake.code != "tensor_size" {
-            assert_eq!(reference_check(&wrong), Ok(()), "{wrong}");
+            assert_eq!(reference_check(&python, &wrong), Ok(()), "{wrong}");
         }
     }
 }
 
 /// The reference checker's verdict on `model`, as bytes.
-fn checker_verdict(model: &onnxtxt::proto::ModelProto) -> Result<(), String> {
+fn checker_verdict(python: &Path, model: &onnxtxt::proto::ModelProto) -> Result<(), String> {
     let script = "import sys, onnx\n\
                   m = onnx.load_from_string(sys.stdin.buffer.read())\n\
                   try:\n    onnx.checker.check_model(m, full_check=True)\n\
                   except Exception as e:\n    print(e)\n    sys.exit(3)\n";
-    python(&["-c", script], &model.encode_to_vec())
+    run_python(python, &["-c", script], &model.encode_to_vec())
 }
 
 #[test]
 #[ignore = "needs the reference (conformance/setup.sh); run by conformance/run.sh"]
 fn onnx_checker_rejects_every_model_of_the_conditions_table() {
     use crate::check_checker::{model_of, BASE, CONDITIONS};
-    checker_verdict(&onnxtxt::parse_model(BASE).unwrap()).unwrap();
+    let Some(python) = reference_python() else {
+        return;
+    };
+    checker_verdict(&python, &onnxtxt::parse_model(BASE).unwrap()).unwrap();
     for condition in CONDITIONS {
         let Some(model) = model_of(&condition.proof) else {
             continue;
         };
         let says = condition.says;
-        let refusal = checker_verdict(&model).expect_err(says);
+        let refusal = checker_verdict(&python, &model).expect_err(says);
         assert!(!refusal.is_empty(), "{says}");
     }
 }

@@ -5,11 +5,14 @@
 //! snapshot.
 //!
 //! Needs `nvim` on `PATH` (`.ci/run` installs Debian's); without it the
-//! test says so and passes, except under CI (`CI` set), where it fails.
+//! test is skipped, saying so, except under CI (`CI` set), where it fails
+//! ([`tool_available`]).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::support::tool_available;
 
 /// How long Neovim may take in all before the test fails.
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -33,14 +36,34 @@ fn nvim_available() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Without `nvim` the test above is skipped, saying so, and under CI it
+/// fails: run by this test binary with an empty `PATH`.
+#[test]
+fn without_nvim_the_test_says_it_is_skipped_or_fails_under_ci() {
+    let run_without_nvim = |ci: Option<&str>| {
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command
+            .args(["--exact", "lsp_neovim::neovim_end_to_end", "--nocapture"])
+            .env("PATH", "")
+            .env_remove("CI");
+        if let Some(ci) = ci {
+            command.env("CI", ci);
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.success(), stderr)
+    };
+    let (passed, stderr) = run_without_nvim(None);
+    assert!(passed, "{stderr}");
+    assert!(stderr.contains("skipped: no nvim on PATH"), "{stderr}");
+    let (passed, stderr) = run_without_nvim(Some("true"));
+    assert!(!passed, "{stderr}");
+    assert!(stderr.contains("nvim on PATH is missing"), "{stderr}");
+}
+
 #[test]
 fn neovim_end_to_end() {
-    if !nvim_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "nvim is missing: .ci/run installs it"
-        );
-        eprintln!("skipped: no nvim on PATH");
+    if !tool_available(nvim_available(), "nvim on PATH", ".ci/run installs it") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

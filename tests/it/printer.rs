@@ -5,6 +5,8 @@ use onnxtxt::proto::*;
 use onnxtxt::{parse_model, to_text, Printer};
 use prost::Message;
 
+use crate::support::reference_python;
+
 fn snapshot(name: &str, text: &str) {
     insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!(name, text);
@@ -448,22 +450,24 @@ fn every_construct_round_trips() {
 }
 
 /// Runs the reference parser (onnx 1.23.2 in `.venv`) on `text`; `None`
-/// when it is not installed.
+/// when it is not installed ([`reference_python`]).
 fn reference_parses(text: &str) -> Option<Result<(), String>> {
-    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if !python.exists() {
-        return None;
-    }
+    let python = reference_python()?;
     let script = "import sys, onnx.parser\ntry:\n    onnx.parser.parse_model(sys.stdin.read())\nexcept Exception as e:\n    print(e)\n    sys.exit(1)\n";
     let mut child = std::process::Command::new(python)
         .args(["-c", script])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
-        .ok()?;
+        .expect("the reference's python starts");
     use std::io::Write;
-    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
     Some(if out.status.success() {
         Ok(())
     } else {

@@ -127,17 +127,21 @@ pub fn trim_lines(text: &str) -> String {
 /// the test.
 pub fn reference_python() -> Option<PathBuf> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if python.exists() {
-        return Some(python);
+    let name = python.display().to_string();
+    tool_available(python.exists(), &name, "run conformance/setup.sh").then_some(python)
+}
+
+/// Whether `tool`, which a test needs, was `found`. When it was not, the
+/// test is skipped outside CI, with a line saying so, and fails under CI
+/// (`CI` set), where every test must run; `setup` says how to get it.
+pub fn tool_available(found: bool, tool: &str, setup: &str) -> bool {
+    if found {
+        return true;
     }
     assert!(
         std::env::var_os("CI").is_none(),
-        "{} is missing (run conformance/setup.sh)",
-        python.display()
+        "{tool} is missing ({setup})"
     );
-    eprintln!(
-        "skipped: no {} (run conformance/setup.sh)",
-        python.display()
-    );
-    None
+    eprintln!("skipped: no {tool} ({setup})");
+    false
 }

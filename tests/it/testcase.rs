@@ -9,10 +9,9 @@ use std::process::Command;
 use crate::support::{arg, reference_python, run, run_stdin, Run};
 use crate::testcase_conformance::files_under;
 
-/// Runs `script` with the reference venv's Python in `dir`; its stdout.
-fn python(dir: &Path, script: &str) -> String {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    let out = Command::new(&python)
+/// Runs `script` with the reference venv's `python` in `dir`; its stdout.
+fn run_python(python: &Path, dir: &Path, script: &str) -> String {
+    let out = Command::new(python)
         .args(["-c", script])
         .current_dir(dir)
         .output()
@@ -51,11 +50,11 @@ print(" ".join(files))
 
 #[test]
 fn data_files_written_by_onnx_round_trip_through_text() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
-    let names = python(dir.path(), DATA_FILES);
+    let names = run_python(&python, dir.path(), DATA_FILES);
     for name in names.split_whitespace() {
         let file = dir.path().join(format!("{name}.pb"));
         let printed = run(&["print", arg(&file)]);
@@ -107,9 +106,9 @@ fn data_files_written_by_onnx_round_trip_through_text() {
 
 #[test]
 fn a_tensor_written_in_text_is_the_tensor_onnx_reads() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.pb");
     let parsed = run_stdin(
@@ -117,7 +116,8 @@ fn a_tensor_written_in_text_is_the_tensor_onnx_reads() {
         b"float[2,2] t = {1,2,3,4}\n",
     );
     assert_eq!(parsed.code, 0, "{parsed:?}");
-    let read = python(
+    let read = run_python(
+        &python,
         dir.path(),
         "import onnx\nfrom onnx import numpy_helper as h\n\
          t = onnx.load_tensor('t.pb')\nprint(t.name, h.to_array(t).tolist())",
@@ -155,19 +155,19 @@ for i, size in enumerate([2, 3]):
 "#;
 
 /// A temporary directory holding [`CASE`] as `case/`, and that path.
-fn written_case() -> (tempfile::TempDir, PathBuf) {
+fn written_case(python: &Path) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    python(dir.path(), CASE);
+    run_python(python, dir.path(), CASE);
     let case = dir.path().join("case");
     (dir, case)
 }
 
 #[test]
 fn a_case_directory_round_trips_through_one_text() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
-    let (dir, case) = written_case();
+    };
+    let (dir, case) = written_case(&python);
     let text = dir.path().join("case.onnxtxt");
     let printed = run(&["print", arg(&case), "-o", arg(&text)]);
     assert_eq!(printed.code, 0, "{printed:?}");
@@ -191,10 +191,10 @@ fn a_case_directory_round_trips_through_one_text() {
 
 #[test]
 fn bad_cases_are_refused_naming_the_file_and_nothing_is_written() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
-    let (dir, case) = written_case();
+    };
+    let (dir, case) = written_case(&python);
     let out = dir.path().join("out.onnxtxt");
     let refused = |path: &Path, says: &str| {
         fails_saying(&run(&["print", arg(path), "-o", arg(&out)]), says);
@@ -238,22 +238,21 @@ fn bad_cases_are_refused_naming_the_file_and_nothing_is_written() {
 
 #[test]
 fn check_refuses_data_of_another_type_as_onnxruntime_does() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
-    let (dir, case) = written_case();
+    };
+    let (dir, case) = written_case(&python);
     // input_0 of data set 0 as int64 instead of float.
     let wrong = "import numpy as np\nfrom onnx import numpy_helper as h\n\
                  open('case/test_data_set_0/input_0.pb', 'wb').write(\
                  h.from_array(np.array([1, 2], np.int64), 'x').SerializeToString())";
-    python(dir.path(), wrong);
+    run_python(&python, dir.path(), wrong);
     fails_saying(
         &run(&["check", arg(&case)]),
         "test_data_set_0/input_0.pb: element type int64, the graph declares float",
     );
     // onnxruntime refuses to run the model on that input, for that reason.
-    let refused = python(
-        dir.path(),
+    let refused = run_python(&python, dir.path(),
         "import onnx, onnxruntime as ort\n\
          from onnx import numpy_helper as h\n\
          s = ort.InferenceSession('case/model.onnx', providers=['CPUExecutionProvider'])\n\
@@ -285,10 +284,10 @@ fn fails_saying(run: &Run, says: &str) {
 
 #[test]
 fn compat_refuses_what_the_reference_syntax_cannot_hold() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
-    let (_dir, case) = written_case();
+    };
+    let (_dir, case) = written_case(&python);
     for path in [case.clone(), case.join("test_data_set_0/input_1.pb")] {
         let printed = run(&["print", "--compat", arg(&path)]);
         assert_eq!(printed.code, 1, "{printed:?}");
@@ -304,9 +303,9 @@ fn compat_refuses_what_the_reference_syntax_cannot_hold() {
 
 #[test]
 fn git_diff_shows_a_changed_case_as_text() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
+    };
     use crate::git_textconv::{assert_lines, documented_setup, have_git, Repo};
     if !have_git() {
         return;
@@ -315,7 +314,7 @@ fn git_diff_shows_a_changed_case_as_text() {
     let mut setup = repo.command("sh");
     setup.args(["-e", "-c", documented_setup()]);
     Repo::run(setup);
-    python(&repo.path(), CASE);
+    run_python(&python, &repo.path(), CASE);
     repo.git(&["add", "."]);
     repo.git(&["commit", "--quiet", "-m", "a case"]);
     // A new input, and the output that goes with it, as docs/test-cases.md's
@@ -324,7 +323,7 @@ fn git_diff_shows_a_changed_case_as_text() {
                   for name, v in [('input_0', [-1, 0.5, 2]), ('output_0', [0, 0.5, 2])]:\n    \
                   m = h.from_array(np.array(v, np.float32), 'x' if name == 'input_0' else 'y')\n    \
                   open(f'case/test_data_set_1/{name}.pb', 'wb').write(m.SerializeToString())";
-    python(&repo.path(), change);
+    run_python(&python, &repo.path(), change);
     assert_lines(
         &repo.git(&["diff"]),
         &[
@@ -338,10 +337,10 @@ fn git_diff_shows_a_changed_case_as_text() {
 
 #[test]
 fn diff_and_fmt_work_on_test_cases() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
-    let (dir, case) = written_case();
+    };
+    let (dir, case) = written_case(&python);
     let text = run(&["print", arg(&case)]).text().to_owned();
     let old_line = "input x: @<raw: true> float[3] x = {-1.0, 0.0, 1.0}";
     assert!(text.contains(old_line), "{text}");
@@ -390,10 +389,10 @@ fn diff_and_fmt_work_on_test_cases() {
 
 #[test]
 fn an_empty_data_set_keeps_its_directory() {
-    if reference_python().is_none() {
+    let Some(python) = reference_python() else {
         return;
-    }
-    let (dir, case) = written_case();
+    };
+    let (dir, case) = written_case(&python);
     std::fs::create_dir(case.join("test_data_set_2")).unwrap();
     let text = run(&["print", arg(&case)]);
     assert!(

@@ -47,7 +47,7 @@ pub(crate) const UNSET: Ann<'static> = Ann::Ident("unset");
 /// the name of a proto field).
 macro_rules! set_fields {
     ($entries:expr, $message:expr, $($field:ident),+ $(,)?) => {
-        $(if let Some(value) = $crate::printer::schema::Field::ann(&$message.$field) {
+        $(if let Some(value) = $crate::printer::annotation_values::Field::ann(&$message.$field) {
             $entries.push((stringify!($field), value));
         })+
     };

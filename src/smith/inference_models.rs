@@ -34,7 +34,7 @@ const LOCAL: &str = "local";
 /// ```
 /// let bytes = onnxtxt::smith::seeded_bytes(7, 2000);
 /// let mut u = arbitrary::Unstructured::new(&bytes);
-/// let model = onnxtxt::smith::ops::operator_model(&mut u).unwrap();
+/// let model = onnxtxt::smith::inference_models::operator_model(&mut u).unwrap();
 /// assert!(model.graph.is_some());
 /// ```
 pub fn operator_model(u: &mut Unstructured<'_>) -> Result<ModelProto> {

@@ -3,7 +3,7 @@
 //! An annotation is written only when it has entries. In compat mode it is
 //! never written: each of its keys is reported as dropped instead.
 
-use super::schema::{Ann, Entries};
+use super::annotation_values::{Ann, Entries};
 use super::writer::{PrintedFloat, Sink};
 use super::{graph, tensor};
 

@@ -1,6 +1,6 @@
 //! The annotation keys: one per proto field, named as the field. Two
 //! tables, each a macro that calls back with every message and its keys,
-//! so that the printer (`printer/schema.rs`) and the parser
+//! so that the printer (`printer/annotation_values.rs`) and the parser
 //! (`parser/annotation.rs`) derive their sides from the same list.
 
 /// Lists every nested message that annotations spell out field by field,

@@ -1,11 +1,14 @@
 //! Random models, for fuzzing ONNX consumers and onnxtxt itself.
 //!
-//! Two generators share the module. [`valid_model`] makes models that
+//! Three generators share the module. [`valid_model`] makes models that
 //! `onnx.checker.check_model(m, full_check=True)` accepts, within a
 //! [`Config`] (opsets, operators, element types, sizes): the models a
 //! runtime, converter or optimizer needs to be fuzzed past its input
-//! validation, as wasm-smith does for wasm. The rest of this page is about
-//! the other, IR-random one, which serves onnxtxt's own round trips.
+//! validation, as wasm-smith does for wasm.
+//! [`inference_models::operator_model`] makes models of the registry's
+//! operators, close to valid, for fuzzing onnxtxt's inference. The rest of
+//! this page is about the third, IR-random one, which serves onnxtxt's own
+//! round trips.
 //!
 //! [`arbitrary_model`] turns the bytes of an [`arbitrary::Unstructured`] into
 //! a [`ModelProto`]; [`model_from_seed`] does the same from a `u64` seed.
@@ -42,7 +45,7 @@
 use arbitrary::{Result, Unstructured};
 
 mod config;
-pub mod ops;
+pub mod inference_models;
 mod valid;
 
 pub use config::{
