@@ -124,6 +124,7 @@ pub use error::{
 };
 pub use format::format;
 pub use lexer::looks_like_text;
+pub use parser::EncodedModel;
 pub use parser::{
     parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,
     parse_node, parse_nodes, parse_tensor, parse_type, parse_value_info, Parse, Parser, SourceMap,

@@ -110,11 +110,12 @@ def parse_nodes(text: str) -> list[Any]:
     return [node.FromString(data) for data in _onnxtxt.parse_nodes(text)]
 
 
-def _serialized(proto: Any, default_kind: str) -> tuple[str, bytes]:
+def _serialized(proto: Any, default_kind: str) -> tuple[str, bytes | bytearray | memoryview]:
     """The message name and serialized bytes of a proto, or of bytes taken
-    as a ``default_kind``."""
+    as a ``default_kind``. Bytes are passed on as they are: the extension
+    reads ``bytes`` and memoryviews of them in place."""
     if isinstance(proto, (bytes, bytearray, memoryview)):
-        return default_kind, bytes(proto)
+        return default_kind, proto
     descriptor = getattr(proto, "DESCRIPTOR", None)
     if descriptor is None or not hasattr(proto, "SerializeToString"):
         raise TypeError(f"expected an onnx proto or bytes, not {type(proto).__name__}")
@@ -124,7 +125,9 @@ def _serialized(proto: Any, default_kind: str) -> tuple[str, bytes]:
 def to_text(proto: Any, *, compat: bool = False) -> str:
     """The canonical text of ``proto``: an ``onnx`` ModelProto, GraphProto,
     FunctionProto, NodeProto, TypeProto, TensorProto, AttributeProto or
-    ValueInfoProto, or a serialized ModelProto (``bytes``).
+    ValueInfoProto, or a serialized ModelProto (``bytes``, read in place,
+    as is a memoryview of ``bytes``; a ``bytearray`` or other buffer is
+    copied once, as another thread could change it during the call).
 
     The text parses back to the same bytes. With ``compat``, only the
     syntax ``onnx.parser`` reads is written, and what it cannot hold (doc

@@ -3,6 +3,11 @@
 //! serialized protos. Nothing is parsed, printed or checked here; each
 //! function hands its input to `onnxtxt` with the GIL released, and turns
 //! an `onnxtxt::Error` into a `ParseError` that carries every diagnostic.
+//!
+//! Nothing is copied on the way in or out that need not be: a `str` is
+//! read in place (its UTF-8, which CPython keeps for an ASCII string), as
+//! are `bytes` and memoryviews of them ([`Serialized`]); a parse's result
+//! is encoded straight into the `bytes` returned ([`Encoded`]).
 
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
@@ -12,12 +17,14 @@ use onnxtxt::proto::{
 use onnxtxt::proto::{MapProto, OptionalProto, SequenceProto};
 use onnxtxt::report::Renderer;
 use onnxtxt::{decode, decode_model, line_column, Decode, Error, Parse, Parser, Print, Printer};
-use onnxtxt::{Severity, Span};
+use onnxtxt::{EncodedModel, Severity, Span};
+use pyo3::buffer::PyUntypedBuffer;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyMemoryView, PyString};
+use std::ops::{Deref, Range};
 
 /// Every Rust allocation of the module (see Cargo.toml).
 #[global_allocator]
@@ -203,12 +210,147 @@ fn parse_error(py: Python<'_>, error: &Error, text: Option<&str>) -> PyErr {
     }
 }
 
+/// Serialized protos handed over from Python: a `bytes`, or a memoryview
+/// of one, read in place; any other buffer (a `bytearray`, a writable
+/// memoryview, an `array`) is copied once into a `bytes` first, since
+/// another thread could write to it while the GIL is released.
+struct Serialized {
+    bytes: PyBackedBytes,
+    range: Range<usize>,
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Serialized {
+    type Error = PyErr;
+
+    fn extract(object: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(bytes) = object.cast::<PyBytes>() {
+            return Ok(Serialized::whole(bytes.to_owned()));
+        }
+        let view = match object.cast::<PyMemoryView>() {
+            Ok(view) => view.to_owned(),
+            Err(_) => PyMemoryView::from(&object).map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "expected bytes, a memoryview or another buffer, not {}",
+                    object
+                        .get_type()
+                        .name()
+                        .map_or_else(|_| "?".into(), |n| n.to_string())
+                ))
+            })?,
+        };
+        if let Some(within) = within_bytes(&view)? {
+            return Ok(within);
+        }
+        let copy = object.py().get_type::<PyBytes>().call1((view,))?;
+        Ok(Serialized::whole(copy.cast_into::<PyBytes>()?))
+    }
+}
+
+impl Serialized {
+    fn whole(bytes: Bound<'_, PyBytes>) -> Self {
+        let range = 0..bytes.as_bytes().len();
+        Serialized {
+            bytes: bytes.into(),
+            range,
+        }
+    }
+}
+
+/// The part of a `bytes` that `view` shows, if it is one and contiguous.
+fn within_bytes(view: &Bound<'_, PyMemoryView>) -> PyResult<Option<Serialized>> {
+    let Ok(bytes) = view.getattr("obj")?.cast_into::<PyBytes>() else {
+        return Ok(None);
+    };
+    let buffer = PyUntypedBuffer::get(view)?;
+    let whole = bytes.as_bytes();
+    // Where the view starts in the bytes, from the addresses of the two.
+    let start = (buffer.buf_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    let range = start..start.saturating_add(buffer.len_bytes());
+    let inside = range.end <= whole.len() && buffer.is_c_contiguous();
+    Ok(inside.then(|| Serialized {
+        bytes: bytes.into(),
+        range,
+    }))
+}
+
+impl Deref for Serialized {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
+}
+
+/// What a parse gives before it is written: its length, for a `bytes` of
+/// that size, then its encoding written into it.
+trait Encoded: Send {
+    fn encoded_len(&self) -> usize;
+    /// Writes the encoding into `out`, which is `encoded_len()` long.
+    fn write_into(self: Box<Self>, out: &mut &mut [u8]) -> Result<(), String>;
+}
+
+impl Encoded for EncodedModel {
+    fn encoded_len(&self) -> usize {
+        EncodedModel::encoded_len(self)
+    }
+
+    fn write_into(self: Box<Self>, out: &mut &mut [u8]) -> Result<(), String> {
+        self.write(out).map_err(|error| error.to_string())
+    }
+}
+
+/// Any other IR message.
+struct Proto<T>(T);
+
+impl<T: Message> Encoded for Proto<T> {
+    fn encoded_len(&self) -> usize {
+        self.0.encoded_len()
+    }
+
+    fn write_into(self: Box<Self>, out: &mut &mut [u8]) -> Result<(), String> {
+        self.0.encode(out).map_err(|error| error.to_string())
+    }
+}
+
+/// Encodings shorter than this are written with the GIL held: releasing
+/// and taking it back would cost more than the writing.
+const DETACHED_BYTES: usize = 64 * 1024;
+
+/// `encoded` as a `bytes`, encoded into it in place (with the GIL
+/// released unless it is short).
+fn encoded_bytes<'py>(py: Python<'py>, encoded: Box<dyn Encoded>) -> PyResult<Bound<'py, PyBytes>> {
+    let len = encoded.encoded_len();
+    PyBytes::new_with(py, len, |buffer| {
+        let write = || {
+            let mut rest = &mut buffer[..];
+            let written = encoded.write_into(&mut rest);
+            match (written, rest.len()) {
+                (Ok(()), 0) => Ok(()),
+                (written, left) => Err(PyRuntimeError::new_err(format!(
+                    "onnxtxt counted {len} bytes of encoding and wrote {}{}: a bug, please report it",
+                    len - left,
+                    written.err().map_or_else(String::new, |e| format!(" ({e})"))
+                ))),
+            }
+        };
+        if len < DETACHED_BYTES {
+            write()
+        } else {
+            py.detach(write)
+        }
+    })
+}
+
+/// A parse's result, not yet written, or why there is none.
+type Parsed = Result<Box<dyn Encoded>, Error>;
+
 /// What the module does with one IR kind, from and to serialized protos.
 struct Kind {
     /// The message's name in the ONNX schema, as `DESCRIPTOR.name` gives it.
     name: &'static str,
-    parse: fn(&Parser, &str) -> Result<Vec<u8>, Error>,
-    print: fn(&Printer, &[u8]) -> Result<String, Error>,
+    parse: fn(&Parser, &str) -> Parsed,
+    /// The text, in UTF-8.
+    print: fn(&Printer, &[u8]) -> Result<Vec<u8>, Error>,
 }
 
 /// The kinds the library both parses and prints.
@@ -233,31 +375,22 @@ const KINDS: [Kind; 11] = [
 /// as IR.
 const MODEL: Kind = Kind {
     name: "ModelProto",
-    parse: |parser, text| {
-        // A model's encoding is seldom longer than its text: room for it
-        // at once, not grown (and copied) by doubling. Pages not written
-        // are never touched.
-        let mut bytes = Vec::with_capacity(text.len());
-        parser
-            .write_model(text, &mut bytes)?
-            .expect("writing to a Vec does not fail");
-        Ok(bytes)
-    },
+    parse: |parser, text| Ok(Box::new(parser.encode_model(text)?)),
     print: |printer, bytes| {
         // Text takes up to about 3.5 bytes a byte of raw weights.
         let mut text = Vec::with_capacity(bytes.len().saturating_mul(4));
         printer
             .write_binary_model(bytes, &mut text)?
             .expect("writing to a Vec does not fail");
-        Ok(String::from_utf8(text).expect("the printer writes UTF-8"))
+        Ok(text)
     },
 };
 
-const fn kind<T: Parse + Decode + Print>(name: &'static str) -> Kind {
+const fn kind<T: Parse + Decode + Print + Send + 'static>(name: &'static str) -> Kind {
     Kind {
         name,
-        parse: |parser, text| Ok(parser.parse::<T>(text)?.encode_to_vec()),
-        print: |printer, bytes| Ok(printer.print(&decode::<T>(bytes)?).text),
+        parse: |parser, text| Ok(Box::new(Proto(parser.parse::<T>(text)?))),
+        print: |printer, bytes| Ok(printer.print(&decode::<T>(bytes)?).text.into_bytes()),
     }
 }
 
@@ -276,9 +409,8 @@ fn find_kind(name: &str) -> PyResult<&'static Kind> {
 fn parse<'py>(py: Python<'py>, kind: &str, text: PyBackedStr) -> PyResult<Bound<'py, PyBytes>> {
     let kind = find_kind(kind)?;
     let text: &str = &text;
-    let parsed = py.detach(|| (kind.parse)(&Parser::new(), text));
-    match parsed {
-        Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+    match py.detach(|| (kind.parse)(&Parser::new(), text)) {
+        Ok(encoded) => encoded_bytes(py, encoded),
         Err(error) => Err(parse_error(py, &error, Some(text))),
     }
 }
@@ -289,22 +421,29 @@ fn parse_nodes<'py>(py: Python<'py>, text: PyBackedStr) -> PyResult<Vec<Bound<'p
     let text: &str = &text;
     let parsed = py.detach(|| Parser::new().parse::<Vec<NodeProto>>(text));
     match parsed {
-        Ok(nodes) => Ok(nodes
-            .iter()
-            .map(|node| PyBytes::new(py, &node.encode_to_vec()))
-            .collect()),
+        Ok(nodes) => (nodes.into_iter())
+            .map(|node| encoded_bytes(py, Box::new(Proto(node))))
+            .collect(),
         Err(error) => Err(parse_error(py, &error, Some(text))),
     }
 }
 
 /// Prints the serialized `kind` in `data` as text.
 #[pyfunction]
-fn to_text(py: Python<'_>, kind: &str, data: PyBackedBytes, compat: bool) -> PyResult<String> {
+fn to_text<'py>(
+    py: Python<'py>,
+    kind: &str,
+    data: Serialized,
+    compat: bool,
+) -> PyResult<Bound<'py, PyString>> {
     let kind = find_kind(kind)?;
     let data: &[u8] = &data;
     let printer = Printer::new().compat(compat);
-    py.detach(|| (kind.print)(&printer, data))
-        .map_err(|error| parse_error(py, &error, None))
+    match py.detach(|| (kind.print)(&printer, data)) {
+        // Made a `str` as it is checked to be UTF-8, in one pass.
+        Ok(text) => PyString::from_bytes(py, &text),
+        Err(error) => Err(parse_error(py, &error, None)),
+    }
 }
 
 /// Checks the model in `text` and returns its findings.
@@ -322,7 +461,7 @@ fn check_model_text(py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<Diagnosti
 
 /// Checks the serialized model in `data` and returns its findings.
 #[pyfunction(name = "check_model")]
-fn check_model_bytes(py: Python<'_>, data: PyBackedBytes) -> PyResult<Vec<Diagnostic>> {
+fn check_model_bytes(py: Python<'_>, data: Serialized) -> PyResult<Vec<Diagnostic>> {
     let data: &[u8] = &data;
     match py.detach(|| decode_model(data).map(|model| check_model(&model))) {
         Ok(findings) => Ok(findings

@@ -4,12 +4,14 @@ onnxtxt without onnx."""
 
 from __future__ import annotations
 
+import array
 import re
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+import tracemalloc
 
 import onnx
 import onnx.helper
@@ -212,8 +214,11 @@ def test_the_gil_is_released_while_parsing_printing_and_checking():
     data = onnxtxt.parse_model_bytes(model)
     calls = {
         "parse": lambda: onnxtxt.parse_graph_bytes(graph),
+        "parse a model": lambda: onnxtxt.parse_model_bytes(model),
         "to_text": lambda: onnxtxt.to_text(data),
+        "to_text of a memoryview": lambda: onnxtxt.to_text(memoryview(data)),
         "check": lambda: onnxtxt.check(model),
+        "check bytes": lambda: onnxtxt.check(data),
         "format": lambda: onnxtxt.format(graph),
     }
     for name, call in calls.items():
@@ -222,6 +227,58 @@ def test_the_gil_is_released_while_parsing_printing_and_checking():
     # backtracking) from one that does not.
     backtracking = re.compile(r"(a+)+b")
     assert not released_the_gil(lambda: backtracking.search("a" * 16), seconds=1)
+
+
+def weights(count: int) -> str:
+    """A model text whose initializer holds ``count`` floats."""
+    values = ", ".join(["0.5"] * count)
+    return f'<ir_version: 10, opset_import: ["": 21]> g () => (float[{count}] w) <float[{count}] w = {{{values}}}> {{}}'
+
+
+def python_allocated(call) -> tuple[object, int]:
+    """What ``call()`` returns, and the most memory Python's allocators held
+    for it at once (``tracemalloc``: the objects the call makes, not the
+    extension's own buffers)."""
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_str_is_read_in_place_and_the_result_made_once():
+    text = weights(1_000_000)
+    data, peak = python_allocated(lambda: onnxtxt.parse_model_bytes(text))
+    assert len(data) > 4_000_000
+    assert without_defaults(onnx.ModelProto.FromString(data)) == without_defaults(onnx.parser.parse_model(text))
+    # The returned bytes alone: no copy of the 5 MB of text.
+    assert peak < len(data) + len(text) // 4, (peak, len(data), len(text))
+
+
+def test_bytes_and_memoryviews_of_them_are_read_in_place():
+    data = onnxtxt.parse_model_bytes(weights(1_000_000))
+    text = onnxtxt.to_text(data)
+    framed = b"head" + data + b"tail"
+    for given in [memoryview(data), memoryview(framed)[4:-4], memoryview(memoryview(framed)[2:])[2:-4]]:
+        printed, peak = python_allocated(lambda: onnxtxt.to_text(given))
+        assert printed == text
+        # The returned str alone: no copy of the 4 MB of the binary.
+        assert peak < len(text) + len(data) // 4, (peak, len(text), len(data))
+        assert list(map(repr, onnxtxt.check(given))) == list(map(repr, onnxtxt.check(data)))
+
+
+def test_other_buffers_are_read_too():
+    model = onnxtxt.parse_model(MODEL)
+    data = model.SerializeToString()
+    doubled = bytes(byte for byte in data for _ in range(2))
+    for given in [bytearray(data), memoryview(bytearray(data)), memoryview(doubled)[::2], array.array("B", data)]:
+        assert onnxtxt._onnxtxt.to_text("ModelProto", given, False) == onnxtxt.to_text(model)
+        assert onnxtxt._onnxtxt.check_model(given) == []
+    for given in [bytearray(data), memoryview(doubled)[::2]]:
+        assert onnxtxt.to_text(given) == onnxtxt.to_text(model)
+    with pytest.raises(TypeError, match="expected bytes, a memoryview or another buffer, not int"):
+        onnxtxt._onnxtxt.to_text("ModelProto", 5, False)
 
 
 def run_python(code: str, stdin: str = "") -> subprocess.CompletedProcess:

@@ -16,7 +16,7 @@ use super::fast::pieces;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
 use super::landmarks::SourceMap;
 use super::tokens::{check_tokens, tokenize};
-use super::write;
+use super::write::{self, EncodedModel};
 use crate::error::Error;
 use crate::lexer::scan;
 use crate::proto::{
@@ -117,7 +117,26 @@ impl Parser {
     /// assert_eq!(error.primary().code, "onnxtxt::parse::unclosed_delimiter");
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
-    pub fn write_model<W: Write>(&self, text: &str, mut out: W) -> Result<io::Result<()>, Error> {
+    pub fn write_model<W: Write>(&self, text: &str, out: W) -> Result<io::Result<()>, Error> {
+        Ok(self.encode_model(text)?.write(out))
+    }
+
+    /// Parses `text` as [`Parser::write_model`] does, up to writing: the
+    /// [`EncodedModel`] knows its length before it writes a byte, for an
+    /// output made the right size at once and written in place.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    /// use onnxtxt::Parser;
+    ///
+    /// let text = "g (float x) => (float y) { y = Relu(x) }";
+    /// let encoded = Parser::new().encode_model(text)?;
+    /// let mut bytes = vec![0; encoded.encoded_len()];
+    /// encoded.write(&mut bytes[..]).unwrap();
+    /// assert_eq!(bytes, onnxtxt::parse_model(text)?.encode_to_vec());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn encode_model(&self, text: &str) -> Result<EncodedModel, Error> {
         let text = &*blank_bom(text);
         crate::parallel::with_threads(self.threads, || {
             let on_two_threads = pieces::parse_encoding(text, |tokens, state| {
@@ -127,7 +146,7 @@ impl Parser {
                 Some(parsed) => parsed,
                 None => (ModelProto::parse_on_one_thread(text)?, Vec::new()),
             };
-            Ok(write::write_model(model, encoded, &mut out))
+            Ok(EncodedModel::new(model, encoded))
         })
     }
 

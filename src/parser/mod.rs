@@ -72,6 +72,7 @@ pub use entry::{
 pub(crate) use grammar::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 pub use landmarks::SourceMap;
 pub(crate) use partial::{parse_model_partial, Partial};
+pub use write::EncodedModel;
 
 /// The deepest bracket nesting accepted. Protobuf decoders (prost, and the
 /// C++ library by default) refuse messages nested more than 100 deep; a

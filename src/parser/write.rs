@@ -39,6 +39,57 @@ fn write_encoded_with(
     writer.finish()
 }
 
+/// A model parsed and not yet written: what [`Parser::encode_model`]
+/// returns. Its length is known before any byte is written, so the output
+/// can be made the right size at once (a Python `bytes`, a file) and
+/// written in place.
+///
+/// [`Parser::encode_model`]: crate::Parser::encode_model
+#[derive(Debug)]
+pub struct EncodedModel {
+    model: ModelProto,
+    /// The main graph's nodes the parse left encoded, in runs.
+    encoded: Vec<EncodedRun>,
+}
+
+impl EncodedModel {
+    pub(super) fn new(model: ModelProto, encoded: Vec<EncodedRun>) -> Self {
+        EncodedModel { model, encoded }
+    }
+
+    /// The length of the model's binary encoding: how many bytes
+    /// [`EncodedModel::write`] writes.
+    pub fn encoded_len(&self) -> usize {
+        let model_len = self.model.encoded_len();
+        let Some(graph) = self
+            .model
+            .graph
+            .as_ref()
+            .filter(|_| !self.encoded.is_empty())
+        else {
+            return model_len;
+        };
+        let field_len = |len: usize| key_len(MODEL_GRAPH) + encoded_len_varint(len as u64) + len;
+        let parsed = graph.encoded_len();
+        model_len - field_len(parsed) + field_len(parsed + runs_len(&self.encoded))
+    }
+
+    /// Writes the model's binary encoding to `out`, as
+    /// [`Parser::write_model`](crate::Parser::write_model) does.
+    pub fn write<W: Write>(self, mut out: W) -> io::Result<()> {
+        write_model(self.model, self.encoded, &mut out)
+    }
+}
+
+/// The bytes of the nodes left encoded in `encoded`.
+fn runs_len(encoded: &[EncodedRun]) -> usize {
+    encoded
+        .iter()
+        .flat_map(|run| &run.pieces)
+        .map(Vec::len)
+        .sum()
+}
+
 /// Writes the encoding of `model` with the nodes of `encoded` back in its
 /// graph's node list (each run before the node of its index, in order):
 /// the bytes `prost` gives of that model, which never exists whole.
@@ -65,13 +116,8 @@ pub(super) fn write_model(
         let len = node.encoded_len();
         key_len(GRAPH_NODE) + encoded_len_varint(len as u64) + len
     };
-    let graph_len = nodes.iter().map(node_len).sum::<usize>()
-        + encoded
-            .iter()
-            .flat_map(|run| &run.pieces)
-            .map(Vec::len)
-            .sum::<usize>()
-        + graph.encoded_len();
+    let graph_len =
+        nodes.iter().map(node_len).sum::<usize>() + runs_len(&encoded) + graph.encoded_len();
 
     let mut writer = BufWriter::new(out, BUFFER_BYTES);
     writer.put_slice(&others[..before_graph]);
@@ -241,7 +287,7 @@ mod tests {
     }
 
     #[test]
-    fn nodes_left_encoded_are_written_where_they_go() {
+    fn nodes_left_encoded_are_written_where_they_go_and_counted() {
         let text = "<ir_version: 10, opset_import: [\"\": 21], doc_string: \"d\">\n\
                     g (float[N] x) => (float[N] y) <float[1] w = {1}> {\n\
                     a = Relu(x)\n b = Relu(a)\n c = Relu(b)\n d = Relu(c)\n y = Relu(d)\n}\n\
@@ -272,8 +318,10 @@ mod tests {
                 }
                 from = node + 1;
             }
+            let encoded = EncodedModel::new(partial, encoded);
+            assert_eq!(encoded.encoded_len(), expected.len(), "nodes {kept:?} kept");
             let mut out = Vec::new();
-            write_model(partial, encoded, &mut out).unwrap();
+            encoded.write(&mut out).unwrap();
             assert!(out == expected, "nodes {kept:?} kept");
         }
     }
