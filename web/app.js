@@ -2,6 +2,8 @@
 // library in WebAssembly, which runs in a web worker (worker.js) so that
 // the page never waits on it. Everything runs in the browser; nothing is
 // sent anywhere.
+import { lineStarts } from './lines.js';
+
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 const editor = $('editor');
 const colours = $('highlight');
@@ -56,12 +58,6 @@ let classes = [];
 // and where the text's lines start.
 let analysed = { text: '', tokens: new Uint32Array(), starts: [0] };
 const LINE_HEIGHT = 20;
-
-function lineStarts(text) {
-  const starts = [0];
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-  return starts;
-}
 
 // The first index of `sorted` whose value is at least `value`.
 function firstAtLeast(sorted, value, stride = 1) {

@@ -9,6 +9,7 @@
 // the signature at the cursor) and a text too big for the editor, whose
 // lines the page asks for as it scrolls.
 import init, * as onnxtxt from './onnxtxt_web.js';
+import { lineStarts } from './lines.js';
 
 // Texts longer than this (in UTF-16 units) are shown read-only, a screen
 // of lines at a time: a <textarea> holding one freezes the page for
@@ -32,12 +33,6 @@ function plain(object, keys) {
 const DIAGNOSTIC = ['severity', 'code', 'message', 'line', 'column', 'end_line', 'end_column'];
 const SUGGESTION = ['label', 'kind', 'detail', 'insert', 'snippet', 'start', 'end'];
 const OUTLINE = ['name', 'detail', 'kind', 'depth', 'start', 'end'];
-
-function lineStarts(text) {
-  const starts = [0];
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-  return starts;
-}
 
 const calls = {
   classes: () => onnxtxt.token_classes(),
