@@ -396,6 +396,10 @@ test('a 50 MB model opens without freezing the page, its text shown', async () =
   const { page, failures } = await openPage();
   // A heartbeat: the longest time between two frames while the model loads.
   await page.evaluate(() => {
+    // And every status shown meanwhile.
+    window.statuses = [];
+    const status = document.querySelector('[data-testid="status"]');
+    new MutationObserver(() => window.statuses.push(status.textContent)).observe(status, { childList: true });
     window.heartbeat = { last: performance.now(), longest: 0, beating: true };
     const beat = (now) => {
       const h = window.heartbeat;
@@ -413,6 +417,9 @@ test('a 50 MB model opens without freezing the page, its text shown', async () =
     return window.heartbeat.longest;
   });
   assert.ok(longest < 500, `the page froze for ${longest} ms`);
+  // The progress of the printing, in megabytes of text.
+  const statuses = await page.evaluate(() => window.statuses);
+  assert.ok(statuses.some((s) => /^reading big-50\.onnx: \d+ MB written/.test(s)), statuses.join('\n'));
   assert.match(await status.textContent(), new RegExp(`^${(lines.length).toLocaleString('en')} lines`));
   const shown = page.getByTestId('viewer-text');
   const firstLines = (await shown.textContent()).split('\n');
