@@ -98,12 +98,10 @@ function paint() {
 
 // ---- Live analysis ----
 
-// Diagnostics a moment after the last keystroke.
-const DEBOUNCE_MS = 60;
-let pending;
-// The version of the text being analysed, so that a late answer for an
-// older text is dropped.
-let version = 0;
+// One analysis at a time: a text edited meanwhile is analysed as soon as
+// the one running ends (the versions typed in between are skipped).
+let analysing = false;
+let stale = false;
 
 // The UTF-16 offset in `text` of a 1-based LINE:COL counted in characters.
 function offsetOf(text, line, column) {
@@ -121,13 +119,25 @@ function select(start, end = start) {
 }
 
 async function refresh() {
-  clearTimeout(pending);
-  pending = undefined;
-  const text = editor.value;
-  const mine = ++version;
+  if (analysing) {
+    stale = true;
+    return;
+  }
+  analysing = true;
+  try {
+    await analyse(editor.value);
+  } finally {
+    analysing = false;
+  }
+  if (stale) {
+    stale = false;
+    await refresh();
+  }
+}
+
+async function analyse(text) {
   const started = performance.now();
   const { diagnostics, tokens, outline } = await ask('analyse', [text]);
-  if (mine !== version) return;
   analysed = { text, tokens, starts: lineStarts(text) };
   paint();
   // An empty editor waits for a model; it is not an error yet.
@@ -154,9 +164,8 @@ async function refresh() {
 }
 
 function edited() {
-  clearTimeout(pending);
-  pending = setTimeout(guarded(refresh), DEBOUNCE_MS);
   paint();
+  guarded(refresh)();
 }
 
 // The outline: the graphs, functions and nodes, a click going there.
