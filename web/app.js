@@ -71,6 +71,16 @@ function firstAtLeast(sorted, value, stride = 1) {
   return low;
 }
 
+// The tokens of the last analysis that still stand in `text`: those
+// before the first character edited since (all, if none was).
+function tokensStanding(text) {
+  const { text: before, tokens } = analysed;
+  if (before === text) return tokens;
+  let same = 0;
+  while (same < before.length && before.charCodeAt(same) === text.charCodeAt(same)) same++;
+  return tokens.subarray(0, firstAtLeast(tokens, same, 3) * 3);
+}
+
 function paint() {
   const text = editor.value;
   const starts = analysed.text === text ? analysed.starts : lineStarts(text);
@@ -78,7 +88,7 @@ function paint() {
   const last = Math.min(starts.length, first + Math.ceil(editor.clientHeight / LINE_HEIGHT) + 1);
   const from = starts[first] ?? text.length;
   const to = last < starts.length ? starts[last] : text.length;
-  const { tokens } = analysed.text === text ? analysed : { tokens: [] };
+  const tokens = tokensStanding(text);
   const pieces = [];
   let at = from;
   for (let t = firstAtLeast(tokens, from, 3) * 3; t < tokens.length && tokens[t] < to; t += 3) {
