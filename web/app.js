@@ -125,7 +125,7 @@ function offsetOf(text, line, column) {
 function select(start, end = start) {
   editor.focus();
   editor.setSelectionRange(start, end);
-  showCursor();
+  guarded(showCursor)();
 }
 
 async function refresh() {
@@ -166,7 +166,7 @@ async function analyse(text) {
   // For the benchmark (bench.mjs): from the request to the list shown.
   performance.measure('analysis', { start: started });
   showOutline(outline);
-  showCursor();
+  guarded(showCursor)();
   refreshCompat();
   const errors = found.filter((d) => d.severity === 'error').length;
   if (text.trim() === '') return show('paste a model, or open or drop one');

@@ -429,5 +429,8 @@ test('a 50 MB model opens without freezing the page, its text shown', async () =
   await shownIn(page, 'viewer-text', lines.at(-3));
   const lastLines = (await shown.textContent()).split('\n');
   assert.deepEqual(lastLines, lines.slice(-lastLines.length));
+  // Parsed back in the worker: the bytes opened.
+  const bytes = await downloaded(page, 'download-binary', 'big-downloaded.onnx');
+  assert.ok(bytes.equals(readFileSync(model)));
   assert.deepEqual(failures, []);
 });
