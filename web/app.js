@@ -212,8 +212,10 @@ const suggestions = $('completions');
 let offered = [];
 let chosen = 0;
 
-// A snippet as plain text: `${1:x}` is `x`, `$1` nothing.
-const unsnippet = (insert) => insert.replace(/\$\{\d+:([^}]*)\}/g, '$1').replace(/\$\d+/g, '');
+// A snippet as plain text: `${1:x}` is `x`, `$1` nothing, `\}` a `}`.
+const unsnippet = (insert) =>
+  insert.replace(/\$\{\d+:((?:\\.|[^\\}])*)\}|\$\d+|\\(.)/g, (_, placeholder, escaped) =>
+    placeholder !== undefined ? placeholder.replace(/\\(.)/g, '$1') : escaped ?? '');
 
 async function complete() {
   if (analysed.text !== editor.value) await refresh();

@@ -439,3 +439,24 @@ test('a 50 MB model opens without freezing the page, its text shown', async () =
   assert.ok(bytes.equals(readFileSync(model)));
   assert.deepEqual(failures, []);
 });
+
+test('Ctrl+Space in a node\'s <> offers its operator\'s attributes, written with their default', async () => {
+  const { page, failures } = await openPage();
+  const editor = page.getByTestId('editor');
+  const text = mlpText().replace('Gemm (x,', 'Gemm <> (x,');
+  await editor.fill(text);
+  await editor.evaluate((e, at) => e.setSelectionRange(at, at), text.indexOf('<> (x,') + 1);
+  await page.keyboard.press('Control+Space');
+  const items = page.getByTestId('completions').locator('li');
+  await items.first().waitFor();
+  // The attributes and defaults `onnxtxt ops` gives.
+  const attributes = [...command('ops', 'Gemm', '--opset', '21').toString('utf8').matchAll(/^ {2}(\w+): \w+ = (\S+)$/gm)];
+  const offered = (await items.allTextContents()).map((item) => item.split(' ')[0]);
+  assert.deepEqual(offered.toSorted(), attributes.map(([, name]) => name).toSorted());
+  await page.keyboard.press('Enter');
+  const [, name, value] = attributes.find(([, name]) => name === offered[0]);
+  const expected = text.replace('Gemm <> (x,', `Gemm <${name} = ${value}> (x,`);
+  assert.equal(await editorHolds(page, expected), expected);
+  assert.deepEqual(checked(expected), []);
+  assert.deepEqual(failures, []);
+});
