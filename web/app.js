@@ -110,7 +110,9 @@ function paint() {
 
 // One analysis at a time: a text edited meanwhile is analysed as soon as
 // the one running ends (the versions typed in between are skipped).
-let analysing = false;
+// `running` is the analyses under way, until the editor's text is
+// analysed.
+let running;
 let stale = false;
 
 // The UTF-16 offset in `text` of a 1-based LINE:COL counted in characters.
@@ -128,21 +130,20 @@ function select(start, end = start) {
   guarded(showCursor)();
 }
 
-async function refresh() {
-  if (analysing) {
-    stale = true;
-    return;
-  }
-  analysing = true;
-  try {
-    await analyse(editor.value);
-  } finally {
-    analysing = false;
-  }
-  if (stale) {
-    stale = false;
-    await refresh();
-  }
+// Analyses the editor's text; done once the text as it is then is.
+function refresh() {
+  stale = true;
+  running ??= (async () => {
+    try {
+      while (stale) {
+        stale = false;
+        await analyse(editor.value);
+      }
+    } finally {
+      running = undefined;
+    }
+  })();
+  return running;
 }
 
 async function analyse(text) {

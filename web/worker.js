@@ -12,9 +12,9 @@ import init, * as onnxtxt from './onnxtxt_web.js';
 import { lineStarts } from './lines.js';
 
 // Texts longer than this (in UTF-16 units) are shown read-only, a screen
-// of lines at a time: a <textarea> holding one freezes the page for
-// seconds.
-const EDITOR_LIMIT = 4_000_000;
+// of lines at a time: a <textarea> holding a text takes Chromium about
+// 0.2 s a megabyte to lay out, the page frozen meanwhile.
+const EDITOR_LIMIT = 1_000_000;
 
 const ready = init();
 // The analysis of the editor's text (an onnxtxt.Document).
