@@ -11,6 +11,7 @@
 //! (printing a big binary) reports how far it got through a [`Progress`].
 
 use std::io::{self, Write};
+use std::sync::OnceLock;
 
 use onnxtxt::analysis::{Analysis, Outline, OutlineKind, TokenClass};
 use onnxtxt::check::locate;
@@ -97,6 +98,9 @@ fn js_error<'a>(
 #[wasm_bindgen]
 pub struct Document {
     analysis: Analysis,
+    /// The outline, worked out at the first call that asks (the page asks
+    /// at each keystroke and each move of the cursor).
+    outline: OnceLock<Vec<Outline>>,
 }
 
 #[wasm_bindgen]
@@ -107,6 +111,7 @@ impl Document {
     pub fn new(text: &str) -> Document {
         Document {
             analysis: Analysis::new(text),
+            outline: OnceLock::new(),
         }
     }
 
@@ -173,7 +178,7 @@ impl Document {
             }
         }
         let mut flat = Vec::new();
-        flatten(&self.analysis.outline(), 0, &mut flat);
+        flatten(self.outline_tree(), 0, &mut flat);
         let mut units = Utf16Units::new(self.analysis.text());
         (flat.into_iter())
             .map(|(depth, entry)| OutlineEntry {
@@ -193,20 +198,26 @@ impl Document {
     pub fn signature(&self, at: usize) -> Option<String> {
         let text = self.analysis.text();
         let offset = byte_offset(text, at);
-        let node = innermost_node(&self.analysis.outline(), offset)?;
+        let node = innermost_node(self.outline_tree(), offset)?;
         // A node's outline entry is named by its operator.
         let (_, markdown) = self.analysis.hover(node.name_span.start)?;
         Some(markdown)
     }
 }
 
+impl Document {
+    fn outline_tree(&self) -> &[Outline] {
+        self.outline.get_or_init(|| self.analysis.outline())
+    }
+}
+
 /// The innermost node of `outline` whose text holds `offset`.
-fn innermost_node(outline: &[Outline], offset: usize) -> Option<Outline> {
+fn innermost_node(outline: &[Outline], offset: usize) -> Option<&Outline> {
     let entry = outline
         .iter()
         .find(|entry| entry.span.start <= offset && offset <= entry.span.end)?;
     innermost_node(&entry.children, offset)
-        .or_else(|| (entry.kind == OutlineKind::Node).then(|| entry.clone()))
+        .or_else(|| (entry.kind == OutlineKind::Node).then_some(entry))
 }
 
 /// The token classes [`Document::tokens`] numbers, with the names the page
