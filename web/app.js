@@ -22,6 +22,7 @@ let lastId = 0;
 const workerReady = new Promise((ready) => {
   worker.addEventListener('message', ({ data }) => {
     if (data.ready) return ready();
+    if (data.failed) return show(`the library did not load: ${data.failed}`);
     const call = waiting.get(data.id);
     if (!call) return;
     if ('progress' in data) return call.progress?.(data.progress);
@@ -30,6 +31,10 @@ const workerReady = new Promise((ready) => {
     else call.resolve(data.result);
   });
 });
+
+// A worker that cannot start (its module not found, the browser without
+// module workers) says so instead of leaving the page loading.
+worker.addEventListener('error', (event) => show(`the worker failed: ${event.message ?? 'it did not start'}`));
 
 // Calls `call` in the worker; `progress` hears of the bytes written.
 function ask(call, args = [], progress) {

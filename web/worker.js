@@ -105,4 +105,7 @@ self.onmessage = async ({ data: { id, call, args } }) => {
     postMessage({ id, error: error?.message ?? String(error) });
   }
 };
-ready.then(() => postMessage({ ready: true }));
+ready.then(
+  () => postMessage({ ready: true }),
+  (error) => postMessage({ failed: error?.message ?? String(error) }),
+);

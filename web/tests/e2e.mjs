@@ -460,3 +460,14 @@ test('Ctrl+Space in a node\'s <> offers its operator\'s attributes, written with
   assert.deepEqual(checked(expected), []);
   assert.deepEqual(failures, []);
 });
+
+test('a library that cannot load is said so, not left loading', async () => {
+  const context = await served.browser.newContext();
+  await context.route('**/onnxtxt_web_bg.wasm', (route) => route.fulfill({ status: 404 }));
+  const page = await context.newPage();
+  await page.goto(`${served.origin}/`);
+  const status = page.getByTestId('status');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').textContent !== 'loading…', null, { timeout: 10_000 }).catch(() => {});
+  assert.match(await status.textContent(), /^the library did not load: /);
+  await context.close();
+});
