@@ -19,7 +19,7 @@ cargo build --locked --release --target wasm32-unknown-unknown
 rm -rf dist.partial
 "$bindgen_root/bin/wasm-bindgen" --target web --no-typescript --out-dir dist.partial \
     target/wasm32-unknown-unknown/release/onnxtxt_web.wasm
-cp index.html app.js dist.partial/
+cp index.html app.js worker.js lines.js dist.partial/
 # The new page replaces the old at once.
 rm -rf dist
 mv dist.partial dist

@@ -6,31 +6,11 @@
 //
 //     bash web/build.sh && (cd web && npm ci && npm test)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, extname, join, normalize, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { test, after, before } from 'node:test';
-import { chromium } from 'playwright-core';
-
-const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const root = resolve(web, '..');
-const dist = join(web, 'dist');
-const onnxtxt = process.env.ONNXTXT ?? join(root, 'target/debug/onnxtxt');
-const scratch = mkdtempSync(join(tmpdir(), 'onnxtxt-web-'));
-
-const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-
-// Runs the command; its standard output as bytes.
-function command(...args) {
-  return execFileSync(onnxtxt, args, { maxBuffer: 1 << 30 });
-}
+import { bigModel, command, onnxtxt, openPage as openPageOf, root, scratch, start } from './harness.mjs';
 
 // What the command writes for `text` on its standard input.
 function piped(text, ...args) {
@@ -45,38 +25,13 @@ function checked(text) {
   return run.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
 }
 
-let server, browser, origin;
-
+let served;
 before(async () => {
-  server = createServer((request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
-    const file = join(dist, path === '/' ? 'index.html' : path);
-    try {
-      const body = readFileSync(file);
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      response.end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
-  origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  served = await start();
 });
+after(() => served?.close());
 
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function openPage(url = `${origin}/`) {
-  const page = await browser.newPage({ acceptDownloads: true });
-  const failures = [];
-  page.on('pageerror', (error) => failures.push(error));
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, failures };
-}
+const openPage = (url = `${served.origin}/`) => openPageOf(served.browser, url);
 
 const diagnosticTexts = (page) => page.getByTestId('diagnostics').locator('li').allTextContents();
 
@@ -90,6 +45,28 @@ const unicodeMlp = () => mlpText().replace('# A', '# é, ∑, 🙂: a');
 async function openFile(page, file) {
   await page.getByTestId('open-file').setInputFiles(file);
   await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
+}
+
+// Waits until the editor holds `text` (the page answers from its
+// worker), then says whether it does.
+async function editorHolds(page, text) {
+  await page
+    .waitForFunction((t) => document.querySelector('[data-testid="editor"]').value === t, text, { timeout: 10_000 })
+    .catch(() => {});
+  return page.getByTestId('editor').inputValue();
+}
+
+// Waits until the element `testid` has text holding `part`, then gives
+// its text.
+async function shownIn(page, testid, part) {
+  await page
+    .waitForFunction(
+      ([id, p]) => document.querySelector(`[data-testid="${id}"]`).textContent.includes(p),
+      [testid, part],
+      { timeout: 10_000 },
+    )
+    .catch(() => {});
+  return page.getByTestId(testid).textContent();
 }
 
 // Clicks the button `testid` and saves what it downloads as `name`.
@@ -193,7 +170,7 @@ test('Format writes what `onnxtxt fmt` writes, comments kept', async () => {
   const expected = piped(text, 'fmt', '-');
   assert.notEqual(expected, text);
   assert.ok(expected.startsWith('# A two-layer perceptron'));
-  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.equal(await editorHolds(page, expected), expected);
   assert.deepEqual(failures, []);
 });
 
@@ -207,7 +184,7 @@ test('Canonical with --compat writes what `onnxtxt print --compat` writes', asyn
   writeFileSync(source, text);
   const expected = command('print', '--compat', source).toString('utf8');
   assert.notEqual(expected, piped(text, 'fmt', '-'));
-  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.equal(await editorHolds(page, expected), expected);
   assert.deepEqual(failures, []);
 });
 
@@ -244,6 +221,8 @@ test('the cursor on an operator shows its signature, on a value its inferred typ
   const [, type] = inferred.match(/(\S+\[[^\]]*\]) h,/);
   await page.waitForFunction((t) => document.querySelector('[data-testid="hover"]').textContent.includes(t), type);
   assert.ok(!(await hover.textContent()).includes(signature));
+  // ... while the node's operator signature stays shown.
+  assert.ok((await shownIn(page, 'signature', signature)).includes(signature));
   assert.deepEqual(failures, []);
 });
 
@@ -254,6 +233,8 @@ test('a truncated binary model gives the error of `onnxtxt print`, the text kept
   const run = spawnSync(onnxtxt, ['print', '--error-format', 'json', model], { encoding: 'utf8' });
   const error = JSON.parse(run.stderr.split('\n').find((line) => line.startsWith('{')));
   await page.getByTestId('editor').fill('kept');
+  // The analysis of `kept` done, which would show its own status.
+  await page.getByTestId('diagnostics').locator('li').first().waitFor();
   await page.getByTestId('open-file').setInputFiles(model);
   const status = page.getByTestId('status');
   const expected = `byte ${error.span.start}: ${error.path}: ${error.message}`;
@@ -279,7 +260,7 @@ test('Infer writes what `onnxtxt infer` writes', async () => {
   await page.getByTestId('infer').click();
   const expected = command('infer', source).toString('utf8');
   assert.notEqual(expected, command('print', source).toString('utf8'));
-  assert.equal(await page.getByTestId('editor').inputValue(), expected);
+  assert.equal(await editorHolds(page, expected), expected);
   assert.deepEqual(failures, []);
 });
 
@@ -297,4 +278,196 @@ test('a binary model dropped on the editor shows its text', async () => {
   await page.waitForFunction(() => document.querySelector('[data-testid="editor"]').value !== '');
   assert.equal(await page.getByTestId('editor').inputValue(), command('print', model).toString('utf8'));
   assert.deepEqual(failures, []);
+});
+
+test('the editor colours operators, values, numbers and comments as the analysis classes them', async () => {
+  const { page, failures } = await openPage();
+  // Characters of 2 UTF-16 units before the tokens: the page counts in
+  // UTF-16 units, the library in bytes.
+  const source = join(scratch, 'mlp-coloured.onnxtxt');
+  const text = unicodeMlp();
+  writeFileSync(source, text);
+  await openFile(page, source);
+  await shownIn(page, 'highlight', 'Softmax');
+  const coloured = (kind) =>
+    page.getByTestId('highlight').locator(`span.t-${kind}`).allTextContents();
+  // The operators of the model's nodes, as the command prints them.
+  const operators = [...command('print', MLP).toString('utf8').matchAll(/= (\w+) /g)].map((m) => m[1]);
+  assert.deepEqual(operators, ['Gemm', 'Relu', 'Gemm', 'Softmax']);
+  await page.waitForFunction(() => document.querySelector('#highlight .t-operator'));
+  assert.deepEqual(await coloured('operator'), operators);
+  assert.deepEqual(await coloured('comment'), [text.split('\n')[0]]);
+  // ir_version's.
+  assert.ok((await coloured('number')).includes('10'));
+  assert.ok((await coloured('parameter')).includes('x'));
+  // Under the editor, character for character.
+  assert.ok(text.startsWith(await page.getByTestId('highlight').textContent()));
+  assert.deepEqual(failures, []);
+});
+
+test('Ctrl+Space offers the operators of the imported opset, and writes the one chosen', async () => {
+  const { page, failures } = await openPage();
+  const editor = page.getByTestId('editor');
+  await openFile(page, MLP);
+  await editor.click();
+  // At the end of the last node's line.
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('End');
+  await page.keyboard.type('\n  z = Sof');
+  await page.keyboard.press('Control+Space');
+  const items = page.getByTestId('completions').locator('li');
+  await items.first().waitFor();
+  // What `onnxtxt ops --opset 21` lists that starts so.
+  const listed = command('ops', '--opset', '21').toString('utf8').split('\n').map((line) => line.split(/\s+/)[0]);
+  const offered = (await items.allTextContents()).map((item) => item.split(' ')[0]);
+  const softmax = listed.filter((name) => name.startsWith('Sof'));
+  for (const name of softmax) assert.ok(offered.includes(name), `${name} not in ${offered}`);
+  await page.keyboard.press('Enter');
+  const expected = mlpText().replace('(logits)\n', `(logits)\n  z = ${offered[0]}\n`);
+  assert.equal(await editorHolds(page, expected), expected);
+  assert.deepEqual(failures, []);
+});
+
+test('the outline lists the graph and its nodes, a click going to one', async () => {
+  const { page, failures } = await openPage();
+  await openFile(page, MLP);
+  const items = page.getByTestId('outline').locator('li');
+  await items.nth(4).waitFor();
+  // The nodes as the command prints them: label (or first output) and
+  // operator.
+  const nodes = [...command('print', MLP).toString('utf8').matchAll(/^ {2}(?:\[(\w+)\] )?(\w+) = (\w+)/gm)]
+    .map(([, label, output, op]) => `${label ?? output}: ${op}`);
+  assert.deepEqual(await items.allTextContents(), ['mlp', ...nodes]);
+  // A node is named by its operator.
+  await items.nth(2).click();
+  const editor = page.getByTestId('editor');
+  const [start, end] = await editor.evaluate((e) => [e.selectionStart, e.selectionEnd]);
+  assert.equal(mlpText().slice(start, end), 'Relu');
+  assert.equal(mlpText().slice(0, start).split('\n').at(-1), '  [relu] a = ');
+  assert.deepEqual(failures, []);
+});
+
+test('the --compat view shows what `onnxtxt print --compat` writes, and what it drops', async () => {
+  // A binary with doc strings, which only annotations carry.
+  const model = join(scratch, 'documented.onnx');
+  const text = mlpText().replace('[relu] a', '@<doc_string: "the activation"> [relu] a');
+  writeFileSync(join(scratch, 'documented.onnxtxt'), text);
+  command('parse', join(scratch, 'documented.onnxtxt'), '-o', model);
+  const run = spawnSync(onnxtxt, ['print', '--compat', model], { encoding: 'utf8' });
+  const dropped = run.stderr.split('\n').filter((l) => l.startsWith('warning: dropped ')).map((l) => l.slice(17));
+  assert.ok(dropped.length > 0);
+  const { page, failures } = await openPage();
+  await openFile(page, model);
+  await page.getByTestId('show-compat').check();
+  const view = page.getByTestId('compat-view');
+  await shownIn(page, 'compat-view', 'Softmax');
+  assert.equal(await view.textContent(), run.stdout);
+  assert.deepEqual(await page.getByTestId('compat-dropped').locator('li').allTextContents(), dropped);
+  assert.deepEqual(failures, []);
+});
+
+test('the diff view lists what `onnxtxt diff --structural` finds', async () => {
+  const old = join(scratch, 'old.onnx');
+  const now = join(scratch, 'new.onnxtxt');
+  command('parse', MLP, '-o', old);
+  writeFileSync(now, mlpText().replace('Relu (h)', 'Sigmoid (h)').replace('axis: int = 1', 'axis: int = -1'));
+  const run = spawnSync(onnxtxt, ['diff', '--structural', old, now], { encoding: 'utf8' });
+  assert.equal(run.status, 1);
+  // Its lines: a scope, then the changes in it, indented.
+  const expected = [];
+  let scope;
+  for (const line of run.stdout.trimEnd().split('\n')) {
+    if (line.startsWith('  ')) expected.push(`${scope}: ${line.trim()}`);
+    else scope = line;
+  }
+  assert.equal(expected.length, 2);
+  const { page, failures } = await openPage();
+  await page.getByTestId('diff-old').setInputFiles(old);
+  await page.getByTestId('diff-new').setInputFiles(now);
+  const items = page.getByTestId('diff').locator('li');
+  await items.first().waitFor();
+  assert.deepEqual(await items.allTextContents(), expected);
+  assert.deepEqual(failures, []);
+});
+
+test('a 50 MB model opens without freezing the page, its text shown', async () => {
+  const model = bigModel(50);
+  assert.ok(readFileSync(model).length > 50e6);
+  const printed = join(scratch, 'big.onnxtxt');
+  command('print', model, '-o', printed);
+  const lines = readFileSync(printed, 'utf8').split('\n');
+  const { page, failures } = await openPage();
+  // A heartbeat: the longest time between two frames while the model loads.
+  await page.evaluate(() => {
+    // And every status shown meanwhile.
+    window.statuses = [];
+    const status = document.querySelector('[data-testid="status"]');
+    new MutationObserver(() => window.statuses.push(status.textContent)).observe(status, { childList: true });
+    window.heartbeat = { last: performance.now(), longest: 0, beating: true };
+    const beat = (now) => {
+      const h = window.heartbeat;
+      h.longest = Math.max(h.longest, now - h.last);
+      h.last = now;
+      if (h.beating) requestAnimationFrame(beat);
+    };
+    requestAnimationFrame(beat);
+  });
+  await page.getByTestId('open-file').setInputFiles(model);
+  const status = page.getByTestId('status');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').textContent.includes('read-only; valid'), null, { timeout: 120_000 });
+  const longest = await page.evaluate(() => {
+    window.heartbeat.beating = false;
+    return window.heartbeat.longest;
+  });
+  assert.ok(longest < 500, `the page froze for ${longest} ms`);
+  // The progress of the printing, in megabytes of text.
+  const statuses = await page.evaluate(() => window.statuses);
+  assert.ok(statuses.some((s) => /^reading big-50\.onnx: \d+ MB written/.test(s)), statuses.join('\n'));
+  assert.match(await status.textContent(), new RegExp(`^${(lines.length).toLocaleString('en')} lines`));
+  const shown = page.getByTestId('viewer-text');
+  const firstLines = (await shown.textContent()).split('\n');
+  assert.deepEqual(firstLines, lines.slice(0, firstLines.length));
+  // Scrolled to the end, the last lines.
+  await page.getByTestId('viewer').evaluate((v) => { v.scrollTop = v.scrollHeight; });
+  await shownIn(page, 'viewer-text', lines.at(-3));
+  const lastLines = (await shown.textContent()).split('\n');
+  assert.deepEqual(lastLines, lines.slice(-lastLines.length));
+  // Parsed back in the worker: the bytes opened.
+  const bytes = await downloaded(page, 'download-binary', 'big-downloaded.onnx');
+  assert.ok(bytes.equals(readFileSync(model)));
+  assert.deepEqual(failures, []);
+});
+
+test('Ctrl+Space in a node\'s <> offers its operator\'s attributes, written with their default', async () => {
+  const { page, failures } = await openPage();
+  const editor = page.getByTestId('editor');
+  const text = mlpText().replace('Gemm (x,', 'Gemm <> (x,');
+  await editor.fill(text);
+  await editor.evaluate((e, at) => e.setSelectionRange(at, at), text.indexOf('<> (x,') + 1);
+  await page.keyboard.press('Control+Space');
+  const items = page.getByTestId('completions').locator('li');
+  await items.first().waitFor();
+  // The attributes and defaults `onnxtxt ops` gives.
+  const attributes = [...command('ops', 'Gemm', '--opset', '21').toString('utf8').matchAll(/^ {2}(\w+): \w+ = (\S+)$/gm)];
+  const offered = (await items.allTextContents()).map((item) => item.split(' ')[0]);
+  assert.deepEqual(offered.toSorted(), attributes.map(([, name]) => name).toSorted());
+  await page.keyboard.press('Enter');
+  const [, name, value] = attributes.find(([, name]) => name === offered[0]);
+  const expected = text.replace('Gemm <> (x,', `Gemm <${name} = ${value}> (x,`);
+  assert.equal(await editorHolds(page, expected), expected);
+  assert.deepEqual(checked(expected), []);
+  assert.deepEqual(failures, []);
+});
+
+test('a library that cannot load is said so, not left loading', async () => {
+  const context = await served.browser.newContext();
+  await context.route('**/onnxtxt_web_bg.wasm', (route) => route.fulfill({ status: 404 }));
+  const page = await context.newPage();
+  await page.goto(`${served.origin}/`);
+  const status = page.getByTestId('status');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').textContent !== 'loading…', null, { timeout: 10_000 }).catch(() => {});
+  assert.match(await status.textContent(), /^the library did not load: /);
+  await context.close();
 });
