@@ -48,8 +48,10 @@
 
 // Generated one fact a line, which rustfmt would spread over many.
 #[rustfmt::skip]
+#[path = "generated/data.rs"]
 mod data;
 #[rustfmt::skip]
+#[path = "generated/function_bodies.rs"]
 mod function_bodies;
 mod schema;
 mod signature;
