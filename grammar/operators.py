@@ -460,42 +460,45 @@ def context_variants(s, opset):
     in_counts = (s.min_input, min(s.max_input, len(s.inputs)))
     out_counts = (s.min_output, min(s.max_output, len(s.outputs)))
     ranks = RANKS.get(s.name, (DEFAULT_RANK,))
-    # Type parameters on which the body depends (tried one at a time from base).
     def types_for(params, n):
         return [params.get(p.type_str, p.type_str) for p in s.inputs[:n]]
     def body(params, n, m, attributes, rank):
         return build_context_body(s, opset, types_for(params, n), m, {**required, **attributes}, rank)
-    reference = (max(in_counts), max(out_counts), {}, ranks[0])
-    relevant = [
-        p for p, ts in constraints.items()
-        if len({body({**base, p: t}, *reference) for t in ts}) > 1
-    ]
+    def independent(params, p, n, m, attributes, rank):
+        """Whether the body is the same for every type of parameter `p`."""
+        built = {body({**params, p: t}, n, m, attributes, rank) for t in constraints[p]}
+        return len(built) == 1
     # A context written without an attribute stands for a node that gives it
     # its default value, too.
     defaults = {n: helper.get_attribute_value(a.default_value)
                 for n, a in s.attributes.items() if a.default_value.name}
     defaults = {n: v.decode() if isinstance(v, bytes) else v for n, v in defaults.items()}
-    if body(base, *reference) != body(base, reference[0], reference[1], defaults, reference[3]):
+    full = (max(in_counts), max(out_counts))
+    if body(base, *full, {}, ranks[0]) != body(base, *full, defaults, ranks[0]):
         sys.exit(f"operators.py: {s.name} {opset} builds another body when given its defaults")
-    type_choices = [dict(base)] + [
-        {**base, p: t} for p in relevant for t in constraints[p] if t != base[p]
-    ]
     out = []
     for n, m in sorted(set(zip(in_counts, out_counts))):
-            for rank in ranks:
-                choices = [(params, {}) for params in type_choices]
-                choices += [(base, attributes) for attributes in variations]
-                for params, attributes in choices:
-                    if True:
-                        text = body(params, n, m, attributes, rank)
-                        if text is None:
-                            continue
-                        shown = [
-                            t if p.type_str not in constraints or p.type_str in relevant else "*"
-                            for p, t in zip(s.inputs[:n], types_for(params, n))
-                        ]
-                        key_rank = rank if len(ranks) > 1 else None
-                        out.append((shown, m, {**required, **attributes}, key_rank, text))
+        for rank in ranks:
+            dependent = [p for p in constraints if not independent(base, p, n, m, {}, rank)]
+            choices = [(dict(base), {})] + [
+                ({**base, p: t}, {}) for p in dependent for t in constraints[p] if t != base[p]
+            ]
+            choices += [(base, attributes) for attributes in variations]
+            for params, attributes in choices:
+                text = body(params, n, m, attributes, rank)
+                if text is None:
+                    continue
+                present = {p.type_str for p in s.inputs[:n]}
+                shown_any = {
+                    p for p in constraints
+                    if p in present and independent(params, p, n, m, attributes, rank)
+                }
+                shown = [
+                    "*" if p.type_str in shown_any else t
+                    for p, t in zip(s.inputs[:n], types_for(params, n))
+                ]
+                key_rank = rank if len(ranks) > 1 else None
+                out.append((shown, m, {**required, **attributes}, key_rank, text))
     return out
 
 
