@@ -47,7 +47,8 @@ pub(crate) struct OpsArgs {
     #[arg(long, requires = "function", value_name = "TYPES")]
     pub(crate) input_types: Option<String>,
     /// For a context-dependent function: an attribute of the node, in the
-    /// text syntax (`epsilon=1e-6`, `approximate="tanh"`); repeatable.
+    /// text syntax (`epsilon=1e-6`, `approximate="tanh"`), or several as a
+    /// node writes them (`<epsilon=1e-6, axis=1>`); repeatable.
     #[arg(long = "attr", requires = "function", value_name = "NAME=VALUE")]
     pub(crate) attributes: Vec<String>,
     /// For a context-dependent function: how many outputs the node has
@@ -92,17 +93,10 @@ impl OpsArgs {
             Some(text) => input_types(text)?,
             None => Vec::new(),
         };
-        let attributes = self
-            .attributes
-            .iter()
-            .map(|text| {
-                onnxtxt::parse_attribute(text).map_err(|error| Failure::Invalid {
-                    name: "--attr".into(),
-                    text: text.clone(),
-                    error,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut attributes = Vec::new();
+        for text in &self.attributes {
+            attributes.extend(node_attributes(text)?);
+        }
         let outputs = self.outputs.unwrap_or(schema.min_outputs());
         let node = ops::Node {
             inputs: &inputs,
@@ -183,23 +177,8 @@ fn in_force(domain: &Domain, name: &str, opset: i64) -> Result<&'static Schema, 
     })
 }
 
-/// The types of `--input-types`: text-syntax types separated by commas
-/// (those inside brackets and parentheses belong to a type).
+/// The types of `--input-types`: text-syntax types separated by commas.
 fn input_types(text: &str) -> Result<Vec<onnxtxt::proto::TypeProto>, Failure> {
-    let mut pieces = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (at, c) in text.char_indices() {
-        match c {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                pieces.push(&text[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
-    }
-    pieces.push(&text[start..]);
     let parse = |piece: &str| {
         onnxtxt::parse_type(piece).map_err(|error| Failure::Invalid {
             name: "--input-types".into(),
@@ -207,7 +186,45 @@ fn input_types(text: &str) -> Result<Vec<onnxtxt::proto::TypeProto>, Failure> {
             error,
         })
     };
-    pieces.into_iter().map(parse).collect()
+    top_level_items(text).into_iter().map(parse).collect()
+}
+
+/// The attributes of one `--attr`: one text-syntax attribute, or a list of
+/// them as a node writes it (`<epsilon = 1e-6, axis = 1>`).
+fn node_attributes(text: &str) -> Result<Vec<onnxtxt::proto::AttributeProto>, Failure> {
+    let trimmed = text.trim();
+    let list = trimmed.strip_prefix('<').and_then(|t| t.strip_suffix('>'));
+    let parse = |piece: &str| {
+        onnxtxt::parse_attribute(piece).map_err(|error| Failure::Invalid {
+            name: "--attr".into(),
+            text: piece.to_owned(),
+            error,
+        })
+    };
+    match list {
+        Some(items) => top_level_items(items).into_iter().map(parse).collect(),
+        None => Ok(vec![parse(text)?]),
+    }
+}
+
+/// The items of a comma-separated list (commas inside brackets,
+/// parentheses and braces belong to an item).
+fn top_level_items(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (at, c) in text.char_indices() {
+        match c {
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&text[start..]);
+    items
 }
 
 /// The registry's `body` of `schema` as canonical text.

@@ -298,6 +298,26 @@ fn context_dependent_bodies_print_for_realistic_nodes() {
 }
 
 #[test]
+fn attributes_are_given_one_by_one_or_as_a_node_writes_them() {
+    let args = |attributes: &[&'static str]| {
+        let mut args = vec![
+            "ops",
+            "DepthToSpace",
+            "--function",
+            "--input-types",
+            "float[N,8,H,W]",
+        ];
+        for attribute in attributes {
+            args.extend(["--attr", attribute]);
+        }
+        ops(&args, 0)
+    };
+    let one_by_one = args(&["blocksize = 2", r#"mode = "CRD""#]);
+    assert_eq!(one_by_one, args(&[r#"<blocksize: int = 2, mode = "CRD">"#]));
+    assert_ne!(one_by_one, args(&["blocksize = 2"]));
+}
+
+#[test]
 fn a_node_the_registry_has_no_body_for_lists_those_it_has() {
     snapshot(
         "cli_ops_gelu_not_covered",
