@@ -69,9 +69,10 @@ cargo build --release --quiet --bin onnxtxt
 "$python" conformance/mutants.py target/release/onnxtxt --per-kind "${ONNXTXT_MUTANTS_PER_KIND:-400}"
 
 # The operator registry is what grammar/operators.py generates from this
-# onnx (fails when src/ops/data.rs or function_bodies.rs are stale), and
+# onnx (fails when a file of src/ops/generated/ is stale), and
 # tests/it/ops_reference.rs compares it with what onnx says, schema by schema.
 "$python" grammar/operators.py --check
+"$python" conformance/context_bodies.py target/release/onnxtxt  # ops --function of context-dependent operators prints the bodies onnx builds
 "$python" grammar/operators.py --json "$corpus/operators.json"
 
 # What onnx.shape_inference.infer_shapes makes of every model of the corpus,

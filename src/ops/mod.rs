@@ -41,16 +41,13 @@
 //! assert_eq!(ops::operator("", "Gelu").unwrap().versions()[0].since_version(), 20);
 //! ```
 //!
-//! The schemas are static data compiled into the crate (`data.rs`,
-//! generated from onnx by `grammar/operators.py`): nothing is read or built
+//! The schemas are static data compiled into the crate (`generated/`,
+//! written from onnx by `grammar/operators.py`): nothing is read or built
 //! when a program starts, every lookup is a binary search that allocates
 //! nothing, and everything it returns is `&'static`.
 
-// Generated one fact a line, which rustfmt would spread over many.
-#[rustfmt::skip]
-mod data;
-#[rustfmt::skip]
-mod function_bodies;
+mod context;
+mod generated;
 mod schema;
 mod signature;
 mod suggest;
@@ -58,7 +55,8 @@ mod suggest;
 mod tests;
 mod types;
 
-pub use data::ONNX_VERSION;
+pub use context::{Node, NodeContext};
+pub use generated::data::ONNX_VERSION;
 pub use schema::{
     Attribute, AttributeValue, Differentiability, Domain, FunctionBody, Operator, Parameter,
     ParameterOption, Schema, TypeConstraint,
@@ -87,13 +85,13 @@ pub fn canonical_domain(domain: &str) -> &str {
 
 /// The domains of the registry, sorted by name (`""` first).
 pub fn domains() -> &'static [Domain] {
-    data::DOMAINS
+    generated::data::DOMAINS
 }
 
 /// The domain called `name` (`""` and `ai.onnx` are the same).
 pub fn domain(name: &str) -> Option<&'static Domain> {
     let name = canonical_domain(name);
-    data::DOMAINS.iter().find(|d| d.name() == name)
+    generated::data::DOMAINS.iter().find(|d| d.name() == name)
 }
 
 /// The operator `name` of `domain`, with all its versions.

@@ -95,7 +95,11 @@ impl Operator {
 
 /// The last of `items` (sorted by `version`) whose version is at most
 /// `opset`: what is in force at `opset`.
-fn newest_up_to<T>(items: &'static [T], opset: i64, version: fn(&T) -> i64) -> Option<&'static T> {
+pub(super) fn newest_up_to<T>(
+    items: &'static [T],
+    opset: i64,
+    version: fn(&T) -> i64,
+) -> Option<&'static T> {
     let newer = items.partition_point(|item| version(item) <= opset);
     newer.checked_sub(1).map(|i| &items[i])
 }
