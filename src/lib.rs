@@ -93,6 +93,7 @@ mod decode;
 pub mod diff;
 mod error;
 pub mod external;
+mod finding;
 mod format;
 pub mod infer;
 pub mod inline;

@@ -55,8 +55,8 @@ mod scope;
 mod tensors;
 mod windows;
 
+pub use crate::finding::{Finding, Related, Severity};
 pub use as_operator::{check_function_against, check_model_as_operator};
-pub use findings::{Finding, Related, Severity};
 
 use crate::error::{Error, Label};
 use crate::parser::SourceMap;

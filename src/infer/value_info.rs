@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::check::Finding;
+use crate::finding::Finding;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::Value;
 use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
