@@ -22,6 +22,7 @@
 use std::ops::Range;
 
 use crate::error::Error;
+use crate::ir_path::{self, IrPath};
 use crate::parser::{parse_model_with_comments, SourceMap};
 use crate::printer::{Comments, Printer};
 
@@ -147,24 +148,20 @@ struct Item<'a> {
 }
 
 fn kind_of(path: &str) -> Option<ItemKind> {
-    let last = path.rsplit('.').next().unwrap_or(path);
-    if last.starts_with("node[") {
-        Some(ItemKind::Node)
-    } else if path == "graph"
-        || last == "g"
-        || last.starts_with("graphs[")
-        || last.starts_with("functions[")
-    {
-        Some(ItemKind::Body)
-    } else {
-        None
+    match IrPath::parse(path)?.kind() {
+        ir_path::ItemKind::Node => Some(ItemKind::Node),
+        ir_path::ItemKind::Graph | ir_path::ItemKind::Function => Some(ItemKind::Body),
+        _ => None,
     }
 }
 
 /// The path of the graph or function whose node list holds the node at
 /// `path`.
-fn parent_of(path: &str) -> &str {
-    path.rsplit_once(".node[").map_or("", |(parent, _)| parent)
+fn parent_of(path: &str) -> String {
+    IrPath::parse(path)
+        .and_then(|path| path.parent())
+        .map(|parent| parent.to_string())
+        .unwrap_or_default()
 }
 
 /// Attaches each comment of `text` to an item of `map`.

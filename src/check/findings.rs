@@ -4,6 +4,7 @@
 
 use crate::error::Diagnostic;
 pub(crate) use crate::finding::{Finding, Severity};
+use crate::ir_path::{IrPath, Step};
 
 /// The findings of one check, which every pass adds to.
 #[derive(Default)]
@@ -80,26 +81,15 @@ impl Findings {
 /// for the graph, 2 + i for `functions[i]`; then the node indices along
 /// the path (`graph.node[3].attribute["body"].g.node[1]` gives `[3, 1]`).
 fn model_order(path: &str) -> (usize, Vec<usize>) {
-    let top = if path == "graph" || path.starts_with("graph.") || path.starts_with("graph[") {
-        1
-    } else if let Some(rest) = path.strip_prefix("functions[") {
-        2 + leading_number(rest)
-    } else {
-        0
+    let Some(path) = IrPath::parse(path) else {
+        return (0, Vec::new());
     };
-    let nodes = path
-        .match_indices(".node[")
-        .map(|(at, found)| leading_number(&path[at + found.len()..]))
-        .collect();
-    (top, nodes)
-}
-
-/// The number `text` starts with (0 when none).
-fn leading_number(text: &str) -> usize {
-    let digits = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    text[..digits].parse().unwrap_or(0)
+    let top = match path.steps() {
+        [Step::Field(field), ..] if field == "graph" => 1,
+        [Step::Field(field), Step::Index(index), ..] if field == "functions" => 2 + index,
+        _ => 0,
+    };
+    (top, path.node_indices().collect())
 }
 
 /// How a message names a node: its path and its name, or its operator when

@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use crate::proto::{GraphProto, ModelProto};
 use crate::Printer;
 
-use super::context::attribute_path;
 use super::types::{Dim, Type};
 use super::{infer_model, Inference, Options, FRESH_PREFIX};
+use crate::ir_path::attribute_item;
 
 /// How a type comment starts.
 pub const TYPE_COMMENT: &str = "#:";
@@ -74,7 +74,10 @@ fn annotate_graph(
                 .push(line);
         }
         for (j, attribute) in node.attribute.iter().enumerate() {
-            let prefix = format!("{node_path}.{}", attribute_path(&node.attribute, j));
+            let prefix = format!(
+                "{node_path}.{}",
+                attribute_item("attribute", &node.attribute, j)
+            );
             if let Some(g) = &attribute.g {
                 annotate_graph(g, &format!("{prefix}.g"), inference, comments);
             }

@@ -10,9 +10,9 @@ use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::Value;
 use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
 
-use super::context::attribute_path;
 use super::types::{shape_proto, Dim, TensorType, Type};
 use super::{infer_model, Options};
+use crate::ir_path::attribute_item;
 
 /// What to write into one graph.
 struct GraphUpdate {
@@ -75,7 +75,10 @@ fn apply(
     }
     for (i, node) in graph.node.iter_mut().enumerate() {
         for j in 0..node.attribute.len() {
-            let prefix = format!("{path}.node[{i}].{}", attribute_path(&node.attribute, j));
+            let prefix = format!(
+                "{path}.node[{i}].{}",
+                attribute_item("attribute", &node.attribute, j)
+            );
             let attribute = &mut node.attribute[j];
             if let Some(g) = &mut attribute.g {
                 apply(g, &format!("{prefix}.g"), true, updates);

@@ -10,6 +10,7 @@ use chumsky::prelude::*;
 
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::error::Span;
+use crate::ir_path::attribute_item;
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
     NodeProto,
@@ -318,13 +319,10 @@ impl Walk<'_> {
         field: &str,
     ) {
         for (index, (attribute, &landmark)) in attributes.iter().zip(landmarks).enumerate() {
-            // Attributes are named by key, as the printer names them (and
-            // found by index too, which tells duplicates apart).
+            // Attributes are named by the rule of IR paths (and found by
+            // index too).
             let by_index = format!("{path}.{field}[{index}]");
-            let attribute_path = match &attribute.name {
-                Some(name) => format!("{path}.{field}[{name:?}]"),
-                None => by_index.clone(),
-            };
+            let attribute_path = format!("{path}.{}", attribute_item(field, attributes, index));
             for item in [&by_index, &attribute_path] {
                 if !self.map.spans.contains_key(item) {
                     self.record(item.clone(), landmark);
