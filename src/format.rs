@@ -145,36 +145,33 @@ struct Item<'a> {
     path: &'a str,
     span: Range<usize>,
     kind: ItemKind,
+    /// The path of what holds the item: for a node, its graph or
+    /// function; empty for the model's graph and functions.
+    parent: String,
 }
 
-fn kind_of(path: &str) -> Option<ItemKind> {
-    match IrPath::parse(path)?.kind() {
-        ir_path::ItemKind::Node => Some(ItemKind::Node),
-        ir_path::ItemKind::Graph | ir_path::ItemKind::Function => Some(ItemKind::Body),
-        _ => None,
-    }
-}
-
-/// The path of the graph or function whose node list holds the node at
-/// `path`.
-fn parent_of(path: &str) -> String {
-    IrPath::parse(path)
-        .and_then(|path| path.parent())
-        .map(|parent| parent.to_string())
-        .unwrap_or_default()
+/// The item at `path` of the source map, if comments can be attached to it.
+fn item(path: &str, span: Range<usize>) -> Option<Item<'_>> {
+    let ir_path = IrPath::parse(path)?;
+    let kind = match ir_path.kind() {
+        ir_path::ItemKind::Node => ItemKind::Node,
+        ir_path::ItemKind::Graph | ir_path::ItemKind::Function => ItemKind::Body,
+        _ => return None,
+    };
+    let parent = ir_path.parent().map(|p| p.to_string()).unwrap_or_default();
+    Some(Item {
+        path,
+        span,
+        kind,
+        parent,
+    })
 }
 
 /// Attaches each comment of `text` to an item of `map`.
 fn attach(text: &str, map: &SourceMap, comments: &[Range<usize>]) -> Comments {
     let mut items: Vec<Item<'_>> = map
         .iter()
-        .filter_map(|(path, span)| {
-            Some(Item {
-                path,
-                span,
-                kind: kind_of(path)?,
-            })
-        })
+        .filter_map(|(path, span)| item(path, span))
         .collect();
     items.sort_by_key(|item| (item.span.start, std::cmp::Reverse(item.span.end)));
     let first_token = text.len() - skip_blank_and_comments(text).len();
@@ -228,9 +225,7 @@ fn place<'a>(
         Some(item) if item.kind == ItemKind::Node => (Place::Leading, item.path),
         Some(body) => {
             let next = items.iter().find(|i| {
-                i.kind == ItemKind::Node
-                    && parent_of(i.path) == body.path
-                    && i.span.start >= comment.end
+                i.kind == ItemKind::Node && i.parent == body.path && i.span.start >= comment.end
             });
             match next {
                 Some(node) => (Place::Leading, node.path),
@@ -240,7 +235,7 @@ fn place<'a>(
         None if comment.start < first_token => (Place::Leading, ""),
         None => {
             let next = items.iter().find(|i| {
-                i.kind == ItemKind::Body && !i.path.contains('.') && i.span.start >= comment.end
+                i.kind == ItemKind::Body && i.parent.is_empty() && i.span.start >= comment.end
             });
             match next {
                 Some(body) => (Place::Leading, body.path),
