@@ -299,6 +299,31 @@ g (float x) => (float y) {
         assert_eq!(format(&formatted).unwrap(), formatted);
     }
 
+    /// The source map and the printer name the subgraphs of an attribute
+    /// given twice alike (by index), so the comments in each stay there.
+    #[test]
+    fn comments_stay_in_the_subgraphs_of_an_attribute_given_twice() {
+        let text = "g (bool c, float x) => (float y) {
+  y = If <then_branch = t1 () => (float a) {
+    # in t1
+    a = Relu(x)
+  }, then_branch = t2 () => (float b) {
+    # in t2
+    b = Relu(x)
+  }, else_branch = e () => (float d) { d = Relu(x) }> (c)
+}
+";
+        let formatted = format(text).unwrap();
+        for (comment, node) in [("# in t1", "a = Relu"), ("# in t2", "b = Relu")] {
+            let line = formatted.lines().position(|l| l.trim() == comment);
+            let next = line.and_then(|line| formatted.lines().nth(line + 1));
+            assert!(
+                next.is_some_and(|next| next.trim_start().starts_with(node)),
+                "{comment} not before {node} in\n{formatted}"
+            );
+        }
+    }
+
     #[test]
     fn numbers_keep_their_spelling_when_it_means_the_same() {
         let text = "g (float x) => (float y) <float[3] w = {1e-5, 0.7978845608, 2}, \

@@ -18,6 +18,8 @@
 
 use std::fmt;
 
+use foldhash::{HashSet, HashSetExt};
+
 use crate::proto::AttributeProto;
 
 /// One step of an [`IrPath`].
@@ -108,7 +110,7 @@ impl IrPath {
     /// ```
     pub fn attribute(mut self, field: &str, attributes: &[AttributeProto], index: usize) -> IrPath {
         self.steps.push(Step::Field(field.to_owned()));
-        self.steps.push(attribute_step(attributes, index));
+        self.steps.push(AttributeKeys::new(attributes).step(index));
         self
     }
 
@@ -215,29 +217,84 @@ impl fmt::Display for IrPath {
     }
 }
 
-/// How the one rule names attribute `index` of `attributes`
-/// ([`IrPath::attribute`]).
-fn attribute_step(attributes: &[AttributeProto], index: usize) -> Step {
-    let name = attributes[index].name.as_deref();
-    let unique = || {
-        attributes
-            .iter()
-            .filter(|a| a.name.as_deref() == name)
-            .count()
-            == 1
-    };
-    match name {
-        Some(name) if unique() => Step::Name(name.to_owned()),
-        _ => Step::Index(index),
+/// The one rule for naming the items of a list of attributes
+/// ([`IrPath::attribute`]), with what it needs found once for the list, so
+/// that naming every item of a long list stays linear.
+pub(crate) struct AttributeKeys<'a> {
+    attributes: &'a [AttributeProto],
+    /// The names given more than once; `None` for a short list, which
+    /// is scanned instead.
+    repeated: Option<HashSet<&'a str>>,
+}
+
+/// How many attributes a list has at most for a scan to be cheaper than a
+/// set of its names.
+const SHORT_LIST: usize = 16;
+
+impl<'a> AttributeKeys<'a> {
+    pub(crate) fn new(attributes: &'a [AttributeProto]) -> Self {
+        let repeated = (attributes.len() > SHORT_LIST).then(|| {
+            let mut seen = HashSet::new();
+            let mut repeated = HashSet::new();
+            for name in attributes.iter().filter_map(|a| a.name.as_deref()) {
+                if !seen.insert(name) {
+                    repeated.insert(name);
+                }
+            }
+            repeated
+        });
+        AttributeKeys {
+            attributes,
+            repeated,
+        }
+    }
+
+    /// The name attribute `index` goes by; `None` when it goes by its index.
+    pub(crate) fn name(&self, index: usize) -> Option<&'a str> {
+        let name = self.attributes[index].name.as_deref()?;
+        let unique = match &self.repeated {
+            Some(repeated) => !repeated.contains(name),
+            None => {
+                let mut same = self
+                    .attributes
+                    .iter()
+                    .filter(|a| a.name.as_deref() == Some(name));
+                same.nth(1).is_none()
+            }
+        };
+        unique.then_some(name)
+    }
+
+    fn step(&self, index: usize) -> Step {
+        match self.name(index) {
+            Some(name) => Step::Name(name.to_owned()),
+            None => Step::Index(index),
+        }
+    }
+
+    /// `field[...]` for attribute `index`, for appending to a path held as
+    /// text.
+    pub(crate) fn item(&self, field: &str, index: usize) -> String {
+        match self.name(index) {
+            Some(name) => format!("{field}[{name:?}]"),
+            None => format!("{field}[{index}]"),
+        }
     }
 }
 
 /// `field[...]` for attribute `index` of `attributes`, named by the one
 /// rule ([`IrPath::attribute`]), for appending to a path held as text.
 pub(crate) fn attribute_item(field: &str, attributes: &[AttributeProto], index: usize) -> String {
-    IrPath::default()
-        .attribute(field, attributes, index)
-        .to_string()
+    AttributeKeys::new(attributes).item(field, index)
+}
+
+/// `field[...]` for every attribute of `attributes`, in order, named by
+/// the one rule ([`IrPath::attribute`]).
+pub(crate) fn attribute_items(field: &str, attributes: &[AttributeProto]) -> Vec<String> {
+    let keys = AttributeKeys::new(attributes);
+    (0..attributes.len())
+        .map(|index| keys.item(field, index))
+        .collect()
 }
 
 /// What is inside `[...]`: an index (digits, without leading zeros) or a
@@ -343,6 +400,28 @@ mod tests {
             if let Some(path) = IrPath::parse(&text) {
                 prop_assert_eq!(path.to_string(), text);
             }
+        }
+    }
+
+    #[test]
+    fn long_and_short_attribute_lists_follow_the_same_rule() {
+        for len in [4, SHORT_LIST + 4] {
+            let mut attributes: Vec<AttributeProto> = (0..len)
+                .map(|i| AttributeProto {
+                    name: Some(format!("a{i}")),
+                    ..AttributeProto::default()
+                })
+                .collect();
+            attributes[1].name = Some("a0".into());
+            attributes[2].name = None;
+            let items = attribute_items("attribute", &attributes);
+            let expected = [
+                "attribute[0]",
+                "attribute[1]",
+                "attribute[2]",
+                r#"attribute["a3"]"#,
+            ];
+            assert_eq!(items[..4], expected, "{len} attributes");
         }
     }
 

@@ -14,7 +14,7 @@ use crate::Printer;
 
 use super::types::{Dim, Type};
 use super::{infer_model, Inference, Options, FRESH_PREFIX};
-use crate::ir_path::attribute_item;
+use crate::ir_path::attribute_items;
 
 /// How a type comment starts.
 pub const TYPE_COMMENT: &str = "#:";
@@ -73,11 +73,9 @@ fn annotate_graph(
                 .or_default()
                 .push(line);
         }
-        for (j, attribute) in node.attribute.iter().enumerate() {
-            let prefix = format!(
-                "{node_path}.{}",
-                attribute_item("attribute", &node.attribute, j)
-            );
+        let items = attribute_items("attribute", &node.attribute);
+        for (attribute, item) in node.attribute.iter().zip(items) {
+            let prefix = format!("{node_path}.{item}");
             if let Some(g) = &attribute.g {
                 annotate_graph(g, &format!("{prefix}.g"), inference, comments);
             }

@@ -12,7 +12,7 @@ use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInf
 
 use super::types::{shape_proto, Dim, TensorType, Type};
 use super::{infer_model, Options};
-use crate::ir_path::attribute_item;
+use crate::ir_path::attribute_items;
 
 /// What to write into one graph.
 struct GraphUpdate {
@@ -74,12 +74,9 @@ fn apply(
         write_graph(graph, subgraph, update);
     }
     for (i, node) in graph.node.iter_mut().enumerate() {
-        for j in 0..node.attribute.len() {
-            let prefix = format!(
-                "{path}.node[{i}].{}",
-                attribute_item("attribute", &node.attribute, j)
-            );
-            let attribute = &mut node.attribute[j];
+        let items = attribute_items("attribute", &node.attribute);
+        for (attribute, item) in node.attribute.iter_mut().zip(items) {
+            let prefix = format!("{path}.node[{i}].{item}");
             if let Some(g) = &mut attribute.g {
                 apply(g, &format!("{prefix}.g"), true, updates);
             }
