@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
+use crate::ir_path::attribute_items;
 use crate::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, SparseTensorProto, StringStringEntryProto,
     TensorProto,
@@ -576,11 +577,9 @@ impl<E, F: FnMut(&mut TensorProto, &str) -> Result<(), E>> Walk<'_, F> {
     }
 
     fn attributes(&mut self, field: &str, attributes: &mut [AttributeProto]) -> Result<(), E> {
-        for attribute in attributes {
-            let name = attribute.name.clone().unwrap_or_default();
-            self.at(format_args!("{field}[{name:?}]"), |w| {
-                w.attribute(attribute)
-            })?;
+        let items = attribute_items(field, attributes);
+        for (attribute, item) in attributes.iter_mut().zip(items) {
+            self.at(format_args!("{item}"), |w| w.attribute(attribute))?;
         }
         Ok(())
     }

@@ -22,6 +22,7 @@
 use std::ops::Range;
 
 use crate::error::Error;
+use crate::ir_path::{self, IrPath};
 use crate::parser::{parse_model_with_comments, SourceMap};
 use crate::printer::{Comments, Printer};
 
@@ -144,40 +145,33 @@ struct Item<'a> {
     path: &'a str,
     span: Range<usize>,
     kind: ItemKind,
+    /// The path of what holds the item: for a node, its graph or
+    /// function; empty for the model's graph and functions.
+    parent: String,
 }
 
-fn kind_of(path: &str) -> Option<ItemKind> {
-    let last = path.rsplit('.').next().unwrap_or(path);
-    if last.starts_with("node[") {
-        Some(ItemKind::Node)
-    } else if path == "graph"
-        || last == "g"
-        || last.starts_with("graphs[")
-        || last.starts_with("functions[")
-    {
-        Some(ItemKind::Body)
-    } else {
-        None
-    }
-}
-
-/// The path of the graph or function whose node list holds the node at
-/// `path`.
-fn parent_of(path: &str) -> &str {
-    path.rsplit_once(".node[").map_or("", |(parent, _)| parent)
+/// The item at `path` of the source map, if comments can be attached to it.
+fn item(path: &str, span: Range<usize>) -> Option<Item<'_>> {
+    let ir_path = IrPath::parse(path)?;
+    let kind = match ir_path.kind() {
+        ir_path::ItemKind::Node => ItemKind::Node,
+        ir_path::ItemKind::Graph | ir_path::ItemKind::Function => ItemKind::Body,
+        _ => return None,
+    };
+    let parent = ir_path.parent().map(|p| p.to_string()).unwrap_or_default();
+    Some(Item {
+        path,
+        span,
+        kind,
+        parent,
+    })
 }
 
 /// Attaches each comment of `text` to an item of `map`.
 fn attach(text: &str, map: &SourceMap, comments: &[Range<usize>]) -> Comments {
     let mut items: Vec<Item<'_>> = map
         .iter()
-        .filter_map(|(path, span)| {
-            Some(Item {
-                path,
-                span,
-                kind: kind_of(path)?,
-            })
-        })
+        .filter_map(|(path, span)| item(path, span))
         .collect();
     items.sort_by_key(|item| (item.span.start, std::cmp::Reverse(item.span.end)));
     let first_token = text.len() - skip_blank_and_comments(text).len();
@@ -231,9 +225,7 @@ fn place<'a>(
         Some(item) if item.kind == ItemKind::Node => (Place::Leading, item.path),
         Some(body) => {
             let next = items.iter().find(|i| {
-                i.kind == ItemKind::Node
-                    && parent_of(i.path) == body.path
-                    && i.span.start >= comment.end
+                i.kind == ItemKind::Node && i.parent == body.path && i.span.start >= comment.end
             });
             match next {
                 Some(node) => (Place::Leading, node.path),
@@ -243,7 +235,7 @@ fn place<'a>(
         None if comment.start < first_token => (Place::Leading, ""),
         None => {
             let next = items.iter().find(|i| {
-                i.kind == ItemKind::Body && !i.path.contains('.') && i.span.start >= comment.end
+                i.kind == ItemKind::Body && i.parent.is_empty() && i.span.start >= comment.end
             });
             match next {
                 Some(body) => (Place::Leading, body.path),
@@ -305,6 +297,31 @@ g (float x) => (float y) {
         }
         // Formatting is idempotent, comments included.
         assert_eq!(format(&formatted).unwrap(), formatted);
+    }
+
+    /// The source map and the printer name the subgraphs of an attribute
+    /// given twice alike (by index), so the comments in each stay there.
+    #[test]
+    fn comments_stay_in_the_subgraphs_of_an_attribute_given_twice() {
+        let text = "g (bool c, float x) => (float y) {
+  y = If <then_branch = t1 () => (float a) {
+    # in t1
+    a = Relu(x)
+  }, then_branch = t2 () => (float b) {
+    # in t2
+    b = Relu(x)
+  }, else_branch = e () => (float d) { d = Relu(x) }> (c)
+}
+";
+        let formatted = format(text).unwrap();
+        for (comment, node) in [("# in t1", "a = Relu"), ("# in t2", "b = Relu")] {
+            let line = formatted.lines().position(|l| l.trim() == comment);
+            let next = line.and_then(|line| formatted.lines().nth(line + 1));
+            assert!(
+                next.is_some_and(|next| next.trim_start().starts_with(node)),
+                "{comment} not before {node} in\n{formatted}"
+            );
+        }
     }
 
     #[test]

@@ -45,6 +45,8 @@
 //!   reports what it finds wrong).
 //! * [`inline`]: a model's local functions expanded into its graph
 //!   (`onnxtxt inline`).
+//! * [`ir_path`]: the IR paths (`graph.node[3].attribute["axes"]`) by
+//!   which findings, the source map, `fmt` and `diff` name a model's items.
 //! * [`analysis`]: what an editor asks of a text (diagnostics, definitions
 //!   and references, hover, completion, rename, outline, semantic tokens),
 //!   answered in byte offsets; `lsp` (feature `lsp`) serves it as a
@@ -93,9 +95,11 @@ mod decode;
 pub mod diff;
 mod error;
 pub mod external;
+mod finding;
 mod format;
 pub mod infer;
 pub mod inline;
+pub mod ir_path;
 mod lexer;
 #[cfg(feature = "lsp")]
 pub mod lsp;

@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use super::lexemes::{Lex, Lexemes};
 use super::{BodyKind, Role, SymbolKind, ValueOrigin};
+use crate::ir_path::attribute_items;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{Tensor, Value as TypeValue};
 use crate::proto::{
@@ -260,15 +261,6 @@ fn tensor_type(tensor: &TensorProto) -> TypeProto {
             }),
         })),
         ..TypeProto::default()
-    }
-}
-
-/// The path of attribute `index` of `attributes` as the source map writes
-/// it for what the attribute holds: by name, or by index when nameless.
-fn attribute_path(path: &str, field: &str, attributes: &[AttributeProto], index: usize) -> String {
-    match &attributes[index].name {
-        Some(name) => format!("{path}.{field}[{name:?}]"),
-        None => format!("{path}.{field}[{index}]"),
     }
 }
 
@@ -575,12 +567,13 @@ impl Builder<'_> {
                 let span = self.map.span(&format!("{node_path}.input[{k}]"));
                 self.use_value(body, input, span, Role::Use, None);
             }
-            for (a, attribute) in proto.attribute.iter().enumerate() {
+            let items = attribute_items("attribute", &proto.attribute);
+            for (a, (attribute, item)) in proto.attribute.iter().zip(items).enumerate() {
                 let by_index = format!("{node_path}.attribute[{a}]");
                 let name_span = self.map.span(&format!("{by_index}.name"));
                 self.entry(name_span, EntryKind::AttributeName(id, a));
                 self.reference(&by_index, attribute, parameters);
-                let holds = attribute_path(&node_path, "attribute", &proto.attribute, a);
+                let holds = format!("{node_path}.{item}");
                 self.subgraphs(body, id, attribute, &holds, parameters);
             }
         }

@@ -1,75 +1,10 @@
-//! What a check reports: [`Finding`]s (plain data: severity, code,
-//! message, IR path, span, related places, help), the [`Findings`] list the
-//! passes add to, and how findings are put in the order of the model.
+//! The [`Findings`] list the passes add to (the [`Finding`]s themselves
+//! are [`crate::finding`]'s), how findings are put in the order of the
+//! model, and how messages name the items they are about.
 
 use crate::error::Diagnostic;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Severity {
-    /// The model is invalid (`onnxtxt check` exits with 1).
-    Error,
-    /// The model is valid but probably not what was meant.
-    Warning,
-}
-
-/// Another IR item worth showing with a finding, such as the first
-/// definition of a value assigned twice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Related {
-    /// Its IR path.
-    pub path: String,
-    /// What it is.
-    pub message: String,
-}
-
-/// One problem found by [`check_model`](super::check_model).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Finding {
-    /// Error or warning.
-    pub severity: Severity,
-    /// The diagnostic: `message` is `SUBJECT: SUMMARY` (the subject being
-    /// the IR path of the construct and its name, like
-    /// `graph.node[12] "Conv_3"`), `path` the precise IR path. Its `span`
-    /// is empty until [`locate`](super::locate) (or
-    /// [`check_text`](super::check_text)) fills it; `labels` are filled
-    /// from the `related` places the same way.
-    pub diagnostic: Diagnostic,
-    /// The message without its subject (short enough for a label under
-    /// the offending text).
-    pub summary: String,
-    /// Other places worth showing.
-    pub related: Vec<Related>,
-}
-
-impl Finding {
-    /// Whether this is an error.
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
-
-    /// Sets the help line.
-    pub(crate) fn help(&mut self, help: impl Into<String>) -> &mut Self {
-        self.diagnostic.help = Some(help.into());
-        self
-    }
-
-    /// Adds a related place.
-    pub(crate) fn related(
-        &mut self,
-        path: impl Into<String>,
-        message: impl Into<String>,
-    ) -> &mut Self {
-        self.related.push(Related {
-            path: path.into(),
-            message: message.into(),
-        });
-        self
-    }
-}
+pub(crate) use crate::finding::{Finding, Severity};
+use crate::ir_path::{IrPath, Step};
 
 /// The findings of one check, which every pass adds to.
 #[derive(Default)]
@@ -146,26 +81,15 @@ impl Findings {
 /// for the graph, 2 + i for `functions[i]`; then the node indices along
 /// the path (`graph.node[3].attribute["body"].g.node[1]` gives `[3, 1]`).
 fn model_order(path: &str) -> (usize, Vec<usize>) {
-    let top = if path == "graph" || path.starts_with("graph.") || path.starts_with("graph[") {
-        1
-    } else if let Some(rest) = path.strip_prefix("functions[") {
-        2 + leading_number(rest)
-    } else {
-        0
+    let Some(path) = IrPath::parse(path) else {
+        return (0, Vec::new());
     };
-    let nodes = path
-        .match_indices(".node[")
-        .map(|(at, found)| leading_number(&path[at + found.len()..]))
-        .collect();
-    (top, nodes)
-}
-
-/// The number `text` starts with (0 when none).
-fn leading_number(text: &str) -> usize {
-    let digits = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    text[..digits].parse().unwrap_or(0)
+    let top = match path.steps() {
+        [Step::Field(field), ..] if field == "graph" => 1,
+        [Step::Field(field), Step::Index(index), ..] if field == "functions" => 2 + index,
+        _ => 0,
+    };
+    (top, path.node_indices().collect())
 }
 
 /// How a message names a node: its path and its name, or its operator when

@@ -8,6 +8,7 @@
 
 use super::findings::{Finding, Findings};
 use super::model::Model;
+use crate::ir_path::IrPath;
 
 pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
     let inference = crate::infer::infer_model(model.proto, crate::infer::Options::checker());
@@ -29,7 +30,6 @@ fn flagged_nodes(findings: &Findings) -> Vec<String> {
         .errors()
         .filter_map(|f| f.diagnostic.path.as_deref())
         .filter_map(node_of)
-        .map(str::to_string)
         .collect()
 }
 
@@ -43,14 +43,10 @@ fn about_flagged(finding: &Finding, flagged: &[String]) -> bool {
         .chain(finding.related.iter().map(|r| &r.path));
     places
         .filter_map(|path| node_of(path))
-        .any(|node| flagged.iter().any(|f| f == node))
+        .any(|node| flagged.contains(&node))
 }
 
-/// The path of the innermost node `path` is at or inside
-/// (`graph.node[3].attribute["body"].g.node[1].op_type` gives
-/// `graph.node[3].attribute["body"].g.node[1]`).
-fn node_of(path: &str) -> Option<&str> {
-    let at = path.rfind(".node[")?;
-    let close = path[at..].find(']')?;
-    Some(&path[..at + close + 1])
+/// The path of the innermost node `path` is at or inside.
+fn node_of(path: &str) -> Option<String> {
+    Some(IrPath::parse(path)?.node()?.to_string())
 }

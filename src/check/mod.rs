@@ -55,10 +55,11 @@ mod scope;
 mod tensors;
 mod windows;
 
+pub use crate::finding::{Finding, Related, Severity};
 pub use as_operator::{check_function_against, check_model_as_operator};
-pub use findings::{Finding, Related, Severity};
 
 use crate::error::{Error, Label};
+use crate::ir_path::{attribute_item, IrPath, ItemKind};
 use crate::parser::SourceMap;
 use crate::proto::{AttributeProto, ModelProto};
 use findings::Findings;
@@ -112,12 +113,8 @@ pub fn locate(map: &SourceMap, findings: &mut [Finding]) {
     // header stands for them, or, without one, the graph's name.
     // A graph or function is shown by its name; anything else whole.
     let find = |path: &str| {
-        let body = path == "graph"
-            || path.ends_with(".g")
-            || path.ends_with(']')
-                && path.rsplit('.').next().is_some_and(|last| {
-                    last.starts_with("graphs[") || last.starts_with("functions[")
-                });
+        let body = IrPath::parse(path)
+            .is_some_and(|p| matches!(p.kind(), ItemKind::Graph | ItemKind::Function));
         body.then(|| map.span(&format!("{path}.name")))
             .flatten()
             .or_else(|| map.find(path))
@@ -141,18 +138,7 @@ pub fn locate(map: &SourceMap, findings: &mut [Finding]) {
 }
 
 /// The IR path of `attributes[index]`, the list `field` of the item at
-/// `path`: by name, as the printer writes it, unless another attribute has
-/// the same name; then by index.
+/// `path`, named by the rule of [`IrPath::attribute`](crate::ir_path::IrPath::attribute).
 fn attribute_path(path: &str, field: &str, index: usize, attributes: &[AttributeProto]) -> String {
-    let name = attributes[index].name.as_deref();
-    let unique = name.is_some()
-        && attributes
-            .iter()
-            .filter(|a| a.name.as_deref() == name)
-            .count()
-            == 1;
-    match name {
-        Some(name) if unique => format!("{path}.{field}[{name:?}]"),
-        _ => format!("{path}.{field}[{index}]"),
-    }
+    format!("{path}.{}", attribute_item(field, attributes, index))
 }

@@ -343,8 +343,10 @@ fn refuse_unreadable(name: &str, text: &str, model: &ModelProto) -> Result<(), F
 
 /// The IR path `path` of `model` (a decoder's, with attributes by index:
 /// `graph.node[0].attribute[1].g`) with the attributes of nodes named, as
-/// [`onnxtxt::SourceMap`] names them (`graph.node[0].attribute["then_branch"].g`).
+/// [`onnxtxt::SourceMap`] names them ([`IrPath::attribute`](onnxtxt::ir_path::IrPath::attribute):
+/// `graph.node[0].attribute["then_branch"].g`).
 fn named_attributes(model: &ModelProto, path: &str) -> String {
+    use onnxtxt::ir_path::IrPath;
     use onnxtxt::proto::{GraphProto, NodeProto};
     enum At<'m> {
         Model,
@@ -384,10 +386,11 @@ fn named_attributes(model: &ModelProto, path: &str) -> String {
                             .as_deref()
                             .map_or(&attribute.graphs[..], std::slice::from_ref),
                     ),
-                    Some(format!(
-                        "attribute[{:?}]",
-                        attribute.name.as_deref().unwrap_or("")
-                    )),
+                    Some(
+                        IrPath::default()
+                            .attribute("attribute", &node.attribute, i)
+                            .to_string(),
+                    ),
                 ),
                 None => (At::Unknown, None),
             },

@@ -7,6 +7,7 @@ use std::ops::Range;
 use similar::{capture_diff_slices, group_diff_ops, Algorithm, ChangeTag, DiffOp};
 
 use super::function_name;
+use crate::ir_path::{IrPath, ItemKind, Step};
 use crate::proto::FunctionProto;
 
 /// Which text a line of a hunk belongs to.
@@ -235,9 +236,10 @@ impl Outline {
         let scopes = map
             .iter()
             .filter_map(|(path, span)| {
-                let name = if let Some(function) = function_index(path) {
+                let ir_path = IrPath::parse(path)?;
+                let name = if let Some(function) = function_index(&ir_path) {
                     function_label(model.functions.get(function)?)
-                } else if is_graph_path(path) {
+                } else if ir_path.kind() == ItemKind::Graph {
                     match map.span(&format!("{path}.name")) {
                         Some(name) => format!("graph {}", &text[name]),
                         None => "graph".to_owned(),
@@ -263,20 +265,11 @@ impl Outline {
 }
 
 /// `i` for the source map path `functions[i]`.
-fn function_index(path: &str) -> Option<usize> {
-    path.strip_prefix("functions[")?
-        .strip_suffix(']')?
-        .parse()
-        .ok()
-}
-
-/// Whether the source map path names a graph: the model's, or one held by
-/// an attribute (`...attribute["body"].g`, `...attribute["bodies"].graphs[1]`).
-fn is_graph_path(path: &str) -> bool {
-    path == "graph"
-        || path.rsplit_once('.').is_some_and(|(_, last)| {
-            last == "g" || (last.starts_with("graphs[") && last.ends_with(']'))
-        })
+fn function_index(path: &IrPath) -> Option<usize> {
+    match path.steps() {
+        [Step::Field(field), Step::Index(index)] if field == "functions" => Some(*index),
+        _ => None,
+    }
 }
 
 /// `function DOMAIN.NAME:OVERLOAD`.

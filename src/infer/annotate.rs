@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use crate::proto::{GraphProto, ModelProto};
 use crate::Printer;
 
-use super::context::attribute_path;
 use super::types::{Dim, Type};
 use super::{infer_model, Inference, Options, FRESH_PREFIX};
+use crate::ir_path::attribute_items;
 
 /// How a type comment starts.
 pub const TYPE_COMMENT: &str = "#:";
@@ -73,8 +73,9 @@ fn annotate_graph(
                 .or_default()
                 .push(line);
         }
-        for (j, attribute) in node.attribute.iter().enumerate() {
-            let prefix = format!("{node_path}.{}", attribute_path(&node.attribute, j));
+        let items = attribute_items("attribute", &node.attribute);
+        for (attribute, item) in node.attribute.iter().zip(items) {
+            let prefix = format!("{node_path}.{item}");
             if let Some(g) = &attribute.g {
                 annotate_graph(g, &format!("{prefix}.g"), inference, comments);
             }

@@ -7,7 +7,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
 
-use crate::check::Related;
+use crate::finding::Related;
 use crate::ops::{FunctionBody, Schema};
 use crate::proto::{AttributeProto, FunctionProto, NodeProto, TensorProto};
 

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use crate::ir_path::attribute_item;
 use crate::ops::{AttributeValue, Schema};
 use crate::proto::{AttributeProto, NodeProto, TensorProto};
 
@@ -368,22 +369,9 @@ impl<'a, 'm> Node<'a, 'm> {
             return Err(Stop::Unknown);
         };
         let graph = attributes[index].g.as_ref().known()?;
-        let path = format!("{}.{}.g", (self.path)(), attribute_path(attributes, index));
+        let attribute = attribute_item("attribute", attributes, index);
+        let path = format!("{}.{attribute}.g", (self.path)());
         self.run.subgraph(self.scope, graph, path, inputs)
-    }
-}
-
-/// `attribute["name"]`, or `attribute[3]` when the name is not unique.
-pub(super) fn attribute_path(attributes: &[AttributeProto], index: usize) -> String {
-    let name = attributes[index].name.as_deref();
-    let unique = attributes
-        .iter()
-        .filter(|a| a.name.as_deref() == name)
-        .count()
-        == 1;
-    match name {
-        Some(name) if unique => format!("attribute[{name:?}]"),
-        _ => format!("attribute[{index}]"),
     }
 }
 

@@ -13,8 +13,8 @@ use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
 use std::rc::Rc;
 
-use crate::check::{Finding, Related, Severity};
 use crate::error::Diagnostic;
+use crate::finding::{Finding, Related, Severity};
 use crate::ops::{self, Schema};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, TensorProto,

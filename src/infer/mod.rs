@@ -100,7 +100,7 @@ pub use symbols::FRESH_PREFIX;
 pub use types::{contradiction, Dim, Shape, TensorType, Type, UNDEFINED};
 pub use value_info::fill_value_info;
 
-use crate::check::Finding;
+use crate::finding::Finding;
 use crate::proto::{FunctionProto, GraphProto, ModelProto, OperatorSetIdProto};
 
 use engine::{opsets_of, Run, Scope};

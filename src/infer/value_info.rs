@@ -5,14 +5,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::check::Finding;
+use crate::finding::Finding;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::Value;
 use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
 
-use super::context::attribute_path;
 use super::types::{shape_proto, Dim, TensorType, Type};
 use super::{infer_model, Options};
+use crate::ir_path::attribute_items;
 
 /// What to write into one graph.
 struct GraphUpdate {
@@ -74,9 +74,9 @@ fn apply(
         write_graph(graph, subgraph, update);
     }
     for (i, node) in graph.node.iter_mut().enumerate() {
-        for j in 0..node.attribute.len() {
-            let prefix = format!("{path}.node[{i}].{}", attribute_path(&node.attribute, j));
-            let attribute = &mut node.attribute[j];
+        let items = attribute_items("attribute", &node.attribute);
+        for (attribute, item) in node.attribute.iter_mut().zip(items) {
+            let prefix = format!("{path}.node[{i}].{item}");
             if let Some(g) = &mut attribute.g {
                 apply(g, &format!("{prefix}.g"), true, updates);
             }

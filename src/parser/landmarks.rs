@@ -10,6 +10,7 @@ use chumsky::prelude::*;
 
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::error::Span;
+use crate::ir_path::attribute_items;
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
     NodeProto,
@@ -317,14 +318,13 @@ impl Walk<'_> {
         path: &str,
         field: &str,
     ) {
-        for (index, (attribute, &landmark)) in attributes.iter().zip(landmarks).enumerate() {
-            // Attributes are named by key, as the printer names them (and
-            // found by index too, which tells duplicates apart).
+        let items = attribute_items(field, attributes);
+        let named = attributes.iter().zip(landmarks).zip(items);
+        for (index, ((attribute, &landmark), item)) in named.enumerate() {
+            // Attributes are named by the rule of IR paths (and found by
+            // index too).
             let by_index = format!("{path}.{field}[{index}]");
-            let attribute_path = match &attribute.name {
-                Some(name) => format!("{path}.{field}[{name:?}]"),
-                None => by_index.clone(),
-            };
+            let attribute_path = format!("{path}.{item}");
             for item in [&by_index, &attribute_path] {
                 if !self.map.spans.contains_key(item) {
                     self.record(item.clone(), landmark);

@@ -22,6 +22,7 @@ use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
 use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
 use crate::decode::{Decode, Encoded};
+use crate::ir_path::AttributeKeys;
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
 use crate::vocabulary;
@@ -245,9 +246,10 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
         s.ext_name(overload, vocabulary::is_identifier, "overload");
     }
     let kept = kept_attributes(s, &n.attribute);
+    let keys = AttributeKeys::new(&n.attribute);
     let attributes = |s: &mut Sink<'_>, layout: ListLayout| {
         s.block_list("<", ">", &kept, layout, |s, _, (i, a)| {
-            attribute_at(s, *i, a, false)
+            at_attribute(s, "attribute", &keys, *i, |s| attribute(s, a, false))
         });
     };
     let inputs = |s: &mut Sink<'_>| {
@@ -293,11 +295,11 @@ pub(crate) fn kept_attributes<'a>(
     attributes
         .iter()
         .enumerate()
-        .filter(|(_, a)| {
+        .filter(|&(i, a)| {
             let drop = s.compat() && a.ref_attr_name.is_none() && a.r#type == Some(sparse);
             if drop {
-                let key = a.name.as_deref().unwrap_or("");
-                s.at_key("attribute", key, |s| {
+                let keys = AttributeKeys::new(attributes);
+                at_attribute(s, "attribute", &keys, i, |s| {
                     s.report(
                         "attribute dropped (the reference grammar has no sparse tensor values)",
                     )
@@ -308,16 +310,18 @@ pub(crate) fn kept_attributes<'a>(
         .collect()
 }
 
-/// Writes an attribute with its IR path.
-pub(crate) fn attribute_at(
+/// Runs `f` at the IR path of attribute `index` of the list `field`
+/// whose names `keys` holds, named by the rule of IR paths.
+pub(crate) fn at_attribute<R>(
     s: &mut Sink<'_>,
+    field: &str,
+    keys: &AttributeKeys<'_>,
     index: usize,
-    a: &AttributeProto,
-    quotable_name: bool,
-) {
-    match a.name.as_deref() {
-        Some(key) => s.at_key("attribute", key, |s| attribute(s, a, quotable_name)),
-        None => s.at_index("attribute", index, |s| attribute(s, a, quotable_name)),
+    f: impl FnOnce(&mut Sink<'_>) -> R,
+) -> R {
+    match keys.name(index) {
+        Some(key) => s.at_key(field, key, f),
+        None => s.at_index(field, index, f),
     }
 }
 

@@ -17,6 +17,7 @@ use super::annotation_values::{
 use super::graph::{self, GraphPlace, Listed};
 use super::types;
 use super::writer::{ListLayout, Sink};
+use crate::ir_path::AttributeKeys;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto,
     TensorProto,
@@ -190,9 +191,11 @@ fn function_body(s: &mut Sink<'_>, f: &FunctionProto) {
         if !f.attribute.is_empty() && !kept.is_empty() {
             s.text(", ");
         }
-        s.list(&kept, |s, _, (_, a)| {
-            let key = a.name.as_deref().unwrap_or("");
-            s.at_key("attribute_proto", key, |s| graph::attribute(s, a, true));
+        let keys = AttributeKeys::new(&f.attribute_proto);
+        s.list(&kept, |s, _, (i, a)| {
+            graph::at_attribute(s, "attribute_proto", &keys, *i, |s| {
+                graph::attribute(s, a, true)
+            });
         });
         s.text("> ");
     }

@@ -5,6 +5,7 @@
 
 use foldhash::{HashMap, HashSet};
 
+use crate::ir_path::attribute_item;
 use crate::proto::{FunctionProto, GraphProto, ModelProto, NodeProto};
 
 /// A list of nodes of a model: the main graph or a function's body, then
@@ -79,12 +80,11 @@ impl BodyPath {
         }
         let mut path = String::from("graph");
         let mut graph = model.graph.as_ref()?;
-        for &(node, attribute) in &self.steps {
-            let attribute = graph.node.get(node)?.attribute.get(attribute)?;
-            path.push_str(&format!(
-                ".node[{node}].attribute[{:?}].g",
-                attribute.name()
-            ));
+        for &(node, index) in &self.steps {
+            let attributes = &graph.node.get(node)?.attribute;
+            let attribute = attributes.get(index)?;
+            let item = attribute_item("attribute", attributes, index);
+            path.push_str(&format!(".node[{node}].{item}.g"));
             graph = attribute.g.as_deref()?;
         }
         Some(path)

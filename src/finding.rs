@@ -1,0 +1,84 @@
+//! What the model checks report: a [`Finding`] (plain data: severity,
+//! diagnostic with its IR path, related places, help). [`crate::check`]
+//! collects findings from its passes and [`crate::infer`] makes its own;
+//! both build on this file, which builds on nothing but [`crate::error`].
+//!
+//! ```
+//! let findings = onnxtxt::check_model(&onnxtxt::parse_model(r#"
+//!     <ir_version: 10, opset_import: ["": 21]>
+//!     g (float x) => (float y) { y = Relu(z) }
+//! "#)?);
+//! assert_eq!(findings[0].severity, onnxtxt::Severity::Error);
+//! assert!(findings[0].is_error());
+//! # Ok::<(), onnxtxt::Error>(())
+//! ```
+
+use crate::error::Diagnostic;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Severity {
+    /// The model is invalid (`onnxtxt check` exits with 1).
+    Error,
+    /// The model is valid but probably not what was meant.
+    Warning,
+}
+
+/// Another IR item worth showing with a finding, such as the first
+/// definition of a value assigned twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Related {
+    /// Its IR path.
+    pub path: String,
+    /// What it is.
+    pub message: String,
+}
+
+/// One problem found by [`check_model`](crate::check::check_model) or by
+/// inference ([`crate::infer`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The diagnostic: `message` is `SUBJECT: SUMMARY` (the subject being
+    /// the IR path of the construct and its name, like
+    /// `graph.node[12] "Conv_3"`), `path` the precise IR path. Its `span`
+    /// is empty until [`locate`](crate::check::locate) (or
+    /// [`check_text`](crate::check::check_text)) fills it; `labels` are
+    /// filled from the `related` places the same way.
+    pub diagnostic: Diagnostic,
+    /// The message without its subject (short enough for a label under
+    /// the offending text).
+    pub summary: String,
+    /// Other places worth showing.
+    pub related: Vec<Related>,
+}
+
+impl Finding {
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Sets the help line.
+    pub(crate) fn help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.diagnostic.help = Some(help.into());
+        self
+    }
+
+    /// Adds a related place.
+    pub(crate) fn related(
+        &mut self,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> &mut Self {
+        self.related.push(Related {
+            path: path.into(),
+            message: message.into(),
+        });
+        self
+    }
+}
