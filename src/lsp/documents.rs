@@ -12,7 +12,7 @@ use crate::analysis::Analysis;
 /// The largest document analysed, in bytes (4 MiB). The analysis runs
 /// after every change and costs time and memory with the nodes and names
 /// of the text: 2.3 s a keystroke for 4.5 MB of nodes (50,000), 4.7 s for
-/// 8.1 MB, on the 2-core VM under load 12 (README, "Editors"). Past this
+/// 8.1 MB, on the 2-core VM under load 12 (docs/editors.md). Past this
 /// size a document gets one diagnostic saying so, and requests about it
 /// fail, instead of the editor waiting seconds after each keystroke.
 pub const MAX_ANALYSED_BYTES: usize = 4 << 20;
