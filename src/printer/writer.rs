@@ -826,8 +826,9 @@ const SPLIT_CHUNK: usize = 1 << 9;
 /// bytes on average in the node-heavy benchmark), to reserve room by.
 const ITEM_TEXT: usize = 256;
 
-/// Lists at least this long are formatted on two threads.
-const PARALLEL_MIN: usize = 1 << 15;
+/// Lists at least this long are formatted on two threads: about 100 µs of
+/// formatting, where starting a thread takes some tens.
+const PARALLEL_MIN: usize = 1 << 13;
 
 /// The items of a list that [`Sink::fill_pipelined`] passes through its
 /// pipeline at a time.
@@ -1050,12 +1051,15 @@ mod tests {
             }
         }
         // One thread's list, and (with a second core) two threads' list.
-        for count in [PARALLEL_MIN - 1, 4 * PARALLEL_MIN] {
+        let count = 8 * PARALLEL_MIN;
+        for threads in [false, true] {
             let floats: Vec<f32> = (0..count).map(|i| i as f32 / 7.0).collect();
             let mut writes = Writes(Vec::new());
-            let mut sink = Sink::new(&mut writes, Printer::new());
-            sink.fill_numbers(true, &floats);
-            sink.finish().unwrap();
+            crate::parallel::with_threads(threads, || {
+                let mut sink = Sink::new(&mut writes, Printer::new());
+                sink.fill_numbers(true, &floats);
+                sink.finish().unwrap();
+            });
             let total: usize = writes.0.iter().sum();
             let largest = writes.0.iter().max().copied().unwrap_or(0);
             assert!(total > 4 * FLUSH, "{count} items: {total} bytes");

@@ -51,8 +51,7 @@ const PIECE: usize = if cfg!(any(test, fuzzing)) {
 /// pieces, so that looking for cuts stays a small share of the work.
 const MAX_PIECES: usize = 256;
 
-/// How far past where a cut is wanted, in bytes, a line start is looked
-/// for, and how far past that a node start.
+/// How far past a line start, in bytes, a node start is looked for.
 const PROBE: usize = 1 << 10;
 
 /// The nodes of the pieces, in the parser state of the thread that parses
@@ -470,13 +469,15 @@ fn cuts(text: &str) -> Vec<usize> {
 }
 
 /// Where a node starts soon after `at`: the first token, after the start
-/// of a line (or of the text), that looks like a node start and follows
-/// the end of a node or the start of a node list.
+/// of the next line (or of the text), that looks like a node start and
+/// follows the end of a node or the start of a node list. The next line
+/// may be far: a node holding a long number list (a `Constant`'s weights)
+/// is one line of hundreds of kilobytes.
 fn cut_after(text: &str, at: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let line = match at {
         0 => 0,
-        _ => at + memchr::memchr(b'\n', &bytes[at..(at + PROBE).min(bytes.len())])? + 1,
+        _ => at + memchr::memchr(b'\n', &bytes[at..])? + 1,
     };
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
     (1..probe.len())
