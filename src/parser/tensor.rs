@@ -292,35 +292,19 @@ trait ListValue: FromPlain + Default + Copy + Send {
     fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E>;
 }
 
-impl ListValue for f32 {
-    fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
-        float_item(text, span, offset)
-    }
+/// [`ListValue`] for each type, its general path named.
+macro_rules! list_value {
+    ($item:ident: $($ty:ty),*) => {$(
+        impl ListValue for $ty {
+            fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
+                $item(text, span, offset)
+            }
+        }
+    )*};
 }
 
-impl ListValue for f64 {
-    fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
-        float_item(text, span, offset)
-    }
-}
-
-impl ListValue for i32 {
-    fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
-        integer_item(text, span, offset)
-    }
-}
-
-impl ListValue for i64 {
-    fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
-        integer_item(text, span, offset)
-    }
-}
-
-impl ListValue for u64 {
-    fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
-        integer_item(text, span, offset)
-    }
-}
+list_value!(float_item: f32, f64);
+list_value!(integer_item: i32, i64, u64);
 
 /// The fast path for the bulk of big models, the values of every element
 /// type stored as `float`, `double`, `int32`, `int64` or `uint64`: each
