@@ -78,9 +78,8 @@
 //! # Threads
 //!
 //! Long inputs are read and printed with a second thread (number lists of
-//! 128 KiB (read) or 8,192 numbers (printed) and more, texts of 256 KiB
-//! and more, node lists of 1024 nodes and more); the result is always what
-//! one thread gives.
+//! 1 MiB and more, texts of 256 KiB and more, node lists of 1024 nodes and
+//! more); the result is always what one thread gives.
 //! [`Parser::threads`] and [`Printer::threads`] turn that off, for an
 //! embedder with a thread pool of its own or a target without threads.
 //!

@@ -13,11 +13,8 @@ use std::cell::Cell;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread::{Scope, ScopedJoinHandle};
 
-/// Number lists shorter than this, in bytes of text, stay on one thread:
-/// about 12,000 numbers, read in about 100 µs, where starting a thread
-/// takes some tens (the weights of a model's `Constant` nodes are often
-/// lists of 100 KiB to 1 MiB).
-pub(crate) const MIN_TEXT: usize = 1 << 17;
+/// Number lists shorter than this, in bytes of text, stay on one thread.
+pub(crate) const MIN_TEXT: usize = 1 << 20;
 
 thread_local! {
     /// Whether this thread may start helpers (see [`with_threads`]).

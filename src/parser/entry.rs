@@ -76,7 +76,7 @@ impl Parser {
     }
 
     /// With `false`, everything is read on the calling thread. By default
-    /// long inputs are read with a second thread (number lists of 128 KiB
+    /// long inputs are read with a second thread (number lists of 1 MiB
     /// and more, texts of 256 KiB and more); the result is the same.
     #[must_use]
     pub fn threads(mut self, threads: bool) -> Self {

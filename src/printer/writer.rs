@@ -826,9 +826,8 @@ const SPLIT_CHUNK: usize = 1 << 9;
 /// bytes on average in the node-heavy benchmark), to reserve room by.
 const ITEM_TEXT: usize = 256;
 
-/// Lists at least this long are formatted on two threads: about 100 µs of
-/// formatting, where starting a thread takes some tens.
-const PARALLEL_MIN: usize = 1 << 13;
+/// Lists at least this long are formatted on two threads.
+const PARALLEL_MIN: usize = 1 << 15;
 
 /// The items of a list that [`Sink::fill_pipelined`] passes through its
 /// pipeline at a time.

@@ -94,7 +94,7 @@ fn constant(name: &str, element: &str, count: usize) -> String {
 }
 
 /// A model with a tensor of every element type in its initializers, a long
-/// float and a long int64 list (past the two-thread thresholds, 128 KiB of
+/// float and a long int64 list (past the two-thread threshold, 1 MiB of
 /// text), and lists in `Constant` nodes of an `If` and of an `If` nested
 /// in it.
 fn model_text() -> String {
