@@ -3,8 +3,9 @@
 Usage: python bench/e2e.py ONNXTXT INPUT_DIR OUT.tsv [--only CASE] [--runs MIN MAX] [--secs S]
 
 For every model of INPUT_DIR/cases.tsv (the weight-heavy and node-heavy
-inputs; not the corpus batch) and of INPUT_DIR/real.tsv (the models that
-ship in the onnx wheel), both operations, file to file:
+inputs; not the corpus batch), of INPUT_DIR/real.tsv (the models that
+ship in the onnx wheel) and of INPUT_DIR/exported.tsv (the models shaped like
+exporters'), both operations, file to file:
 
   print   onnxtxt print CASE.onnx -o OUT.txt   against bench/e2e_reference.py print
   parse   onnxtxt parse CASE.txt -o OUT.onnx   against bench/e2e_reference.py parse
@@ -143,7 +144,7 @@ def main() -> None:
     cli, inputs, out_tsv = pos[0], Path(pos[1]), Path(pos[2])
     scratch = Path(tempfile.mkdtemp(prefix="e2e-scratch-", dir=inputs.parent))
     launcher = build_launcher(scratch)
-    cases = [line.split("\t") for name in ("cases.tsv", "real.tsv") if (inputs / name).exists()
+    cases = [line.split("\t") for name in ("cases.tsv", "real.tsv", "exported.tsv") if (inputs / name).exists()
              for line in (inputs / name).read_text().splitlines()]
     with open(out_tsv, "w") as out:
         out.write("\t".join(COLUMNS) + "\n")

@@ -27,6 +27,20 @@ Shapes, at 1N, 2N, 4N, 8N and 16N (quick mode: 1N, 2N and 4N, smaller):
                     inception, resnet50, ...), their bytes as shipped; listed
                     in OUT_DIR/real.tsv (same columns), which only the
                     end-to-end bench (bench/e2e.py) reads.
+  constants-<model>, subgraphs, initializers
+                    models shaped like exporters' (issue 40), listed in
+                    OUT_DIR/exported.tsv, end to end only (not in quick mode).
+                    constants-<model>: a wheel model (squeezenet, shufflenet,
+                    densenet121) with every weight in a named `Constant` node:
+                    its `ConstantOfShape` stand-ins filled with random weights
+                    of their shape, its initializers moved into `Constant`s
+                    (raw_data as shipped); every other new tensor is stored
+                    typed (float_data), the rest raw, as exporters mix them.
+                    subgraphs: 20 nested `If`s, each branch holding weights in
+                    `Constant`s, each else branch a `Loop` whose body holds one.
+                    initializers: 30,000 small initializers (1 to 64 values,
+                    float, int64, int32, double, uint8, raw and typed), two
+                    thirds of them read by 20,000 nodes.
 
 Inputs are reused when OUT_DIR/stamp matches this file's hash and the mode.
 """
@@ -165,6 +179,143 @@ def real_models(out: Path) -> list[tuple]:
     return cases
 
 
+def weights(rng, dims, typed: bool) -> onnx.TensorProto:
+    """Random float32 weights of shape `dims`, stored typed (float_data) or raw (raw_data)."""
+    values = (rng.standard_normal(dims) * 0.02).astype(np.float32)
+    if typed:
+        return h.make_tensor("", onnx.TensorProto.FLOAT, dims, values.flatten().tolist())
+    return nh.from_array(values, "")
+
+
+def constant(name: str, output: str, tensor: onnx.TensorProto) -> onnx.NodeProto:
+    tensor.name = ""
+    return h.make_node("Constant", [], [output], name=name, value=tensor)
+
+
+def constants(path: Path, seed: int) -> onnx.ModelProto:
+    """The wheel model at `path` with its weights in named `Constant` nodes (see the module doc)."""
+    rng = np.random.default_rng(seed)
+    model = onnx.load_model(path)
+    graph = model.graph
+    shapes = {t.name: nh.to_array(t) for t in graph.initializer}
+    made, kept_nodes = [], []
+    for node in graph.node:
+        if node.op_type == "ConstantOfShape" and node.input[0] in shapes:
+            dims = [int(d) for d in shapes[node.input[0]]]
+            made.append(constant(node.output[0] + "/Constant", node.output[0], weights(rng, dims, len(made) % 2 == 1)))
+        else:
+            kept_nodes.append(node)
+    used = {name for node in kept_nodes for name in node.input}
+    moved = [t for t in graph.initializer if t.name in used]
+    made += [constant(t.name + "/Constant", t.name, onnx.TensorProto.FromString(t.SerializeToString()))
+             for t in moved]
+    defined = {t.name for t in graph.initializer} | {out for node in made for out in node.output}
+    inputs = [i for i in graph.input if i.name not in defined]
+    del graph.initializer[:], graph.node[:], graph.input[:]
+    graph.node.extend(made + kept_nodes)
+    graph.input.extend(inputs)
+    return model
+
+
+def nested_ifs(depth: int, width: int, seed: int) -> onnx.ModelProto:
+    """`depth` nested `If`s over float[width] values; each branch holds a float[width, width] weight in
+    a `Constant`, each else branch a `Loop` whose body adds a float[width] `Constant`."""
+    rng = np.random.default_rng(seed)
+    vec = [width]
+    count = [0]
+
+    def unique(what: str) -> str:  # a value's name, or (without the `/`) a graph's
+        count[0] += 1
+        return f"/{what}_{count[0]}"
+
+    def then_branch(level: int) -> onnx.GraphProto:
+        w, t, y = unique("w"), unique("t"), unique("y")
+        nodes = [constant(w + "/Constant", w, weights(rng, [width, width], level % 2 == 0)),
+                 h.make_node("MatMul", [w, "x"], [t], name=t + "/MatMul")]
+        if level + 1 < depth:
+            r = unique("r")
+            nodes += [h.make_node("If", ["c"], [r], name=r + "/If", then_branch=then_branch(level + 1),
+                                  else_branch=else_branch(level + 1)),
+                      h.make_node("Add", [t, r], [y], name=y + "/Add")]
+        else:
+            nodes.append(h.make_node("Add", [t, t], [y], name=y + "/Add"))
+        return h.make_graph(nodes, unique("then")[1:], [], [h.make_tensor_value_info(y, onnx.TensorProto.FLOAT, vec)])
+
+    def else_branch(level: int) -> onnx.GraphProto:
+        w, e, trips, y = unique("w"), unique("e"), unique("trips"), unique("y")
+        acc, acc_out, cond_out, b = unique("acc"), unique("acc_out"), unique("cond_out"), unique("b")
+        body = h.make_graph(
+            [constant(b + "/Constant", b, weights(rng, vec, level % 2 == 1)),
+             h.make_node("Add", [acc, b], [acc_out], name=acc_out + "/Add"),
+             h.make_node("Identity", ["cond_in"], [cond_out], name=cond_out + "/Identity")],
+            unique("body")[1:],
+            [h.make_tensor_value_info("i", onnx.TensorProto.INT64, []),
+             h.make_tensor_value_info("cond_in", onnx.TensorProto.BOOL, []),
+             h.make_tensor_value_info(acc, onnx.TensorProto.FLOAT, vec)],
+            [h.make_tensor_value_info(cond_out, onnx.TensorProto.BOOL, []),
+             h.make_tensor_value_info(acc_out, onnx.TensorProto.FLOAT, vec)])
+        nodes = [constant(w + "/Constant", w, weights(rng, [width, width], level % 2 == 1)),
+                 h.make_node("MatMul", [w, "x"], [e], name=e + "/MatMul"),
+                 constant(trips + "/Constant", trips, h.make_tensor("", onnx.TensorProto.INT64, [], [level + 1])),
+                 h.make_node("Loop", [trips, "c", e], [y], name=y + "/Loop", body=body)]
+        return h.make_graph(nodes, unique("else")[1:], [], [h.make_tensor_value_info(y, onnx.TensorProto.FLOAT, vec)])
+
+    graph = h.make_graph(
+        [h.make_node("If", ["c"], ["y"], name="/If", then_branch=then_branch(0), else_branch=else_branch(0))],
+        "nested_ifs",
+        [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, vec),
+         h.make_tensor_value_info("c", onnx.TensorProto.BOOL, [])],
+        [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, vec)])
+    return h.make_model(graph, opset_imports=OPSET, producer_name="bench/gen.py")
+
+
+def small_initializers(blocks: int, seed: int) -> onnx.ModelProto:
+    """`blocks` Mul/Add pairs over float[64], each with a scale and a bias initializer of 1 or 64
+    values, raw or typed; and beside each pair a small int64, int32, double or uint8 initializer
+    (shapes, axes, zero points) that a `Reshape`, `Cast`... would read, left unread."""
+    rng = np.random.default_rng(seed)
+    others = [np.int64, np.int32, np.float64, np.uint8]
+    inits, nodes, x = [], [], "input"
+    for i in range(blocks):
+        p = f"/blocks.{i}"
+        for kind in ("scale", "bias"):
+            values = (rng.standard_normal(int(rng.choice([1, 64]))) * 0.1).astype(np.float32)
+            name = f"{p}.{kind}"
+            inits.append(nh.from_array(values, name) if rng.integers(2) else
+                         h.make_tensor(name, onnx.TensorProto.FLOAT, values.shape, values.tolist()))
+        kind = others[i % len(others)]
+        extra = rng.integers(0, 255, int(rng.integers(1, 9))).astype(kind)
+        inits.append(nh.from_array(extra, f"{p}.extra") if rng.integers(2) else
+                     h.make_tensor(f"{p}.extra", nh.helper.np_dtype_to_tensor_dtype(extra.dtype), extra.shape,
+                                   extra.tolist()))
+        nodes += [h.make_node("Mul", [x, f"{p}.scale"], [f"{p}/Mul_output_0"], name=f"{p}/Mul"),
+                  h.make_node("Add", [f"{p}/Mul_output_0", f"{p}.bias"], [f"{p}/Add_output_0"], name=f"{p}/Add")]
+        x = f"{p}/Add_output_0"
+    nodes.append(h.make_node("Identity", [x], ["output"], name="/Identity"))
+    graph = h.make_graph(nodes, "small_initializers",
+                         [h.make_tensor_value_info("input", onnx.TensorProto.FLOAT, ["batch", 64])],
+                         [h.make_tensor_value_info("output", onnx.TensorProto.FLOAT, ["batch", 64])], inits)
+    return h.make_model(graph, opset_imports=OPSET, producer_name="bench/gen.py")
+
+
+def exported(out: Path) -> list[tuple]:
+    """The models shaped like exporters' (see the module doc), checked by onnx.checker."""
+    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    models = [(f"constants-{stem}", "constants", constants(light / f"light_{stem}.onnx", seed),
+               f"light_{stem}.onnx with its weights in Constant nodes")
+              for seed, stem in enumerate(("squeezenet", "shufflenet", "densenet121"), start=3000)]
+    models.append(("subgraphs", "subgraphs", nested_ifs(20, 128, seed=3100),
+                   "20 nested If, weights in Constants of every branch and Loop body"))
+    models.append(("initializers", "initializers", small_initializers(10_000, seed=3200),
+                   "30,000 small initializers, 20,001 nodes"))
+    cases = []
+    for name, shape, model, what in models:
+        onnx.checker.check_model(model, full_check=True)
+        write_case(out, name, model)
+        cases.append((name, shape, 1, "model", 1, what))
+    return cases
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     quick = "--quick" in sys.argv
@@ -198,7 +349,12 @@ def main() -> None:
         (out / "corpus.dropped").write_text(f"{dropped}\n")
         print(f"bench/gen.py: corpus of {kept} models written ({dropped} the reference "
               f"cannot round-trip left out) in {time.time() - t0:.1f}s", file=sys.stderr)
-    for listing, rows in (("cases.tsv", cases), ("real.tsv", real_models(out))):
+    listings = [("cases.tsv", cases), ("real.tsv", real_models(out))]
+    if not quick:
+        t0 = time.time()
+        listings.append(("exported.tsv", exported(out)))
+        print(f"bench/gen.py: exported-like models written in {time.time() - t0:.1f}s", file=sys.stderr)
+    for listing, rows in listings:
         with open(out / listing, "w") as f:
             for c in rows:
                 f.write("\t".join(map(str, c)) + "\n")

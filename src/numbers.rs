@@ -6,7 +6,8 @@
 //! [`crate::lexer::list_items`] tries [`plain_number`] first on every item
 //! of a number list, and falls back to the general path for anything else:
 //! exponents, `inf` and `nan`, more than 15 digits, blanks before the comma,
-//! the last item.
+//! the last item. Plain integers go to the integer types the same way
+//! ([`FromPlain`] for `i32`, `i64`, `u64`).
 
 /// A number `-?[0-9]+(\.[0-9]*)?` of at most 15 digits, directly followed
 /// by a comma.
@@ -20,6 +21,8 @@ pub(crate) struct PlainNumber {
     pub mantissa: u64,
     /// How many of the digits follow the point.
     pub scale: usize,
+    /// Whether it has no point: an integer literal.
+    pub integer: bool,
 }
 
 /// The plain number at `pos` of `text`, when there is one and a comma
@@ -57,6 +60,7 @@ pub(crate) fn plain_number(text: &[u8], pos: usize) -> Option<PlainNumber> {
         negative,
         mantissa,
         scale: comma - point - has_point,
+        integer: others == 0,
     })
 }
 
@@ -134,6 +138,27 @@ impl FromPlain for f32 {
     }
 }
 
+/// Integers: a plain integer literal that fits, exactly; `None` for one
+/// with a point, one out of range, and a negated one for an unsigned type
+/// (`str::parse` refuses `-0` there), which the general path reports.
+macro_rules! integer_from_plain {
+    ($($int:ty),*) => {$(
+        impl FromPlain for $int {
+            #[inline]
+            fn from_plain(number: &PlainNumber) -> Option<$int> {
+                if !number.integer || (number.negative && <$int>::MIN == 0) {
+                    return None;
+                }
+                // Below 10^15: an `i64`, whose negation cannot overflow.
+                let value = number.mantissa as i64;
+                <$int>::try_from(if number.negative { -value } else { value }).ok()
+            }
+        }
+    )*};
+}
+
+integer_from_plain!(i32, i64, u64);
+
 /// The bytes of a `u64` all set to `b`.
 const fn splat(b: u8) -> u64 {
     u64::from_ne_bytes([b; 8])
@@ -193,14 +218,24 @@ mod tests {
                 negative,
                 mantissa,
                 scale,
+                integer: false,
             })
         };
-        assert_eq!(plain("7,"), number(1, false, 7, 0));
+        let integer = |len, negative, mantissa| {
+            Some(PlainNumber {
+                len,
+                negative,
+                mantissa,
+                scale: 0,
+                integer: true,
+            })
+        };
+        assert_eq!(plain("7,"), integer(1, false, 7));
         assert_eq!(plain("-0.0125,2"), number(7, true, 125, 4));
         assert_eq!(plain("12.,"), number(3, false, 12, 0));
         assert_eq!(
             plain("999999999999999,"),
-            number(15, false, 999_999_999_999_999, 0)
+            integer(15, false, 999_999_999_999_999)
         );
         assert_eq!(plain("-0.000000000001,"), number(15, true, 1, 12));
         assert_eq!(
@@ -232,6 +267,50 @@ mod tests {
         }
         // Too close to the end for a 16-byte block.
         assert_eq!(plain_number(b"1,2", 0), None);
+    }
+
+    /// Integers agree with `str::parse`, or go to the general path: with a
+    /// point, out of range, `-0` for an unsigned type.
+    #[test]
+    fn integers_convert_like_str_parse() {
+        fn agrees<T: FromPlain + std::str::FromStr + PartialEq + std::fmt::Debug>(text: &str) {
+            let number = plain(&format!("{text},")).expect(text);
+            if let Some(value) = T::from_plain(&number) {
+                assert_eq!(text.parse::<T>().ok(), Some(value), "{text}");
+            }
+        }
+        let texts = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "2147483647",
+            "2147483648",
+            "-2147483648",
+            "-2147483649",
+            "4294967295",
+            "999999999999999",
+            "-99999999999999",
+            "000000000000012",
+            "12.",
+            "1.0",
+        ];
+        for text in texts {
+            agrees::<i32>(text);
+            agrees::<i64>(text);
+            agrees::<u64>(text);
+        }
+        let read = |text: &str| plain(&format!("{text},")).unwrap();
+        assert_eq!(i32::from_plain(&read("-2147483648")), Some(i32::MIN));
+        assert_eq!(i32::from_plain(&read("2147483648")), None); // the general path says why
+        assert_eq!(i32::from_plain(&read("2147483647")), Some(i32::MAX));
+        assert_eq!(u64::from_plain(&read("-0")), None);
+        assert_eq!(i64::from_plain(&read("-0")), Some(0));
+        assert_eq!(i64::from_plain(&read("12.")), None);
+        assert_eq!(
+            i64::from_plain(&read("-99999999999999")),
+            Some(-99_999_999_999_999)
+        );
     }
 
     /// Conversions agree with `str::parse` to the bit, on ties between two

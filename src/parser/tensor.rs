@@ -13,7 +13,7 @@ use chumsky::prelude::*;
 use super::annotation::{self, Entry};
 use super::common::{integer, quotable_id, string_literal, text_literal, IntegerName};
 use super::{emit_diagnostic, CustomError, Fail, Parsed, Problem, Tokens};
-use crate::lexer::{list_items, number_in_item, BadItem, Token};
+use crate::lexer::{list_items, number_in_item, skip_blank, BadItem, Token};
 use crate::numbers::FromPlain;
 use crate::proto::tensor_proto::{DataLocation, DataType};
 use crate::proto::tensor_shape_proto::dimension;
@@ -251,8 +251,11 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
             Ok(())
         }
         Data::Numbers(text, span) => match storage(data_type) {
-            Some(Storage::Float) => float_list(&mut tensor.float_data, text, span.start),
-            Some(Storage::Double) => float_list(&mut tensor.double_data, text, span.start),
+            Some(Storage::Float) => number_list(&mut tensor.float_data, text, span.start),
+            Some(Storage::Double) => number_list(&mut tensor.double_data, text, span.start),
+            Some(Storage::Int32) => number_list(&mut tensor.int32_data, text, span.start),
+            Some(Storage::Int64) => number_list(&mut tensor.int64_data, text, span.start),
+            Some(Storage::Uint64) => number_list(&mut tensor.uint64_data, text, span.start),
             _ => store_values(
                 &mut tensor,
                 data_type,
@@ -278,16 +281,43 @@ pub(crate) fn build_tensor<'s, E: CustomError>(
     tensor
 }
 
-/// The fast path for the bulk of big models, float values: each item of a
-/// [`Token::Numbers`] text is checked and read straight into `out`,
-/// correctly rounded, in one pass; a long list without comments in two
-/// halves, on two threads (see [`crate::parallel`]), each into its own part
-/// of `out`. `offset` is the text's position in the source.
-fn float_list<T, E>(out: &mut Vec<T>, text: &str, offset: usize) -> Result<(), E>
-where
-    T: FromPlain + fast_float2::FastFloat + std::str::FromStr + IsInfinite + Default + Send,
-    E: CustomError,
-{
+/// An element type whose number lists [`number_list`] reads: plain items
+/// by [`FromPlain`], any other item by [`ListValue::item`].
+trait ListValue: FromPlain + Default + Copy + Send {
+    /// The value of the item at `span` of `text` (a [`ListItem`]'s, at
+    /// `offset` in the source) that [`FromPlain`] did not read, or what is
+    /// wrong with it.
+    ///
+    /// [`ListItem`]: crate::lexer::ListItem
+    fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E>;
+}
+
+/// [`ListValue`] for each type, its general path named.
+macro_rules! list_value {
+    ($item:ident: $($ty:ty),*) => {$(
+        impl ListValue for $ty {
+            fn item<E: CustomError>(text: &str, span: Range<usize>, offset: usize) -> Result<Self, E> {
+                $item(text, span, offset)
+            }
+        }
+    )*};
+}
+
+list_value!(float_item: f32, f64);
+list_value!(integer_item: i32, i64, u64);
+
+/// The fast path for the bulk of big models, the values of every element
+/// type stored as `float`, `double`, `int32`, `int64` or `uint64`: each
+/// item of a [`Token::Numbers`] text is checked and read straight into
+/// `out` (floats correctly rounded) in one pass; a long list without
+/// comments in two halves, on two threads (see [`crate::parallel`]), each
+/// into its own part of `out`. `offset` is the text's position in the
+/// source.
+fn number_list<T: ListValue, E: CustomError>(
+    out: &mut Vec<T>,
+    text: &str,
+    offset: usize,
+) -> Result<(), E> {
     if let Some(comma) = crate::parallel::split_point(text.as_bytes()) {
         let (front, back) = (&text[..comma], &text[comma + 1..]);
         let (front_marks, back_marks) =
@@ -298,8 +328,8 @@ where
             *out = vec![T::default(); front_marks.items() + back_marks.items()];
             let (front_slots, back_slots) = out.split_at_mut(front_marks.items());
             let (front_read, back_read) = crate::parallel::join(
-                || float_run(front_slots, front, offset),
-                || float_run::<T, Problem>(back_slots, back, offset + comma + 1),
+                || number_run(front_slots, front, offset),
+                || number_run::<T, Problem>(back_slots, back, offset + comma + 1),
             );
             front_read?;
             return back_read.map(drop).map_err(|(message, span)| {
@@ -309,7 +339,7 @@ where
     }
     // Zeroed memory comes fresh from the system, untouched until filled.
     *out = vec![T::default(); count_marks(text).items()];
-    let count = float_run(out, text, offset)?;
+    let count = number_run(out, text, offset)?;
     out.truncate(count);
     Ok(())
 }
@@ -317,11 +347,11 @@ where
 /// Reads the numbers of `text`, at `offset` in the source, into `slots`,
 /// and returns how many there were; `slots` has room for
 /// [`Marks::items`] of them.
-fn float_run<T, E>(slots: &mut [T], text: &str, offset: usize) -> Result<usize, E>
-where
-    T: FromPlain + fast_float2::FastFloat + std::str::FromStr + IsInfinite,
-    E: CustomError,
-{
+fn number_run<T: ListValue, E: CustomError>(
+    slots: &mut [T],
+    text: &str,
+    offset: usize,
+) -> Result<usize, E> {
     let mut count = 0;
     for item in list_items(text.as_bytes()) {
         let Some(slot) = slots.get_mut(count) else {
@@ -330,7 +360,7 @@ where
         };
         *slot = match item.plain.and_then(|number| T::from_plain(&number)) {
             Some(value) => value,
-            None => float_item(text, item.span, offset)?,
+            None => T::item(text, item.span, offset)?,
         };
         count += 1;
     }
@@ -338,14 +368,29 @@ where
 }
 
 /// The value of an item of a number list that is not a plain decimal:
-/// correctly rounded by `fast_float2`, or by `str::parse` to tell what is
-/// wrong with it.
+/// correctly rounded by `fast_float2`, read as it scans the number, when
+/// the item is a finite number in decimal digits; otherwise (`inf`, `nan`,
+/// a literal too large for `T`, a mistake) by `str::parse` after the
+/// lexer's scan, which also tells what is wrong with it.
 fn float_item<T, E>(text: &str, span: Range<usize>, offset: usize) -> Result<T, E>
 where
     T: fast_float2::FastFloat + std::str::FromStr + IsInfinite,
     E: CustomError,
 {
-    let number = number_in_item(text.as_bytes(), span).map_err(|bad| item_error(bad, offset))?;
+    let bytes = text.as_bytes();
+    let start = skip_blank(bytes, span.start);
+    // Only `-?[0-9]`: `fast_float2` also reads `+1` and `.5`, which the
+    // syntax has not.
+    let digit_at = start + usize::from(bytes.get(start) == Some(&b'-'));
+    if bytes.get(digit_at).is_some_and(u8::is_ascii_digit) {
+        if let Ok((value, len)) = fast_float2::parse_partial::<T, _>(&bytes[start..span.end]) {
+            // The item is this number and blanks: nothing glued to it.
+            if !value.is_infinite() && skip_blank(bytes, start + len) == span.end {
+                return Ok(value);
+            }
+        }
+    }
+    let number = number_in_item(bytes, span).map_err(|bad| item_error(bad, offset))?;
     let literal = &text[number.clone()];
     match fast_float2::parse::<T, _>(literal) {
         Ok(value) if !value.is_infinite() => Ok(value),
@@ -406,21 +451,48 @@ fn number_items<'s, E: CustomError>(
     text: &'s str,
     offset: usize,
 ) -> impl Iterator<Item = Result<(Literal<'s>, SimpleSpan), E>> {
-    let bytes = text.as_bytes();
-    list_items(bytes).map(move |item| {
-        let at = number_in_item(bytes, item.span).map_err(|bad| item_error(bad, offset))?;
-        let number = &text[at.clone()];
-        let digits = number.strip_prefix('-').unwrap_or(number);
-        let literal = if digits.bytes().all(|b| b.is_ascii_digit()) {
-            Literal::Int(number)
-        } else {
-            Literal::Float(number)
-        };
-        Ok((
-            literal,
-            SimpleSpan::from(offset + at.start..offset + at.end),
-        ))
-    })
+    list_items(text.as_bytes()).map(move |item| number_literal(text, item.span, offset))
+}
+
+/// The number that makes up the item at `span` of `text` (at `offset` in
+/// the source), as a literal with its span in the source.
+fn number_literal<E: CustomError>(
+    text: &str,
+    span: Range<usize>,
+    offset: usize,
+) -> Result<(Literal<'_>, SimpleSpan), E> {
+    let at = number_in_item(text.as_bytes(), span).map_err(|bad| item_error(bad, offset))?;
+    let number = &text[at.clone()];
+    let digits = number.strip_prefix('-').unwrap_or(number);
+    let literal = if digits.bytes().all(|b| b.is_ascii_digit()) {
+        Literal::Int(number)
+    } else {
+        Literal::Float(number)
+    };
+    Ok((
+        literal,
+        SimpleSpan::from(offset + at.start..offset + at.end),
+    ))
+}
+
+/// The value of an item of an integer list that is not a plain integer
+/// [`FromPlain`] reads (the last item, a long one, one out of range), or
+/// what is wrong with it, as [`store_values`] says it.
+fn integer_item<T, E>(text: &str, span: Range<usize>, offset: usize) -> Result<T, E>
+where
+    T: std::str::FromStr + IntegerName,
+    E: CustomError,
+{
+    match number_literal(text, span, offset)? {
+        (Literal::Int(number), at) => parse_integer(number, at),
+        (Literal::Float(number), at) => Err(not_an_integer(number, at)),
+        (Literal::Bytes(_), at) => Err(E::custom(at, "expected a number, found a string")),
+    }
+}
+
+/// The error for a literal that is not an integer where one is expected.
+fn not_an_integer<E: CustomError>(literal: &str, span: SimpleSpan) -> E {
+    E::custom(span, format!("expected an integer, found `{literal}`"))
 }
 
 /// Converts literals into the typed field the reference uses for
@@ -479,12 +551,7 @@ fn store_values<'s, E: CustomError>(
             (_, Literal::Bytes(_)) => {
                 return Err(E::custom(span, "expected a number, found a string"));
             }
-            (_, Literal::Float(text)) => {
-                return Err(E::custom(
-                    span,
-                    format!("expected an integer, found `{text}`"),
-                ));
-            }
+            (_, Literal::Float(text)) => return Err(not_an_integer(text, span)),
         }
     }
     Ok(())
@@ -637,8 +704,8 @@ mod tests {
                 Some(literal.len())
             );
             let (mut floats, mut doubles) = (Vec::new(), Vec::new());
-            let floats_ok = super::float_list::<f32, EmptyErr>(&mut floats, &list, 0).is_ok();
-            let doubles_ok = super::float_list::<f64, EmptyErr>(&mut doubles, &list, 0).is_ok();
+            let floats_ok = super::number_list::<f32, EmptyErr>(&mut floats, &list, 0).is_ok();
+            let doubles_ok = super::number_list::<f64, EmptyErr>(&mut doubles, &list, 0).is_ok();
             match literal.parse::<f32>() {
                 Ok(x) if !x.is_infinite() || literal.contains(['i', 'I']) => {
                     assert!(floats_ok, "{literal}");

@@ -1050,12 +1050,15 @@ mod tests {
             }
         }
         // One thread's list, and (with a second core) two threads' list.
-        for count in [PARALLEL_MIN - 1, 4 * PARALLEL_MIN] {
+        let count = 8 * PARALLEL_MIN;
+        for threads in [false, true] {
             let floats: Vec<f32> = (0..count).map(|i| i as f32 / 7.0).collect();
             let mut writes = Writes(Vec::new());
-            let mut sink = Sink::new(&mut writes, Printer::new());
-            sink.fill_numbers(true, &floats);
-            sink.finish().unwrap();
+            crate::parallel::with_threads(threads, || {
+                let mut sink = Sink::new(&mut writes, Printer::new());
+                sink.fill_numbers(true, &floats);
+                sink.finish().unwrap();
+            });
             let total: usize = writes.0.iter().sum();
             let largest = writes.0.iter().max().copied().unwrap_or(0);
             assert!(total > 4 * FLUSH, "{count} items: {total} bytes");

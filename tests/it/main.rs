@@ -48,6 +48,8 @@ mod lsp_edits;
 #[cfg(feature = "cli")]
 mod lsp_neovim;
 #[cfg(feature = "cli")]
+mod number_lists;
+#[cfg(feature = "cli")]
 mod ops_cli;
 mod ops_reference;
 mod printer;

@@ -51,8 +51,7 @@ const PIECE: usize = if cfg!(any(test, fuzzing)) {
 /// pieces, so that looking for cuts stays a small share of the work.
 const MAX_PIECES: usize = 256;
 
-/// How far past where a cut is wanted, in bytes, a line start is looked
-/// for, and how far past that a node start.
+/// How far past a line start, in bytes, a node start is looked for.
 const PROBE: usize = 1 << 10;
 
 /// The nodes of the pieces, in the parser state of the thread that parses
@@ -459,29 +458,38 @@ fn cuts(text: &str) -> Vec<usize> {
     let mut at = 0;
     while at < text.len() {
         match cut_after(text, at) {
-            Some(cut) => {
+            Some(Ok(cut)) => {
                 cuts.push(cut);
                 at = cut + piece;
             }
-            None => at += piece,
+            // Each byte is searched for a line start once.
+            Some(Err(line)) => at = line.max(at + piece),
+            None => break,
         }
     }
     cuts
 }
 
 /// Where a node starts soon after `at`: the first token, after the start
-/// of a line (or of the text), that looks like a node start and follows
-/// the end of a node or the start of a node list.
-fn cut_after(text: &str, at: usize) -> Option<usize> {
+/// of the next line (or of the text), that looks like a node start and
+/// follows the end of a node or the start of a node list; `Err` with the
+/// line's start when there is none within [`PROBE`] bytes of it, `None`
+/// when no line starts after `at`. The next line may be far: a node
+/// holding a long number list (a `Constant`'s weights) is one line of
+/// hundreds of kilobytes.
+fn cut_after(text: &str, at: usize) -> Option<Result<usize, usize>> {
     let bytes = text.as_bytes();
     let line = match at {
         0 => 0,
-        _ => at + memchr::memchr(b'\n', &bytes[at..(at + PROBE).min(bytes.len())])? + 1,
+        _ => at + memchr::memchr(b'\n', &bytes[at..])? + 1,
     };
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
-    (1..probe.len())
-        .find(|&i| ends_node(&probe[..i]) && starts_node(&probe[i..]))
-        .map(|i| probe[i].1.start)
+    Some(
+        (1..probe.len())
+            .find(|&i| ends_node(&probe[..i]) && starts_node(&probe[i..]))
+            .map(|i| probe[i].1.start)
+            .ok_or(line),
+    )
 }
 
 /// Whether `tokens` end like a node: with the `)` of its inputs, or the
@@ -675,6 +683,24 @@ mod tests {
             "l = Loop <body: graph = b () => () {{\n{}    }}> (x)",
             inner.concat()
         )
+    }
+
+    /// A cut is found after a line longer than [`PROBE`] (a `Constant`
+    /// holding its weights), however far its end is; a text of one line
+    /// has none past its first node, found in one search.
+    #[test]
+    fn cuts_come_after_long_lines() {
+        let weights = vec!["0.0125"; 400].join(", ");
+        let constant = format!("c% = Constant <value: tensor = float[400] {{{weights}}}> ()");
+        let text = model(&[&constant, "r% = Relu (x)"], 40);
+        let at = text.find("c0 = ").unwrap() + 10;
+        assert!(text[at..].find('\n').unwrap() > 2 * PROBE);
+        let cut = cut_after(&text, at).unwrap().unwrap();
+        assert!(text[cut..].starts_with("c2 = "), "{}", &text[cut..cut + 10]);
+        let (bytes, pieces, _) = in_pieces(&text, Keep::Read).expect("read in pieces");
+        assert!(pieces > 1);
+        assert_eq!(bytes, parse_model(&text).unwrap().encode_to_vec());
+        assert!(cuts(&text.replace('\n', " ")).len() <= 1);
     }
 
     #[test]
