@@ -39,6 +39,7 @@ import onnx
 import onnx.checker
 import onnx.helper
 import onnx.inliner
+import onnx.parser
 import onnx.reference
 
 # Whether to say why a case is skipped (--verbose).
@@ -64,15 +65,20 @@ def run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray
     return onnx.reference.ReferenceEvaluator(model).run(None, feeds)
 
 
-def local_calls(graph: onnx.GraphProto, functions: set[tuple[str, str]]) -> int:
-    """How many nodes of `graph` and its subgraphs call one of `functions`."""
-    count = 0
+def nodes_of(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
+    """The nodes of `graph` and its subgraphs."""
+    nodes = []
     for node in graph.node:
-        count += (node.domain, node.op_type) in functions
+        nodes.append(node)
         for attribute in node.attribute:
             for sub in [attribute.g] if attribute.HasField("g") else attribute.graphs:
-                count += local_calls(sub, functions)
-    return count
+                nodes += nodes_of(sub)
+    return nodes
+
+
+def local_calls(graph: onnx.GraphProto, functions: set[tuple[str, str]]) -> int:
+    """How many nodes of `graph` and its subgraphs call one of `functions`."""
+    return sum((node.domain, node.op_type) in functions for node in nodes_of(graph))
 
 
 def onnxruntime_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
@@ -158,7 +164,7 @@ def compare(
     inlined = onnx.load(str(inlined_path))
     functions = {(f.domain, f.name) for f in model.functions}
     if schema_functions:
-        functions |= {(n.domain, n.op_type) for n in model.graph.node if has_body(n, model)}
+        functions |= {(n.domain, n.op_type) for n in nodes_of(model.graph) if has_body(n, model)}
     if inlined.functions or local_calls(inlined.graph, functions):
         return "functions or calls of them are left"
     try:
@@ -315,10 +321,22 @@ CONTEXT_NODES = [
 ]
 
 
+# Nodes of such operators in subgraphs, one on a value of the outer graph.
+BRANCHES = """
+<ir_version: 10, opset_import: ["": 20]>
+g (float[N, C, H, W] x0, bool[1] c) => (float[N, C, H, W] y0) {
+  y0 = If (c) <
+    then_branch = t () => (float[N, C, H, W] a) { n = Neg (x0) a = Gelu (n) },
+    else_branch = e () => (float[N, C, H, W] b) { b = Gelu <approximate = "tanh"> (x0) }
+  >
+}
+"""
+
+
 def context_models() -> list[tuple[str, onnx.ModelProto]]:
     """A model of each of CONTEXT_NODES, inputs of shape [N, C, H, W]
     (the later ones [W], as LayerNormalization's scale and bias on the last
-    axis need), outputs untyped."""
+    axis need), outputs untyped; and BRANCHES."""
     models = []
     for name, opset, elems, nodes in CONTEXT_NODES:
         inputs = [
@@ -334,6 +352,7 @@ def context_models() -> list[tuple[str, onnx.ModelProto]]:
             graph, opset_imports=[onnx.helper.make_opsetid("", opset)], ir_version=10
         )
         models.append((f"{name}.opset{opset}", model))
+    models.append(("Gelu-in-branches.opset20", onnx.parser.parse_model(BRANCHES)))
     return models
 
 

@@ -80,9 +80,9 @@ fn inline_agrees_with_the_reference() {
         .unwrap_or_else(|| panic!("no summary in {stdout}"));
     // The three models here, and at least 25 schema bodies as local
     // functions and 25 operators expanded, of those the references run on
-    // random rank-4 inputs, and the 7 nodes of context-dependent operators
-    // (CONTEXT_NODES: `Gelu`, `LayerNormalization`...).
-    assert!(passed >= 60, "{stdout}");
+    // random rank-4 inputs, and the 8 models of nodes of context-dependent
+    // operators (CONTEXT_NODES: `Gelu`, `LayerNormalization`...; BRANCHES).
+    assert!(passed >= 61, "{stdout}");
 }
 
 #[test]
