@@ -12,7 +12,9 @@
 //! error), as are calls in the subgraphs of `If`, `Loop` and `Scan`. The
 //! model imports the opsets that the inlined bodies import; functions that
 //! nothing calls any more are dropped. [`inline_schema_functions`] does
-//! the same for the operators onnx defines by a plain function body.
+//! the same for the operators onnx defines by a function body: a plain one,
+//! or one onnx builds for each node from its input types and attributes
+//! (a context-dependent function), as the registry has it for that node.
 //!
 //! ```
 //! let model = onnxtxt::parse_model(r#"
@@ -28,11 +30,15 @@
 //! # Ok::<(), onnxtxt::Error>(())
 //! ```
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::rc::Rc;
 
+use crate::infer::{self, Options};
+use crate::ops::{self, Schema};
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TypeProto,
 };
 use crate::Error;
 
@@ -239,52 +245,310 @@ impl Sizes {
 }
 
 /// The model with every node of a standard domain that onnx defines by a
-/// plain function body (at the opset in force where the node is) replaced
-/// by that body, recursively: `Softplus (x)` becomes `Exp`, `Constant`,
-/// `CastLike`, `Add` and `Log`. Attribute references take the node's
-/// attribute, else the schema's default. Operators whose function is
-/// context-dependent (built for each node by onnx) stay as they are.
+/// function body (at the opset in force where the node is) replaced by
+/// that body, recursively: `Softplus (x)` becomes `Exp`, `Constant`,
+/// `Cast` (its body's `CastLike`, expanded in turn), `Add` and `Log`.
+/// Attribute references take the node's attribute, else the schema's
+/// default.
+///
+/// An operator whose function onnx builds for each node (a
+/// context-dependent function: `Gelu` 20, `LayerNormalization` 17...) is
+/// expanded into the body the registry has for the node's context (its
+/// input types, as [`crate::infer`] infers them, its inputs and outputs
+/// present, its attributes; see [`Schema::context_dependent_body`]). A node
+/// whose input types are not known (in a function of the model, or where
+/// inference does not know them), or whose context the registry has no body
+/// for, stays as it is; [`Expansion::unexpanded`] says which operators.
 ///
 /// ```
 /// let model = onnxtxt::parse_model(r#"
 ///     <ir_version: 10, opset_import: ["": 21]>
-///     g (float[N] x) => (float[N] y) { y = Softplus (x) }
+///     g (float[N] x) => (float[N] y, float16[N] z) {
+///         y = Softplus (x)
+///         h = Cast <to = 10> (x)
+///         z = Gelu (h)
+///     }
 /// "#)?;
 /// let expanded = onnxtxt::inline::inline_schema_functions(&model)?;
-/// let ops: Vec<_> = expanded.graph.unwrap().node.iter().map(|n| n.op_type().to_owned()).collect();
-/// assert_eq!(ops, ["Exp", "Constant", "CastLike", "Add", "Log"]);
+/// let ops: Vec<_> = expanded.model.graph.unwrap().node.iter().map(|n| n.op_type().to_owned()).collect();
+/// assert_eq!(ops[..5], ["Exp", "Constant", "Cast", "Add", "Log"]);
+/// let has = |op: &str| ops.iter().any(|o| o == op);
+/// assert!(has("Erf") && !has("Gelu") && !has("CastLike"));
+/// assert!(expanded.unexpanded.is_empty());
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
 ///
-/// Errors: a body of the registry that does not parse (none does).
-pub fn inline_schema_functions(model: &ModelProto) -> Result<ModelProto, Error> {
-    let mut out = model.clone();
-    let mut inliner = Inliner::new(&mut out, Callees::Schemas(HashMap::new()));
-    if let Some(graph) = &mut out.graph {
-        inliner.scope = out.opset_import.clone();
-        inliner.expand_graph(graph)?;
+/// Errors: a body of the registry that does not parse (none does), bodies
+/// that expand into operators with bodies more than [`MAX_CALL_DEPTH`]
+/// deep.
+pub fn inline_schema_functions(model: &ModelProto) -> Result<Expansion, Error> {
+    let mut bodies = SchemaBodies::default();
+    let mut current = Rc::new(model.clone());
+    // Each pass expands the nodes whose input types inference knows in the
+    // model as the last pass left it; the values of a body expanded in a
+    // pass get their types in the next.
+    for _ in 0..=MAX_CALL_DEPTH {
+        let mut out = (*current).clone();
+        bodies.start_pass(Rc::clone(&current));
+        let mut inliner = Inliner::new(&mut out, Callees::Schemas(&mut bodies));
+        if let Some(graph) = &mut out.graph {
+            inliner.scope = out.opset_import.clone();
+            inliner.expand_graph(graph)?;
+        }
+        inliner.forget_types();
+        for function in &mut out.functions {
+            inliner.scope = function.opset_import.clone();
+            inliner.expand_nodes_of(function)?;
+        }
+        if bodies.context_dependent_expanded == 0 {
+            return Ok(Expansion {
+                model: out,
+                unexpanded: std::mem::take(&mut bodies.unexpanded),
+            });
+        }
+        current = Rc::new(out);
     }
-    for function in &mut out.functions {
-        inliner.scope = function.opset_import.clone();
-        inliner.expand_nodes_of(function)?;
+    Err(failure(
+        "call_depth",
+        format!("function bodies are nested more than {MAX_CALL_DEPTH} deep"),
+    ))
+}
+
+/// What [`inline_schema_functions`] made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expansion {
+    /// The model with the operators expanded.
+    pub model: ModelProto,
+    /// The operators with context-dependent functions left as they are at
+    /// some nodes, in the order first met.
+    pub unexpanded: Vec<Unexpanded>,
+}
+
+/// An operator with a context-dependent function that
+/// [`inline_schema_functions`] left as it is at some nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unexpanded {
+    /// Its domain (`""` for ai.onnx).
+    pub domain: String,
+    /// Its name.
+    pub operator: String,
+    /// The opset of its domain in force where the nodes are.
+    pub opset: i64,
+    /// The nodes whose input types are not known.
+    pub untyped: usize,
+    /// The nodes whose context (input types, inputs and outputs present,
+    /// attributes) the registry has no body for.
+    pub uncovered: usize,
+}
+
+/// One line: `Gelu (opset 20): 2 nodes left as they are, its function is
+/// built for each node: 1 whose input types are not known, 1 whose context
+/// has no body here (...)`.
+impl fmt::Display for Unexpanded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.domain.as_str() {
+            "" => self.operator.clone(),
+            domain => format!("{domain}.{}", self.operator),
+        };
+        let nodes = self.untyped + self.uncovered;
+        let (noun, verb) = if nodes == 1 {
+            ("node", "is")
+        } else {
+            ("nodes", "are")
+        };
+        write!(
+            f,
+            "{name} (opset {}): {nodes} {noun} left as {} {verb}, its function is built for each node:",
+            self.opset,
+            if nodes == 1 { "it" } else { "they" },
+        )?;
+        let mut reasons = Vec::new();
+        if self.untyped > 0 {
+            reasons.push(format!("{} whose input types are not known", self.untyped));
+        }
+        if self.uncovered > 0 {
+            let domain = match self.domain.as_str() {
+                "" => String::new(),
+                domain => format!(" --domain {domain}"),
+            };
+            reasons.push(format!(
+                "{} whose context has no body here (`onnxtxt ops {}{domain} --opset {} \
+                 --function` lists those there are)",
+                self.uncovered, self.operator, self.opset
+            ));
+        }
+        write!(f, " {}", reasons.join(", "))
     }
-    Ok(out)
 }
 
 /// The functions one inlining expands.
-enum Callees {
+enum Callees<'b> {
     /// The selected model-local functions.
     Local(HashMap<Key, Rc<FunctionProto>>),
-    /// The function bodies of the registry's schemas, each made on first
-    /// use (`None`: the operator has no plain body at that opset), by
-    /// domain, operator and opset.
-    Schemas(HashMap<(String, String, i64), Option<Rc<FunctionProto>>>),
+    /// The function bodies of the registry's schemas.
+    Schemas(&'b mut SchemaBodies),
+}
+
+/// The function bodies of the registry's schemas, each made on first use,
+/// and what one pass of [`inline_schema_functions`] learnt.
+#[derive(Default)]
+struct SchemaBodies {
+    /// Plain bodies by domain, operator and opset (`None`: the operator has
+    /// no plain body at that opset).
+    plain: HashMap<(String, String, i64), Option<Rc<FunctionProto>>>,
+    /// Context-dependent bodies, by their text.
+    built: HashMap<&'static str, Rc<FunctionProto>>,
+    /// The model of the pass, whose values' types the nodes of its graph
+    /// are matched by; `None` in the functions of the model.
+    typed_by: Option<Rc<ModelProto>>,
+    /// The types of `typed_by`'s values, inferred on first need.
+    types: OnceCell<ValueTypes>,
+    /// The context-dependent nodes expanded in the pass.
+    context_dependent_expanded: usize,
+    /// The operators left as they are at some nodes in the pass.
+    unexpanded: Vec<Unexpanded>,
+}
+
+/// The type of each value of a model's graphs, as inferred: `None` for a
+/// name that two graphs give different types.
+type ValueTypes = HashMap<String, Option<TypeProto>>;
+
+impl SchemaBodies {
+    fn start_pass(&mut self, model: Rc<ModelProto>) {
+        self.typed_by = Some(model);
+        self.types = OnceCell::new();
+        self.context_dependent_expanded = 0;
+        self.unexpanded.clear();
+    }
+
+    /// The plain body that defines `schema` at `opset`, if any.
+    fn plain(&mut self, schema: &Schema, opset: i64) -> Result<Option<Rc<FunctionProto>>, Error> {
+        let entry = (schema.domain().to_owned(), schema.name().to_owned(), opset);
+        if let Some(known) = self.plain.get(&entry) {
+            return Ok(known.clone());
+        }
+        let made = match schema.function_body(opset) {
+            Some(body) => Some(Rc::new(with_defaults(body.parse()?, schema))),
+            None => None,
+        };
+        self.plain.insert(entry, made.clone());
+        Ok(made)
+    }
+
+    /// The body onnx builds for `node` of `schema` at `opset`, if the
+    /// registry has it and the node's input types are known; else the node
+    /// is counted as left.
+    fn built_for(
+        &mut self,
+        node: &NodeProto,
+        schema: &Schema,
+        opset: i64,
+    ) -> Result<Option<Rc<FunctionProto>>, Error> {
+        let inputs = self.input_types(node);
+        let body = inputs.as_ref().and_then(|inputs| {
+            let outputs = present(&node.output).len();
+            let node = ops::Node {
+                inputs,
+                outputs,
+                attributes: &node.attribute,
+            };
+            schema.context_dependent_body(opset, &node)
+        });
+        let Some(body) = body else {
+            self.left(schema, opset, inputs.is_none());
+            return Ok(None);
+        };
+        self.context_dependent_expanded += 1;
+        if let Some(known) = self.built.get(body.text()) {
+            return Ok(Some(Rc::clone(known)));
+        }
+        let made = Rc::new(with_defaults(body.parse()?, schema));
+        self.built.insert(body.text(), Rc::clone(&made));
+        Ok(Some(made))
+    }
+
+    /// The types of `node`'s inputs up to its last present one, when all
+    /// are known (an input left out before it has none).
+    fn input_types(&self, node: &NodeProto) -> Option<Vec<TypeProto>> {
+        let model = self.typed_by.as_ref()?;
+        let types = self.types.get_or_init(|| value_types(model));
+        let named = |name: &String| -> Option<TypeProto> {
+            let ty = types.get(name)?.clone()?;
+            ops::type_string(&ty).map(|_| ty)
+        };
+        present(&node.input).iter().map(named).collect()
+    }
+
+    fn left(&mut self, schema: &Schema, opset: i64, untyped: bool) {
+        let (domain, operator) = (schema.domain(), schema.name());
+        let index = match self.unexpanded.iter().position(|u| {
+            (u.domain.as_str(), u.operator.as_str(), u.opset) == (domain, operator, opset)
+        }) {
+            Some(index) => index,
+            None => {
+                self.unexpanded.push(Unexpanded {
+                    domain: domain.to_owned(),
+                    operator: operator.to_owned(),
+                    opset,
+                    untyped: 0,
+                    uncovered: 0,
+                });
+                self.unexpanded.len() - 1
+            }
+        };
+        let entry = &mut self.unexpanded[index];
+        if untyped {
+            entry.untyped += 1;
+        } else {
+            entry.uncovered += 1;
+        }
+    }
+}
+
+/// The types inferred for the values of `model`'s graphs.
+fn value_types(model: &ModelProto) -> ValueTypes {
+    let inference = infer::infer_model(model, Options::default());
+    let mut types = ValueTypes::new();
+    for graph in inference.graphs() {
+        for (name, ty) in &graph.types {
+            let ty = ty.to_proto();
+            types
+                .entry((*name).to_owned())
+                .and_modify(|known| {
+                    if known.as_ref() != Some(&ty) {
+                        *known = None;
+                    }
+                })
+                .or_insert(Some(ty));
+        }
+    }
+    types
+}
+
+/// `function` with the defaults of `schema`'s attributes, for references
+/// a node leaves unset.
+fn with_defaults(mut function: FunctionProto, schema: &Schema) -> FunctionProto {
+    function.attribute_proto = schema
+        .attributes()
+        .iter()
+        .filter_map(|a| Some(a.default_value()?.to_attribute(a.name())))
+        .collect();
+    function
+}
+
+/// `names` without the empty ones ending it (inputs or outputs left out).
+fn present(names: &[String]) -> &[String] {
+    let end = names
+        .iter()
+        .rposition(|n| !n.is_empty())
+        .map_or(0, |i| i + 1);
+    &names[..end]
 }
 
 /// The state of one inlining.
-struct Inliner {
+struct Inliner<'b> {
     /// The functions to inline.
-    callees: Callees,
+    callees: Callees<'b>,
     /// With [`Callees::Schemas`], the opsets in force where the nodes
     /// being expanded are.
     scope: Vec<OperatorSetIdProto>,
@@ -296,9 +560,9 @@ struct Inliner {
     imports: Vec<OperatorSetIdProto>,
 }
 
-impl Inliner {
+impl<'b> Inliner<'b> {
     /// An inliner of `callees` that gives out names `model` does not use.
-    fn new(model: &mut ModelProto, callees: Callees) -> Self {
+    fn new(model: &mut ModelProto, callees: Callees<'b>) -> Self {
         let mut taken = HashSet::new();
         if let Some(graph) = &mut model.graph {
             visit_graph_names(graph, &mut |name| {
@@ -322,9 +586,9 @@ impl Inliner {
     /// The function `node` calls, if it is one to inline.
     fn callee(&mut self, node: &NodeProto) -> Result<Option<Rc<FunctionProto>>, Error> {
         let key = key_of_call(node);
-        let cache = match &mut self.callees {
+        let bodies = match &mut self.callees {
             Callees::Local(functions) => return Ok(functions.get(&key).cloned()),
-            Callees::Schemas(cache) => cache,
+            Callees::Schemas(bodies) => bodies,
         };
         let in_force = self
             .scope
@@ -333,28 +597,23 @@ impl Inliner {
         let Some(opset) = in_force.map(OperatorSetIdProto::version) else {
             return Ok(None);
         };
-        let (domain, op_type, _) = key;
-        let entry = (domain, op_type, opset);
-        if let Some(known) = cache.get(&entry) {
-            return Ok(known.clone());
-        }
-        let made = match crate::ops::schema(&entry.0, &entry.1, opset) {
-            Some(schema) => match schema.function_body(opset) {
-                Some(body) => {
-                    let mut function = body.parse()?;
-                    function.attribute_proto = schema
-                        .attributes()
-                        .iter()
-                        .filter_map(|a| Some(a.default_value()?.to_attribute(a.name())))
-                        .collect();
-                    Some(Rc::new(function))
-                }
-                None => None,
-            },
-            None => None,
+        let Some(schema) = ops::schema(&key.0, &key.1, opset) else {
+            return Ok(None);
         };
-        cache.insert(entry, made.clone());
-        Ok(made)
+        let context_dependent = schema.context_dependent_function_opsets();
+        if context_dependent.iter().any(|&since| since <= opset) {
+            bodies.built_for(node, schema, opset)
+        } else {
+            bodies.plain(schema, opset)
+        }
+    }
+
+    /// From here on, nodes are in functions of the model, whose values'
+    /// types depend on each call: context-dependent ones stay.
+    fn forget_types(&mut self) {
+        if let Callees::Schemas(bodies) = &mut self.callees {
+            bodies.typed_by = None;
+        }
     }
 
     /// Expands the calls in `function`'s body.
@@ -418,15 +677,12 @@ impl Inliner {
                 ),
             )
         };
-        if call.input.len() > function.input.len() {
-            return Err(too_many("inputs", call.input.len(), function.input.len()));
+        let (inputs, outputs) = (present(&call.input).len(), present(&call.output).len());
+        if inputs > function.input.len() {
+            return Err(too_many("inputs", inputs, function.input.len()));
         }
-        if call.output.len() > function.output.len() {
-            return Err(too_many(
-                "outputs",
-                call.output.len(),
-                function.output.len(),
-            ));
+        if outputs > function.output.len() {
+            return Err(too_many("outputs", outputs, function.output.len()));
         }
         let mut names: HashMap<String, String> = HashMap::new();
         for (i, formal) in function.input.iter().enumerate() {

@@ -25,8 +25,11 @@ pub(crate) struct InlineArgs {
     /// Inline only the function `DOMAIN.NAME` (repeatable) [default: all].
     #[arg(long, value_name = "DOMAIN.NAME")]
     pub(crate) only: Vec<String>,
-    /// Also expand the operators onnx defines by a plain function body (at
-    /// the opset in force), as `Softplus` into `Exp`, `Add`, `Log`, ...
+    /// Also expand the operators onnx defines by a function body (at the
+    /// opset in force), as `Softplus` into `Exp`, `Add`, `Log`, ...; those
+    /// whose body onnx builds for each node (`Gelu`, `LayerNormalization`)
+    /// where the node's input types are known and the registry has its
+    /// body, else the node stays and a warning says so.
     #[arg(long)]
     pub(crate) schema_functions: bool,
     /// Write text or binary (by default what the input is).
@@ -47,7 +50,11 @@ impl InlineArgs {
         };
         let mut model = inline_functions(&loaded.model, &selection).map_err(failed)?;
         if self.schema_functions {
-            model = inline_schema_functions(&model).map_err(failed)?;
+            let expansion = inline_schema_functions(&model).map_err(failed)?;
+            for unexpanded in &expansion.unexpanded {
+                eprintln!("warning: {unexpanded}");
+            }
+            model = expansion.model;
         }
         loaded.model = model;
         write_model(&loaded, self.output.as_ref(), self.to)

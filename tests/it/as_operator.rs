@@ -228,3 +228,64 @@ fn a_large_body_is_inferred_for_as_many_combinations_as_the_budget_allows() {
     );
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+/// Every context-dependent body of the registry, inferred for the element
+/// types of the node context onnx built it for (shapes unknown; an input
+/// the body takes of any type at the node's first element type, else
+/// int64, else float, where allowed) and its attributes: no node fails,
+/// and each output known is of a type the operator allows.
+#[test]
+fn onnx_context_dependent_bodies_type_check_for_their_contexts() {
+    use onnxtxt::infer::{infer_function, Options, Type};
+    let schemas = ops::domains()
+        .iter()
+        .flat_map(|d| d.operators())
+        .flat_map(|op| op.versions());
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for schema in schemas {
+        for &opset in schema.context_dependent_function_opsets() {
+            for context in schema.node_contexts(opset).filter(|c| c.opset() == opset) {
+                let mut body = as_called(context.body().parse().unwrap(), schema);
+                let set = context.attributes().iter();
+                body.attribute_proto
+                    .extend(set.map(|(name, value)| value.to_attribute(name)));
+                let given: Vec<_> = context.inputs().iter().zip(schema.inputs()).collect();
+                let concrete = given.iter().map(|(ty, _)| **ty).find(|ty| *ty != "*");
+                let bound = |parameter: &'static ops::Parameter| {
+                    let allowed = schema.allowed_types(parameter);
+                    let preferred = [concrete, Some("tensor(int64)"), Some("tensor(float)")];
+                    let fits = preferred
+                        .into_iter()
+                        .flatten()
+                        .find(|t| allowed.contains(t));
+                    fits.unwrap_or(allowed[0])
+                };
+                let inputs: Vec<Type> = given
+                    .iter()
+                    .map(|(ty, parameter)| {
+                        let ty = if **ty == "*" { bound(parameter) } else { **ty };
+                        ops::type_proto(ty).map_or(Type::Unknown, |t| Type::from_proto(&t))
+                    })
+                    .collect();
+                let inferred = infer_function(&body, &inputs, Options::checker());
+                checked += 1;
+                let name = format!("{} {opset} ({context})", schema.name());
+                if let Some(failure) = inferred.findings.iter().find(|f| f.is_error()) {
+                    failures.push(format!("{name}: {}", failure.summary));
+                }
+                let outputs = schema.outputs().iter().zip(&inferred.outputs);
+                for (parameter, ty) in outputs {
+                    let proto = ty.to_proto();
+                    let allowed = schema.allowed_types(parameter);
+                    let known = ops::type_string(&proto).is_some();
+                    if known && !allowed.iter().any(|t| ops::type_matches(t, &proto)) {
+                        failures.push(format!("{name}: output {ty} is not {allowed:?}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} bodies");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
