@@ -5,7 +5,7 @@
 # with its peak memory, against the reference called in-process from Python:
 # bench/e2e.py) and in-process (the library's calls, benches/throughput.rs,
 # against the reference's, bench/reference.py). Prints a Markdown report and
-# writes it to bench/results.md.
+# writes it to the top of bench/results.md (what follows its marker line stays).
 #
 #   bash bench/run.sh            # full run (about 15 minutes on 2 cores)
 #   bash bench/run.sh --quick    # smaller inputs, shorter timing; same as BENCH_QUICK=1;
@@ -39,7 +39,7 @@ if [ "$quick" = 1 ]; then
     report=target/bench/results-quick.md; gen_flags=(--quick); secs=0.3; e2e_secs=1
 else
     inputs=target/bench/inputs; results=target/bench/results
-    report=bench/results.md; gen_flags=(); secs=1; e2e_secs=3
+    report=target/bench/results-full.md; gen_flags=(); secs=1; e2e_secs=3
 fi
 if [ "${#parts[@]}" = 1 ]; then
     results="$results-${parts[0]}"; report="target/bench/$(basename "$results").md"
@@ -117,5 +117,13 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 step "report"
 "$py" bench/report.py "$inputs" "$results" "$report" --clock "${BENCH_CLOCK:-wall}"
+if [ "$report" = target/bench/results-full.md ]; then
+    # bench/results.md: this report, then what follows its marker line (the
+    # sections other commands measured), kept.
+    kept="$(sed -n '/^<!-- bench\/run.sh writes what is above/,$p' bench/results.md)"
+    { cat "$report"; echo; echo "$kept"; } >bench/results.md.partial
+    mv bench/results.md.partial bench/results.md
+    report=bench/results.md
+fi
 echo >&2
 echo "bench/run.sh: report written to $report" >&2
