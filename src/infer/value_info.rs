@@ -75,6 +75,10 @@ fn apply(
     }
     for (i, node) in graph.node.iter_mut().enumerate() {
         for j in 0..node.attribute.len() {
+            let attribute = &node.attribute[j];
+            if attribute.g.is_none() && attribute.graphs.is_empty() {
+                continue;
+            }
             let prefix = format!("{path}.node[{i}].{}", attribute_path(&node.attribute, j));
             let attribute = &mut node.attribute[j];
             if let Some(g) = &mut attribute.g {
