@@ -6,6 +6,8 @@
 //! such a node: one mistake, one error. The shapes inferred then serve the
 //! rules of convolutions and poolings ([`windows`](super::windows)).
 
+use foldhash::HashSet;
+
 use super::findings::{Finding, Findings};
 use super::model::Model;
 use crate::ir_path::IrPath;
@@ -25,7 +27,7 @@ pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
 }
 
 /// The paths of the nodes that have an error.
-fn flagged_nodes(findings: &Findings) -> Vec<String> {
+fn flagged_nodes(findings: &Findings) -> HashSet<String> {
     findings
         .errors()
         .filter_map(|f| f.diagnostic.path.as_deref())
@@ -35,7 +37,7 @@ fn flagged_nodes(findings: &Findings) -> Vec<String> {
 
 /// Whether `finding` is at (or, through a related place, inside) a node
 /// in `flagged`.
-fn about_flagged(finding: &Finding, flagged: &[String]) -> bool {
+fn about_flagged(finding: &Finding, flagged: &HashSet<String>) -> bool {
     let places = finding
         .diagnostic
         .path

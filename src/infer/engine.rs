@@ -38,8 +38,8 @@ pub(crate) struct Run<'m> {
     /// The model's functions by domain, name and overload, with their index.
     pub(super) functions: HashMap<(&'m str, &'m str, &'m str), (usize, &'m FunctionProto)>,
     pub(super) symbols: Symbols,
-    /// The schemas nodes have called.
-    schemas: ops::SchemaMemo<'m>,
+    /// What the operators nodes have called resolve to.
+    operators: HashMap<(&'m str, &'m str, i64), Option<Operator>>,
     /// Findings of the graphs of the model.
     pub(super) findings: Vec<Finding>,
     /// The types of each graph of the model (not of function bodies).
@@ -78,6 +78,41 @@ impl From<InferError> for NodeFailure {
     }
 }
 
+/// What a node's operator of the registry resolves to at the version
+/// imported: its schema, the rule written for it, and the function body
+/// that defines it (looked up only where there is no rule).
+#[derive(Clone, Copy)]
+struct Operator {
+    schema: &'static Schema,
+    rule: Option<&'static rules::Rule>,
+    body: Option<&'static FunctionProto>,
+}
+
+impl Operator {
+    fn resolve(domain: &str, op: &str, version: i64) -> Option<Operator> {
+        let schema = ops::schema(domain, op, version)?;
+        let rule = rules::find(schema.domain(), schema.name(), schema.since_version());
+        let body = match rule {
+            Some(_) => None,
+            None => super::call::function_body(schema),
+        };
+        Some(Operator { schema, rule, body })
+    }
+}
+
+/// The operator sets a graph or function imports: each domain with its
+/// version, the last import of a domain winning, as in onnx. A model
+/// imports a few domains: a list is quicker to search than a map.
+pub(crate) struct Opsets<'m>(Vec<(&'m str, i64)>);
+
+impl<'m> Opsets<'m> {
+    /// The version imported for `domain`, as written.
+    fn get(&self, domain: &str) -> Option<i64> {
+        let last = self.0.iter().rev().find(|(d, _)| *d == domain);
+        last.map(|&(_, version)| version)
+    }
+}
+
 /// A node's inferred output types and the contents propagated to them.
 pub(super) type Inferred = (Vec<Type>, Vec<Option<Vec<Dim>>>);
 
@@ -90,7 +125,7 @@ pub(crate) struct Scope<'p, 'm> {
     pub(super) constants: HashMap<&'m str, Cow<'m, TensorProto>>,
     /// Contents computed by data propagation.
     pub(super) data: HashMap<&'m str, Vec<Dim>>,
-    pub(super) opsets: &'p HashMap<&'m str, i64>,
+    pub(super) opsets: &'p Opsets<'m>,
     /// Attribute references' values, in a function body.
     pub(super) bindings: Option<&'p HashMap<String, AttributeProto>>,
     /// The IR path of the graph or function (`graph`,
@@ -111,7 +146,7 @@ pub(crate) struct Scope<'p, 'm> {
 impl<'p, 'm> Scope<'p, 'm> {
     pub(super) fn new(
         parent: Option<&'p Scope<'p, 'm>>,
-        opsets: &'p HashMap<&'m str, i64>,
+        opsets: &'p Opsets<'m>,
         bindings: Option<&'p HashMap<String, AttributeProto>>,
         path: &str,
     ) -> Self {
@@ -164,7 +199,7 @@ impl<'p, 'm> Scope<'p, 'm> {
                 .then(|| self.opsets.get(ops::AI_ONNX))
                 .flatten()
         };
-        found.or_else(fallback).copied()
+        found.or_else(fallback)
     }
 
     fn error(&mut self, error: NodeError) {
@@ -174,13 +209,12 @@ impl<'p, 'm> Scope<'p, 'm> {
     }
 }
 
-/// The opset imports as a map (the last import of a domain wins, as in
-/// onnx).
-pub(super) fn opsets_of(imports: &[OperatorSetIdProto]) -> HashMap<&str, i64> {
-    imports
+/// The opset imports (the last import of a domain wins, as in onnx).
+pub(super) fn opsets_of(imports: &[OperatorSetIdProto]) -> Opsets<'_> {
+    let versions = imports
         .iter()
-        .map(|o| (o.domain.as_deref().unwrap_or(""), o.version.unwrap_or(0)))
-        .collect()
+        .map(|o| (o.domain.as_deref().unwrap_or(""), o.version.unwrap_or(0)));
+    Opsets(versions.collect())
 }
 
 /// `graph.node[3] (MatMul)` or `graph.node[3] "name"`.
@@ -209,7 +243,7 @@ impl<'m> Run<'m> {
             options,
             functions,
             symbols: Symbols::default(),
-            schemas: ops::SchemaMemo::default(),
+            operators: HashMap::new(),
             findings: Vec::new(),
             graphs: Vec::new(),
             active: Vec::new(),
@@ -224,7 +258,7 @@ impl<'m> Run<'m> {
     pub(super) fn top_graph(
         &mut self,
         graph: &'m GraphProto,
-        opsets: &HashMap<&'m str, i64>,
+        opsets: &Opsets<'m>,
         ir_version: i64,
     ) {
         self.symbols.take_from(graph);
@@ -393,13 +427,16 @@ impl<'m> Run<'m> {
         let version = scope.opset(domain)?;
         let attributes = bind(scope.bindings, &node.attribute);
         // onnx finds no schema for a node whose domain is spelt `ai.onnx`.
-        let schema = if domain == ops::AI_ONNX {
+        let operator = if domain == ops::AI_ONNX {
             None
         } else {
-            self.schemas.get(domain, op, version)
+            *self
+                .operators
+                .entry((domain, op, version))
+                .or_insert_with(|| Operator::resolve(domain, op, version))
         };
-        if let Some(schema) = schema {
-            return Some(self.schema_node(scope, node, &attributes, schema, path));
+        if let Some(operator) = operator {
+            return Some(self.schema_node(scope, node, &attributes, operator, path));
         }
         let overload = node.overload.as_deref().unwrap_or("");
         let Some(&(index, function)) = self.functions.get(&(domain, op, overload)) else {
@@ -463,15 +500,15 @@ impl<'m> Run<'m> {
         scope: &Scope<'_, 'm>,
         node: &'m NodeProto,
         attributes: &[AttributeProto],
-        schema: &'static Schema,
+        operator: Operator,
         path: &dyn Fn() -> String,
     ) -> Result<Inferred, NodeFailure> {
         let check = self.options.check_types;
         let propagation = self.options.propagation;
+        let Operator { schema, rule, body } = operator;
         let mut context = self.context(scope, node, attributes, schema, path);
-        let rule = rules::find(schema.domain(), schema.name(), schema.since_version());
         let mut data = Vec::new();
-        let mut outcome = match (rule, super::call::function_body(schema)) {
+        let mut outcome = match (rule, body) {
             (Some(rule), _) => (rule.infer)(&mut context),
             (None, Some(function)) => {
                 let callee = Callee {

@@ -8,11 +8,13 @@ use std::collections::{HashMap, HashSet};
 use crate::finding::Finding;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::Value;
-use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
+use crate::proto::{
+    AttributeProto, GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto,
+};
 
 use super::types::{shape_proto, Dim, TensorType, Type};
 use super::{infer_model, Options};
-use crate::ir_path::attribute_items;
+use crate::ir_path::AttributeKeys;
 
 /// What to write into one graph.
 struct GraphUpdate {
@@ -74,9 +76,18 @@ fn apply(
         write_graph(graph, subgraph, update);
     }
     for (i, node) in graph.node.iter_mut().enumerate() {
-        let items = attribute_items("attribute", &node.attribute);
-        for (attribute, item) in node.attribute.iter_mut().zip(items) {
+        let holds_graph = |a: &AttributeProto| a.g.is_some() || !a.graphs.is_empty();
+        if !node.attribute.iter().any(holds_graph) {
+            continue;
+        }
+        let keys = AttributeKeys::new(&node.attribute);
+        let holders: Vec<(usize, String)> = (node.attribute.iter().enumerate())
+            .filter(|(_, attribute)| holds_graph(attribute))
+            .map(|(j, _)| (j, keys.item("attribute", j)))
+            .collect();
+        for (j, item) in holders {
             let prefix = format!("{path}.node[{i}].{item}");
+            let attribute = &mut node.attribute[j];
             if let Some(g) = &mut attribute.g {
                 apply(g, &format!("{prefix}.g"), true, updates);
             }
