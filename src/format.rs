@@ -19,6 +19,7 @@
 //! with the source's in order, and the result is kept only if it parses
 //! to the very same model.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::error::Error;
@@ -134,7 +135,7 @@ fn same_number(a: &str, b: &str) -> bool {
 }
 
 /// What a comment can be attached to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum ItemKind {
     Node,
     /// A graph or a function: something that holds a node list.
@@ -169,16 +170,12 @@ fn item(path: &str, span: Range<usize>) -> Option<Item<'_>> {
 
 /// Attaches each comment of `text` to an item of `map`.
 fn attach(text: &str, map: &SourceMap, comments: &[Range<usize>]) -> Comments {
-    let mut items: Vec<Item<'_>> = map
-        .iter()
-        .filter_map(|(path, span)| item(path, span))
-        .collect();
-    items.sort_by_key(|item| (item.span.start, std::cmp::Reverse(item.span.end)));
-    let first_token = text.len() - skip_blank_and_comments(text).len();
+    let items = items_by_start(map);
+    let mut placer = Placer::new(text, &items);
     let mut table = Comments::default();
     for comment in comments {
         let line = text[comment.clone()].trim_end().to_owned();
-        let (table_field, path) = place(text, &items, comment, first_token);
+        let (table_field, path) = placer.place(comment);
         let field = match table_field {
             Place::Leading => &mut table.leading,
             Place::Trailing => &mut table.trailing,
@@ -189,59 +186,135 @@ fn attach(text: &str, map: &SourceMap, comments: &[Range<usize>]) -> Comments {
     table
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The items of `map` comments can be attached to, by where they start,
+/// an item before the items inside it.
+fn items_by_start(map: &SourceMap) -> Vec<Item<'_>> {
+    let mut items: Vec<Item<'_>> = map
+        .iter()
+        .filter_map(|(path, span)| item(path, span))
+        .collect();
+    items.sort_by_key(|item| (item.span.start, std::cmp::Reverse(item.span.end)));
+    items
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Place {
     Leading,
     Trailing,
     Closing,
 }
 
-/// Where the comment at `comment` goes.
-fn place<'a>(
-    text: &str,
-    items: &[Item<'a>],
-    comment: &Range<usize>,
+/// Places the comments of a text, taken in text order, in one sweep over
+/// its items: the items around the comment are kept as a stack (the spans
+/// of the source map nest as the text does), and the nodes that could
+/// end a comment's line or follow it are found by binary search, so that
+/// placing every comment takes `O((comments + items) log items)`.
+struct Placer<'i, 'a> {
+    text: &'i str,
+    /// Where the first token starts: comments before it stay at the top.
     first_token: usize,
-) -> (Place, &'a str) {
-    // At the end of a node's line.
-    let trailing = items
-        .iter()
-        .filter(|i| i.kind == ItemKind::Node && i.span.end <= comment.start)
-        .filter(|i| {
-            text[i.span.end..comment.start]
-                .chars()
-                .all(|c| c != '\n' && c.is_whitespace())
-        })
-        .max_by_key(|i| i.span.end);
-    if let Some(node) = trailing {
-        return (Place::Trailing, node.path);
+    /// The items, by start (see [`items_by_start`]).
+    items: &'i [Item<'a>],
+    /// How many of `items` start at or before the last comment placed.
+    started: usize,
+    /// The items around the last comment placed, outermost first.
+    open: Vec<&'i Item<'a>>,
+    /// The nodes, by where they end (by start where they end alike).
+    nodes_by_end: Vec<&'i Item<'a>>,
+    /// By kind and holder (`""` for the model), the items it holds, by
+    /// start.
+    held: HashMap<(ItemKind, &'i str), Vec<&'i Item<'a>>>,
+}
+
+impl<'i, 'a> Placer<'i, 'a> {
+    fn new(text: &'i str, items: &'i [Item<'a>]) -> Self {
+        let mut nodes_by_end: Vec<_> = items.iter().filter(|i| i.kind == ItemKind::Node).collect();
+        nodes_by_end.sort_by_key(|node| node.span.end);
+        let mut held: HashMap<_, Vec<_>> = HashMap::new();
+        for item in items {
+            held.entry((item.kind, item.parent.as_str()))
+                .or_default()
+                .push(item);
+        }
+        Placer {
+            text,
+            first_token: text.len() - skip_blank_and_comments(text).len(),
+            items,
+            started: 0,
+            open: Vec::new(),
+            nodes_by_end,
+            held,
+        }
     }
-    // Inside a node, or inside a graph or function.
-    let innermost = items
-        .iter()
-        .filter(|i| i.span.contains(&comment.start))
-        .min_by_key(|i| i.span.len());
-    match innermost {
-        Some(item) if item.kind == ItemKind::Node => (Place::Leading, item.path),
-        Some(body) => {
-            let next = items.iter().find(|i| {
-                i.kind == ItemKind::Node && i.parent == body.path && i.span.start >= comment.end
-            });
-            match next {
+
+    /// Where the comment at `comment` goes; comments are placed in text
+    /// order.
+    fn place(&mut self, comment: &Range<usize>) -> (Place, &'a str) {
+        if let Some(node) = self.node_ending_line_at(comment.start) {
+            return (Place::Trailing, node.path);
+        }
+        match self.innermost_around(comment.start) {
+            Some(node) if node.kind == ItemKind::Node => (Place::Leading, node.path),
+            Some(body) => match self.first_held_after(ItemKind::Node, body.path, comment.end) {
                 Some(node) => (Place::Leading, node.path),
                 None => (Place::Closing, body.path),
-            }
-        }
-        None if comment.start < first_token => (Place::Leading, ""),
-        None => {
-            let next = items.iter().find(|i| {
-                i.kind == ItemKind::Body && i.parent.is_empty() && i.span.start >= comment.end
-            });
-            match next {
+            },
+            None if comment.start < self.first_token => (Place::Leading, ""),
+            None => match self.first_held_after(ItemKind::Body, "", comment.end) {
                 Some(body) => (Place::Leading, body.path),
                 None => (Place::Closing, ""),
+            },
+        }
+    }
+
+    /// The node that ends last at or before `at` with only blanks between
+    /// it and `at` on the line, if any (the innermost of those ending
+    /// together).
+    fn node_ending_line_at(&self, at: usize) -> Option<&'i Item<'a>> {
+        let blanks_from = self.text[..at]
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| c != '\n' && c.is_whitespace())
+            .last()
+            .map_or(at, |(blank, _)| blank);
+        let ended = self
+            .nodes_by_end
+            .partition_point(|node| node.span.end <= at);
+        let node = *self.nodes_by_end[..ended].last()?;
+        (node.span.end >= blanks_from).then_some(node)
+    }
+
+    /// The innermost item whose span holds `at`, which is at or after the
+    /// position of the last call (the first of several with the same
+    /// span).
+    fn innermost_around(&mut self, at: usize) -> Option<&'i Item<'a>> {
+        for item in &self.items[self.started..] {
+            if item.span.start > at {
+                break;
+            }
+            self.started += 1;
+            self.close_ended_by(item.span.start);
+            if self.open.last().is_none_or(|open| open.span != item.span) {
+                self.open.push(item);
             }
         }
+        self.close_ended_by(at);
+        self.open.last().copied()
+    }
+
+    /// Drops the open items that end at or before `at`.
+    fn close_ended_by(&mut self, at: usize) {
+        while self.open.last().is_some_and(|open| open.span.end <= at) {
+            self.open.pop();
+        }
+    }
+
+    /// The first item of `kind` held by `holder` that starts at or after
+    /// `at`.
+    fn first_held_after(&self, kind: ItemKind, holder: &str, at: usize) -> Option<&'i Item<'a>> {
+        let held = self.held.get(&(kind, holder))?;
+        held.get(held.partition_point(|item| item.span.start < at))
+            .copied()
     }
 }
 
@@ -252,7 +325,86 @@ fn skip_blank_and_comments(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{format, keep_spellings};
+    use super::*;
+
+    /// The rule [`Placer`] follows, as the formatter's first version
+    /// applied it: every item scanned for every comment.
+    fn place_by_scanning<'a>(
+        text: &str,
+        items: &[Item<'a>],
+        comment: &Range<usize>,
+        first_token: usize,
+    ) -> (Place, &'a str) {
+        let ends_line = |i: &&Item| {
+            i.kind == ItemKind::Node
+                && i.span.end <= comment.start
+                && text[i.span.end..comment.start]
+                    .chars()
+                    .all(|c| c != '\n' && c.is_whitespace())
+        };
+        if let Some(node) = items.iter().filter(ends_line).max_by_key(|i| i.span.end) {
+            return (Place::Trailing, node.path);
+        }
+        let first_after = |kind, holder: &'a str| {
+            let after = |i: &&Item| i.kind == kind && i.parent == holder;
+            let item = items
+                .iter()
+                .filter(after)
+                .find(|i| i.span.start >= comment.end);
+            item.map_or((Place::Closing, holder), |item| (Place::Leading, item.path))
+        };
+        let around = items.iter().filter(|i| i.span.contains(&comment.start));
+        match around.min_by_key(|i| i.span.len()) {
+            Some(node) if node.kind == ItemKind::Node => (Place::Leading, node.path),
+            Some(body) => first_after(ItemKind::Node, body.path),
+            None if comment.start < first_token => (Place::Leading, ""),
+            None => first_after(ItemKind::Body, ""),
+        }
+    }
+
+    /// `text` with a comment after each token that `keep` picks, and one
+    /// before the first: right after the token, further on its line, on a
+    /// line of its own, or after a blank line, by turns.
+    fn commented(text: &str, keep: impl Fn(usize) -> bool) -> String {
+        let mut out = String::from("# top\n");
+        let mut copied = 0;
+        for (k, (_, span)) in crate::lexer::scan(text).0.iter().enumerate() {
+            out.push_str(&text[copied..span.end]);
+            copied = span.end;
+            if keep(k) {
+                out.push_str(["# c\n", "  # c\n", "\n# c\n", "\n\n  # c\n\n"][k % 4]);
+            }
+        }
+        out + &text[copied..]
+    }
+
+    /// The sweep places every comment where scanning every item does, in
+    /// random models (nested graphs, functions, number lists) with
+    /// comments after every token, or after some.
+    #[cfg(feature = "smith")]
+    #[test]
+    fn comments_are_placed_as_scanning_every_item_places_them() {
+        let mut placed = std::collections::HashSet::new();
+        for seed in 0..40 {
+            let base = crate::to_text(&crate::smith::model_from_seed(seed));
+            let every = commented(&base, |_| true);
+            let some = commented(&base, |k| (k as u64 * 7 + seed) % 5 < 2);
+            for text in [every, some] {
+                let (_, map, comments) =
+                    parse_model_with_comments(&text).unwrap_or_else(|e| panic!("{e} in\n{text}"));
+                let items = items_by_start(&map);
+                let mut placer = Placer::new(&text, &items);
+                for comment in &comments {
+                    let place = placer.place(comment);
+                    let expected = place_by_scanning(&text, &items, comment, placer.first_token);
+                    assert_eq!(place, expected, "at {comment:?} in\n{text}");
+                    placed.insert(place.0);
+                }
+            }
+        }
+        // Every kind of place was tried.
+        assert_eq!(placed.len(), 3);
+    }
 
     #[test]
     fn comments_stay_with_their_items() {
