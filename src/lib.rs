@@ -117,6 +117,7 @@ pub mod shrink;
 #[cfg(feature = "smith")]
 pub mod smith;
 mod tensor_data;
+mod test_data;
 pub mod testcase;
 mod vocabulary;
 

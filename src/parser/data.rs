@@ -11,7 +11,7 @@ use super::types::element_type;
 use super::{Fail, Parsed, Tokens};
 use crate::lexer::Token;
 use crate::proto::{MapProto, OptionalProto, SequenceProto, SparseTensorProto, TensorProto};
-use crate::testcase::{Value, ELEMENT_KINDS};
+use crate::test_data::{Value, ELEMENT_KINDS};
 use crate::vocabulary::{MAP, OPTIONAL, SEQ};
 
 /// A value inside a sequence or an optional: a data value, or a sparse

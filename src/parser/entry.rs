@@ -23,7 +23,7 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
     SequenceProto, TensorProto, TypeProto, ValueInfoProto,
 };
-use crate::testcase::Value;
+use crate::test_data::Value;
 
 /// Parses `tokens` (lexed from `text`) with the grammar's production
 /// `$field` and the parser state `$state` (see [`State`]):
@@ -387,8 +387,8 @@ entry_points! {
 
 /// What `text` holds, told by its tokens: a data value, a test case (a
 /// model followed by data sets) or a model.
-pub(crate) fn text_kind(text: &str) -> crate::testcase::TextKind {
-    use crate::testcase::TextKind;
+pub(crate) fn text_kind(text: &str) -> crate::test_data::TextKind {
+    use crate::test_data::TextKind;
     if data::starts_with_value(data::lazy_tokens(text)) {
         TextKind::Value
     } else if data_sets_offset(text).is_some() {

@@ -14,7 +14,7 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
     SequenceProto, TensorProto, TypeProto, ValueInfoProto,
 };
-use crate::testcase::Value;
+use crate::test_data::Value;
 
 /// The chumsky setup: errors of type `E` (see [`Fail`]) over our tokens,
 /// with a [`State`].

@@ -12,7 +12,7 @@ use super::model;
 use super::tensor::{sparse_constant, tensor_constant, TensorPlace};
 use super::writer::{ListLayout, Sink};
 use crate::proto::{MapProto, OptionalProto, SequenceProto, TensorProto};
-use crate::testcase::{DataSet, TestCase, Value, ELEMENT_KINDS};
+use crate::test_data::{DataSet, TestCase, Value, ELEMENT_KINDS};
 use crate::vocabulary;
 
 /// [`crate::Print`] for a data value alone.

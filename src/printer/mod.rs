@@ -40,7 +40,7 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
     SequenceProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
-use crate::testcase::{TestCase, Value};
+use crate::test_data::{TestCase, Value};
 
 pub(crate) use comments::Comments;
 pub(crate) use writer::name_needs_quotes;

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use prost::Message as _;
 
-use super::{decode_value, Kind, Value};
+use super::{decode_value, DataSet, Kind, TestCase, Value};
 use crate::error::Error;
 use crate::parser::{parse_data_sets, DataEntry, RawDataSet};
 use crate::proto::type_proto;
-use crate::proto::{ModelProto, ValueInfoProto};
+use crate::proto::ValueInfoProto;
 
 /// The model's file in a case directory.
 pub const MODEL_FILE: &str = "model.onnx";
@@ -20,52 +20,6 @@ pub const MODEL_FILE: &str = "model.onnx";
 /// How the directories of data sets start (`test_data_set_0`, ...), as
 /// onnx's backend runner finds them.
 pub const DATA_SET_PREFIX: &str = "test_data_set";
-
-/// A test case as onnx's backend tests lay it out: a model, and data sets
-/// of input and output values.
-///
-/// ```
-/// use onnxtxt::testcase::TestCase;
-///
-/// let text = r#"<
-///   ir_version: 10,
-///   opset_import: ["": 21]
-/// >
-/// g (float[N] x) => (float[N] y) {
-///   y = Relu (x)
-/// }
-///
-/// test_data_set_0 {
-///   input x: float[2] x = {-1.0, 2.0}
-///   output y: float[2] y = {0.0, 2.0}
-/// }
-/// "#;
-/// let case = TestCase::parse(text)?;
-/// assert_eq!(case.data_sets[0].outputs.len(), 1);
-/// assert_eq!(onnxtxt::to_text(&case), text);
-/// let files = case.files();
-/// assert_eq!(files[1].0, std::path::Path::new("test_data_set_0/input_0.pb"));
-/// # Ok::<(), onnxtxt::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct TestCase {
-    /// `model.onnx`.
-    pub model: ModelProto,
-    /// The data sets, in the order they are written.
-    pub data_sets: Vec<DataSet>,
-}
-
-/// One data set: `input_K.pb` is the value of the graph's input `K`,
-/// `output_K.pb` that of its output `K`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DataSet {
-    /// The directory's name, `test_data_set_N`.
-    pub name: String,
-    /// `input_0.pb`, `input_1.pb`, ...
-    pub inputs: Vec<Value>,
-    /// `output_0.pb`, `output_1.pb`, ...
-    pub outputs: Vec<Value>,
-}
 
 /// Why a case directory cannot be read: the file (or directory) and what
 /// is wrong with it.

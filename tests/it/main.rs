@@ -5,6 +5,7 @@
 //! (both default). The reference-backed ones are `#[ignore]`d and run by
 //! `bash conformance/run.sh`.
 
+mod architecture;
 #[cfg(feature = "cli")]
 mod as_operator;
 mod check;
