@@ -4,7 +4,7 @@
 //! never written: each of its keys is reported as dropped instead.
 
 use super::annotation_values::{Ann, Entries};
-use super::writer::{PrintedFloat, Sink};
+use super::sink::{PrintedFloat, Sink};
 use super::{graph, tensor};
 
 /// Where an annotation goes relative to its construct.

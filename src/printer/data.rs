@@ -9,8 +9,8 @@
 //! main syntax: no annotation is needed. Compat mode drops them and says so.
 
 use super::model;
+use super::sink::{ListLayout, Sink};
 use super::tensor::{sparse_constant, tensor_constant, TensorPlace};
-use super::writer::{ListLayout, Sink};
 use crate::proto::{MapProto, OptionalProto, SequenceProto, TensorProto};
 use crate::testcase::{DataSet, TestCase, Value, ELEMENT_KINDS};
 use crate::vocabulary;

@@ -4,7 +4,7 @@
 //!
 //! * `mod.rs`: the public API ([`to_text`], [`Printer`] and its options,
 //!   the [`Print`] trait, the [`Dropped`] report of compat mode).
-//! * `writer.rs`: the sink every byte goes through. It owns indentation,
+//! * `sink.rs`: the sink every byte goes through. It owns indentation,
 //!   quoting, string escapes, number formatting, the list layouts and the
 //!   IR path used in reports.
 //! * `annotation_values.rs`: the annotation key scheme (one key per proto
@@ -30,9 +30,9 @@ mod comments;
 mod data;
 mod graph;
 mod model;
+mod sink;
 mod tensor;
 mod types;
-mod writer;
 
 use std::io::{self, Write};
 
@@ -43,9 +43,9 @@ use crate::proto::{
 use crate::testcase::{TestCase, Value};
 
 pub(crate) use comments::Comments;
-pub(crate) use writer::name_needs_quotes;
+pub(crate) use sink::name_needs_quotes;
 #[doc(hidden)]
-pub use writer::Sink;
+pub use sink::Sink;
 
 /// Printing options.
 ///

@@ -15,8 +15,8 @@ use super::annotation_values::{
     AnnMessage, Entries, UNSET,
 };
 use super::graph::{self, GraphPlace, Listed};
+use super::sink::{ListLayout, Sink};
 use super::types;
-use super::writer::{ListLayout, Sink};
 use crate::ir_path::AttributeKeys;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto,

@@ -12,7 +12,7 @@
 
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, Ann, Field, UNSET};
-use super::writer::{name_needs_quotes, PrintedFloat, Sink, VALUES_PER_LINE};
+use super::sink::{name_needs_quotes, PrintedFloat, Sink, VALUES_PER_LINE};
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
 use crate::vocabulary;
