@@ -4,9 +4,11 @@
 //!
 //! * `mod.rs`: the public API ([`to_text`], [`Printer`] and its options,
 //!   the [`Print`] trait, the [`Dropped`] report of compat mode).
-//! * `sink.rs`: the sink every byte goes through. It owns indentation,
-//!   quoting, string escapes, number formatting, the list layouts and the
-//!   IR path used in reports.
+//! * `sink.rs`: the sink every byte goes through. It owns the buffer, the
+//!   flushing to a writer, indentation and the IR path used in reports.
+//! * `quoting.rs`: bare or quoted names, string escapes, compat identifiers.
+//! * `number_text.rs`: the text of integers and floats.
+//! * `lists.rs`: list layouts, and the two-thread paths of long lists.
 //! * `annotation_values.rs`: the annotation key scheme (one key per proto
 //!   field) as a table shared with the parser's `apply_*` functions, and the
 //!   printing side of it (`annotation_values::Ann` values built from IR
@@ -29,7 +31,10 @@ pub(crate) mod annotation_values;
 mod comments;
 mod data;
 mod graph;
+mod lists;
 mod model;
+mod number_text;
+mod quoting;
 mod sink;
 mod tensor;
 mod types;
@@ -43,7 +48,7 @@ use crate::proto::{
 use crate::testcase::{TestCase, Value};
 
 pub(crate) use comments::Comments;
-pub(crate) use sink::name_needs_quotes;
+pub(crate) use quoting::name_needs_quotes;
 #[doc(hidden)]
 pub use sink::Sink;
 

@@ -15,7 +15,8 @@ use super::annotation_values::{
     AnnMessage, Entries, UNSET,
 };
 use super::graph::{self, GraphPlace, Listed};
-use super::sink::{ListLayout, Sink};
+use super::lists::ListLayout;
+use super::sink::Sink;
 use super::types;
 use crate::ir_path::AttributeKeys;
 use crate::proto::{
