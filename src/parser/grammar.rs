@@ -6,7 +6,7 @@
 use chumsky::input::ValueInput;
 use chumsky::prelude::*;
 
-use super::fast::{pieces, plain};
+use super::fast::{plain, PieceNodes};
 use super::{attribute, data, graph, hints, landmarks, node, tensor, types, value};
 use crate::error::Diagnostic;
 use crate::lexer::Token;
@@ -21,14 +21,12 @@ use crate::test_data::Value;
 pub(crate) type Extra<E> = extra::Full<E, State, ()>;
 
 /// The parser state: the landmarks that map IR items to their spans, and
-/// the nodes of a long node list read in pieces.
+/// the nodes of a long node list read in pieces (opaque here: the fast
+/// readers put them in and take them out).
 #[derive(Debug, Default)]
 pub(crate) struct State {
     pub(crate) landmarks: landmarks::Landmarks,
-    pub(crate) splice: pieces::Splice,
-    /// How many nodes the node run of a piece has, as counted before
-    /// reading it, so that their vector is made once (see `pieces`).
-    pub(crate) run_nodes: usize,
+    pub(crate) pieces: PieceNodes,
     /// How many broken constructs recovery skipped (see `recovery.rs`);
     /// past [`MAX_ERRORS`](super::MAX_ERRORS) it skips the rest of their
     /// lists, so that errors are never collected by the million.
@@ -151,7 +149,7 @@ pub(super) struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
     pub(super) node: Parsed<'t, I, E, NodeProto>,
     pub(super) nodes: Parsed<'t, I, E, Vec<NodeProto>>,
     /// Nodes up to the end of the input, with no braces: a piece of a
-    /// long node list (see [`pieces`]).
+    /// long node list (see `fast/pieces.rs`).
     pub(super) node_run: Parsed<'t, I, E, Vec<NodeProto>>,
     pub(super) ty: Parsed<'t, I, E, TypeProto>,
     pub(super) tensor: Parsed<'t, I, E, TensorProto>,

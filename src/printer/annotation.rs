@@ -4,7 +4,8 @@
 //! never written: each of its keys is reported as dropped instead.
 
 use super::annotation_values::{Ann, Entries};
-use super::writer::{PrintedFloat, Sink};
+use super::number_text::PrintedFloat;
+use super::sink::Sink;
 use super::{graph, tensor};
 
 /// Where an annotation goes relative to its construct.

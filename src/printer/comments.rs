@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::writer::Sink;
+use super::sink::Sink;
 
 /// Comments keyed by the IR path of the item they belong to (the paths
 /// the printer tracks, e.g. `graph.node[3]`, `functions[0]`).

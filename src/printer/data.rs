@@ -8,9 +8,10 @@
 //! [`crate::testcase`] and `grammar/onnxtxt.ebnf`). Every field is in the
 //! main syntax: no annotation is needed. Compat mode drops them and says so.
 
+use super::lists::ListLayout;
 use super::model;
+use super::sink::Sink;
 use super::tensor::{sparse_constant, tensor_constant, TensorPlace};
-use super::writer::{ListLayout, Sink};
 use crate::proto::{MapProto, OptionalProto, SequenceProto, TensorProto};
 use crate::test_data::{DataSet, TestCase, Value, ELEMENT_KINDS};
 use crate::vocabulary;

@@ -3,7 +3,7 @@
 //! Layout: a graph is `name (inputs) => (outputs) <initializers, value infos>
 //! {`, one node per line indented one level, and `}` at the graph's own
 //! indentation. Each of the three lists stays on the line when it has at
-//! most [`INLINE_ITEMS_MAX`](super::writer::INLINE_ITEMS_MAX) items (the
+//! most [`INLINE_ITEMS_MAX`](super::lists::INLINE_ITEMS_MAX) items (the
 //! `<...>` list only when it holds no initializer), else it is broken one
 //! item per line. A node is
 //! `[label] outputs = domain.Op:overload <attributes> (inputs)` on one
@@ -18,9 +18,12 @@ use std::borrow::Cow;
 
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, Ann, Entries, Field, UNSET};
+use super::lists::ListLayout;
+use super::number_text::PrintedFloat;
+use super::quoting::{graph_name_is_bare, is_qualified};
+use super::sink::Sink;
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
-use super::writer::{graph_name_is_bare, is_qualified, ListLayout, PrintedFloat, Sink};
 use crate::decode::{Decode, Encoded};
 use crate::ir_path::AttributeKeys;
 use crate::proto::attribute_proto::AttributeType as A;

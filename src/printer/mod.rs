@@ -4,9 +4,11 @@
 //!
 //! * `mod.rs`: the public API ([`to_text`], [`Printer`] and its options,
 //!   the [`Print`] trait, the [`Dropped`] report of compat mode).
-//! * `writer.rs`: the sink every byte goes through. It owns indentation,
-//!   quoting, string escapes, number formatting, the list layouts and the
-//!   IR path used in reports.
+//! * `sink.rs`: the sink every byte goes through. It owns the buffer, the
+//!   flushing to a writer, indentation and the IR path used in reports.
+//! * `quoting.rs`: bare or quoted names, string escapes, compat identifiers.
+//! * `number_text.rs`: the text of integers and floats.
+//! * `lists.rs`: list layouts, and the two-thread paths of long lists.
 //! * `annotation_values.rs`: the annotation key scheme (one key per proto
 //!   field) as a table shared with the parser's `apply_*` functions, and the
 //!   printing side of it (`annotation_values::Ann` values built from IR
@@ -29,10 +31,13 @@ pub(crate) mod annotation_values;
 mod comments;
 mod data;
 mod graph;
+mod lists;
 mod model;
+mod number_text;
+mod quoting;
+mod sink;
 mod tensor;
 mod types;
-mod writer;
 
 use std::io::{self, Write};
 
@@ -43,9 +48,9 @@ use crate::proto::{
 use crate::test_data::{TestCase, Value};
 
 pub(crate) use comments::Comments;
-pub(crate) use writer::name_needs_quotes;
+pub(crate) use quoting::name_needs_quotes;
 #[doc(hidden)]
-pub use writer::Sink;
+pub use sink::Sink;
 
 /// Printing options.
 ///

@@ -15,8 +15,9 @@ use super::annotation_values::{
     AnnMessage, Entries, UNSET,
 };
 use super::graph::{self, GraphPlace, Listed};
+use super::lists::ListLayout;
+use super::sink::Sink;
 use super::types;
-use super::writer::{ListLayout, Sink};
 use crate::ir_path::AttributeKeys;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, StringStringEntryProto,

@@ -12,7 +12,10 @@
 
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, Ann, Field, UNSET};
-use super::writer::{name_needs_quotes, PrintedFloat, Sink, VALUES_PER_LINE};
+use super::lists::VALUES_PER_LINE;
+use super::number_text::PrintedFloat;
+use super::quoting::name_needs_quotes;
+use super::sink::Sink;
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
 use crate::vocabulary;

@@ -9,7 +9,8 @@
 
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, type_diff, Ann, Entries, UNSET};
-use super::writer::{is_qualified, Sink};
+use super::quoting::is_qualified;
+use super::sink::Sink;
 use crate::proto::tensor_proto::DataType;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};

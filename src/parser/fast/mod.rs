@@ -11,6 +11,17 @@
 pub(super) mod pieces;
 pub(super) mod plain;
 
+/// What `pieces.rs` hands the plain readers through the parser state: the
+/// nodes of the pieces read apart, to splice in where the text had them,
+/// and how many nodes the node run of a piece has. Opaque outside this
+/// folder: the grammar carries it without knowing how pieces are spliced.
+#[derive(Debug, Default)]
+pub(crate) struct PieceNodes {
+    splice: pieces::Splice,
+    /// Counted before the run is read, so that its vector is made once.
+    run_nodes: usize,
+}
+
 /// Test builds count, on each thread, what the plain readers leave to the
 /// grammar, so that tests can tell that they read what they are meant to.
 #[cfg(test)]

@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use chumsky::span::SimpleSpan;
 use prost::Message as _;
 
+use super::PieceNodes;
 use crate::decode::GRAPH_NODE;
 use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
 use crate::parser::grammar::{run, State, FAST_GRAMMAR};
@@ -322,11 +323,14 @@ pub(super) fn parse_counting<O>(
     let (output, state) = read(
         &tokens,
         State {
-            splice,
+            pieces: PieceNodes {
+                splice,
+                ..PieceNodes::default()
+            },
             ..State::default()
         },
     )?;
-    let splice = state.splice;
+    let splice = state.pieces.splice;
     splice
         .all_taken()
         .then_some(((output, splice.encoded), merged.pieces_with_nodes))
@@ -594,7 +598,10 @@ fn read_piece<'s>(
                     &tokens[..end],
                     text,
                     State {
-                        run_nodes: brackets.outer_eqs,
+                        pieces: PieceNodes {
+                            run_nodes: brackets.outer_eqs,
+                            ..PieceNodes::default()
+                        },
                         ..State::default()
                     },
                 )

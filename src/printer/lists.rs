@@ -1,0 +1,501 @@
+//! Lists: items separated by commas, bracketed blocks laid out by count,
+//! tensor values filled a fixed count to a line, and the two-thread paths
+//! of long lists (node lists split in chunks, numbers formatted in a
+//! pipeline). Layout never depends on the width of the text (see
+//! [`ListLayout`] and [`VALUES_PER_LINE`]): a change to one item never
+//! moves its neighbours.
+
+use std::io;
+
+use super::number_text::{Number, NUMBER_MAX};
+use super::sink::{Sink, FLUSH, SPACES};
+use super::Dropped;
+
+impl Sink<'_> {
+    /// Writes `items` separated by `, `.
+    pub(crate) fn list<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, usize, &T)) {
+        for (i, value) in items.iter().enumerate() {
+            if i > 0 {
+                self.text(", ");
+            }
+            item(self, i, value);
+        }
+    }
+
+    /// Writes `items` separated by `, `, starting a new line (at the
+    /// current indentation) after every [`VALUES_PER_LINE`] items: the
+    /// layout of tensor values, which are many and short. Line `k` holds
+    /// the items from `k * VALUES_PER_LINE` on, whatever their text, so a
+    /// changed value changes one line. With `fill` false, all items stay on
+    /// the current line.
+    pub(crate) fn fill<T>(
+        &mut self,
+        fill: bool,
+        items: &[T],
+        mut item: impl FnMut(&mut Self, usize, &T),
+    ) {
+        for (i, value) in items.iter().enumerate() {
+            if i > 0 {
+                if breaks_line(fill, i) {
+                    self.text(",");
+                    self.newline();
+                } else {
+                    self.text(", ");
+                }
+            }
+            item(self, i, value);
+        }
+    }
+
+    /// [`Sink::fill`] for numbers, the bulk of large tensors: each item is
+    /// formatted straight into the buffer, with no call per item. Long
+    /// lists are formatted on two threads ([`Sink::fill_pipelined`]).
+    pub(crate) fn fill_numbers<T: Number>(&mut self, fill: bool, items: &[T]) {
+        // A float takes up to 16 bytes with its separator.
+        self.expect_text(items.len().saturating_mul(16));
+        let mut at = FillState {
+            fill,
+            indent: 2 * self.level,
+            index: 0,
+        };
+        if items.len() >= PARALLEL_MIN && crate::parallel::available() {
+            self.fill_pipelined(&mut at, items);
+        } else {
+            // About `FLUSH` bytes of text at a time, for a writer.
+            for chunk in items.chunks(FLUSH / 16) {
+                for x in chunk {
+                    let mut text = [0; NUMBER_MAX];
+                    let n = x.write(&mut text);
+                    at.item(&mut self.buf, &text, n);
+                }
+                self.flush_when_full();
+            }
+        }
+    }
+
+    /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
+    /// segments of the list: a helper formats most of each segment into a
+    /// buffer of texts ([`Formatted`]), one segment ahead, while this
+    /// thread formats the first [`MINE_32NDS`]/32 of the segment into a
+    /// buffer of its own, then lays out and copies both. The layout, which
+    /// depends on every text before, stays on this thread, and so does
+    /// every first write to the output's memory (page faults). Formatting
+    /// a run of numbers into a buffer first, rather than each straight
+    /// into the output between layout steps, measured faster on this
+    /// thread too (see `bench/README.md`).
+    fn fill_pipelined<T: Number>(&mut self, at: &mut FillState, items: &[T]) {
+        // This thread formats the first part of each segment, the helper the rest.
+        let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
+        crate::parallel::pipeline(
+            &mut (self, at, Formatted::default()),
+            items.chunks(SEGMENT),
+            |segment, formatted: &mut Formatted| formatted.format(&segment[mine(segment)..]),
+            |(sink, at, own), segment| {
+                own.format(&segment[..mine(segment)]);
+                sink.fill_formatted(at, own);
+            },
+            |(sink, at, _), _, formatted| sink.fill_formatted(at, formatted),
+        );
+    }
+
+    /// Lays out the numbers of `formatted` after the text so far, handing
+    /// it to the writer when there is one and the buffer is full.
+    fn fill_formatted(&mut self, at: &mut FillState, formatted: &Formatted) {
+        let mut start = 0;
+        for &n in &formatted.lens {
+            let n = usize::from(n);
+            let text: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
+                .try_into()
+                .expect("room after each text");
+            at.item(&mut self.buf, text, n);
+            start += n;
+        }
+        self.flush_when_full();
+    }
+
+    /// Writes each of `items` with `write` (given the item's index), one
+    /// after the other. A long list is written on two threads, in chunks
+    /// of [`SPLIT_CHUNK`] items taken in turn: this thread writes the even
+    /// chunks, a helper the odd ones, one chunk ahead, into a sink of its
+    /// own (same path, indentation and comments) whose text and compat reports this thread
+    /// appends in order. At most a few chunks of text wait in memory, so a
+    /// sink that streams to a writer still does.
+    pub(crate) fn each_item<T: Sync>(
+        &mut self,
+        items: &[T],
+        write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
+    ) {
+        let split = self.may_split && items.len() >= SPLIT_MIN && crate::parallel::available();
+        if !split {
+            for (i, x) in items.iter().enumerate() {
+                write(self, i, x);
+            }
+            return;
+        }
+        // Room for the whole list at once, so that the text is not copied
+        // as it grows.
+        self.expect_text(items.len().saturating_mul(ITEM_TEXT));
+        let (opts, level, comments) = (self.opts, self.level, self.comments);
+        let path = self.path.clone();
+        let write = &write;
+        // A unit is two chunks: this thread writes the first, the helper
+        // the second (empty at the end of an odd count).
+        let units = items.chunks(2 * SPLIT_CHUNK).enumerate();
+        let mine = |unit: &[T]| unit.len().min(SPLIT_CHUNK);
+        self.may_split = false;
+        crate::parallel::pipeline(
+            self,
+            units,
+            |&(u, unit), (text, dropped, error): &mut Made| {
+                let mut other = Sink::in_memory(opts);
+                other.level = level;
+                other.path.clone_from(&path);
+                other.comments = comments;
+                other.may_split = false;
+                other.buf = std::mem::take(text);
+                other.buf.clear();
+                let chunk = &unit[mine(unit)..];
+                other.expect_text(chunk.len().saturating_mul(ITEM_TEXT));
+                let start = u * 2 * SPLIT_CHUNK + SPLIT_CHUNK;
+                for (i, x) in chunk.iter().enumerate() {
+                    write(&mut other, start + i, x);
+                }
+                *text = other.buf;
+                *dropped = other.dropped;
+                *error = other.error;
+            },
+            |sink, &(u, unit)| {
+                for (i, x) in unit[..mine(unit)].iter().enumerate() {
+                    write(sink, u * 2 * SPLIT_CHUNK + i, x);
+                }
+            },
+            |sink, _, (text, dropped, error)| {
+                sink.put_lines(text);
+                sink.dropped.append(dropped);
+                if let Some(error) = error.take() {
+                    sink.error.get_or_insert(error);
+                }
+            },
+        );
+        self.may_split = true;
+    }
+
+    /// Writes a bracketed list: on one line or one item per line, indented
+    /// one level, with the closing bracket on its own line, as `layout` says.
+    pub(crate) fn block_list<T>(
+        &mut self,
+        open: &str,
+        close: &str,
+        items: &[T],
+        layout: ListLayout,
+        mut item: impl FnMut(&mut Self, usize, &T),
+    ) {
+        let mut one_line = |s: &mut Self| {
+            s.text(open);
+            s.list(items, &mut item);
+            s.text(close);
+        };
+        if items.is_empty() || layout == ListLayout::OneLine {
+            return one_line(self);
+        }
+        self.text(open);
+        self.indent();
+        for (i, value) in items.iter().enumerate() {
+            self.newline();
+            item(self, i, value);
+            if i + 1 < items.len() {
+                self.text(",");
+            }
+        }
+        self.dedent();
+        self.newline();
+        self.text(close);
+    }
+}
+
+/// What the helper of [`Sink::each_item`] makes of a chunk: its text, its
+/// compat reports and the error that failed it, if any.
+type Made = (Vec<u8>, Vec<Dropped>, Option<io::Error>);
+
+/// How [`Sink::block_list`] lays out a list that is not empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListLayout {
+    /// On one line.
+    OneLine,
+    /// One item per line.
+    OnePerLine,
+}
+
+/// The most items a graph's input, output or `<initializers, value
+/// infos>` list holds on one line: 96% of the graphs of onnx's test
+/// models and model zoo samples have at most 4 inputs and 4 outputs.
+pub(crate) const INLINE_ITEMS_MAX: usize = 4;
+
+impl ListLayout {
+    /// One line for at most [`INLINE_ITEMS_MAX`] items, else one item per
+    /// line: the count decides, not the width of the text, so that renaming
+    /// an item never reflows the others.
+    pub(crate) fn by_count(count: usize) -> Self {
+        if count <= INLINE_ITEMS_MAX {
+            ListLayout::OneLine
+        } else {
+            ListLayout::OnePerLine
+        }
+    }
+}
+
+/// Where [`Sink::fill_numbers`] is in its list.
+struct FillState {
+    fill: bool,
+    indent: usize,
+    /// The index of the next item.
+    index: usize,
+}
+
+impl FillState {
+    /// Appends one item to `buf`: the separator (and line break), then the
+    /// first `n` bytes of `text`. Every append is of a fixed size, cut
+    /// back after (no call to `memcpy`).
+    #[inline(always)]
+    fn item(&mut self, buf: &mut Vec<u8>, text: &[u8; NUMBER_MAX], n: usize) {
+        if self.index > 0 {
+            if breaks_line(self.fill, self.index) {
+                buf.extend_from_slice(b",\n");
+                let indent = self.indent;
+                if indent <= SPACES.len() {
+                    buf.extend_from_slice(SPACES);
+                    buf.truncate(buf.len() - SPACES.len() + indent);
+                } else {
+                    buf.resize(buf.len() + indent, b' ');
+                }
+            } else {
+                buf.extend_from_slice(b", ");
+            }
+        }
+        self.index += 1;
+        buf.extend_from_slice(text);
+        buf.truncate(buf.len() - NUMBER_MAX + n);
+    }
+}
+
+/// Lists of at least this many items (nodes) are written by
+/// [`Sink::each_item`] on two threads.
+const SPLIT_MIN: usize = 1 << 10;
+
+/// The items [`Sink::each_item`] hands to one thread at a time.
+const SPLIT_CHUNK: usize = 1 << 9;
+
+/// About the most text an item of [`Sink::each_item`] takes (a node: 160
+/// bytes on average in the node-heavy benchmark), to reserve room by.
+const ITEM_TEXT: usize = 256;
+
+/// Lists at least this long are formatted on two threads.
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// The items of a list that [`Sink::fill_pipelined`] passes through its
+/// pipeline at a time.
+const SEGMENT: usize = 1 << 14;
+
+/// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
+/// own thread formats (besides laying out the whole segment).
+const MINE_32NDS: usize = 13;
+
+/// Numbers formatted by [`Sink::fill_pipelined`]'s helper: their texts one
+/// after the other, each followed by room for a whole [`NUMBER_MAX`] text,
+/// and their lengths.
+#[derive(Default)]
+struct Formatted {
+    texts: Vec<u8>,
+    lens: Vec<u8>,
+}
+
+impl Formatted {
+    /// Replaces the texts with those of `items`.
+    fn format<T: Number>(&mut self, items: &[T]) {
+        let size = (items.len() + 1) * NUMBER_MAX;
+        if self.texts.len() < size {
+            self.texts.resize(size, 0);
+        }
+        self.lens.resize(items.len(), 0);
+        let mut start = 0;
+        for (x, len) in items.iter().zip(self.lens.iter_mut()) {
+            let text: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
+                .try_into()
+                .expect("room for one number");
+            let n = x.write(text);
+            *len = n as u8;
+            start += n;
+        }
+    }
+}
+
+/// Tensor values on each line of a filled list ([`Sink::fill`]): a fixed
+/// count, so that changing one value changes one line, and the index of
+/// the first value on a line is known from the line alone. Eight floats
+/// of the usual 10 to 12 characters make lines of about 100 columns, and
+/// 64 or 128 values, common dimensions, make whole lines.
+pub(crate) const VALUES_PER_LINE: usize = 8;
+
+/// Whether a filled list ([`Sink::fill`], [`FillState::item`]) breaks the
+/// line before its item `index` (not the first).
+#[inline(always)]
+fn breaks_line(fill: bool, index: usize) -> bool {
+    fill && index % VALUES_PER_LINE == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::printer::number_text::PrintedFloat;
+    use crate::printer::sink::testing::{render, render_with};
+    use crate::Printer;
+
+    #[test]
+    fn long_item_lists_split_between_threads_write_what_one_thread_writes() {
+        // The last chunk on this thread, then on the helper.
+        for count in [3 * SPLIT_MIN + 1, 4 * SPLIT_CHUNK.max(SPLIT_MIN)] {
+            let items: Vec<String> = (0..count).map(|i| format!("n{i}")).collect();
+            let print = |may_split: bool| {
+                render_with(Printer::new().compat(true), |s| {
+                    s.may_split = may_split;
+                    s.at("graph", |s| {
+                        s.indent();
+                        s.each_item(&items, |s, i, x| {
+                            s.newline();
+                            s.at_index("node", i, |s| {
+                                s.text(x);
+                                if i % 7 == 0 {
+                                    s.report(format!("{x} at {i}"));
+                                }
+                            });
+                        });
+                        s.dedent();
+                        s.newline();
+                        s.text("end");
+                        s.report("after the list");
+                    })
+                })
+            };
+            let (text, dropped) = print(true);
+            assert_eq!((&text, &dropped), (&print(false).0, &print(false).1));
+            let last = count - 1;
+            assert!(text.ends_with(&format!("\n  n{last}\nend")), "{text}");
+            assert_eq!(dropped[1].to_string(), "graph.node[7]: n7 at 7");
+            assert_eq!(dropped.len(), count.div_ceil(7) + 1);
+            assert_eq!(dropped.last().unwrap().path, "graph");
+        }
+    }
+
+    #[test]
+    fn number_fill_matches_item_by_item() {
+        // Long enough for the two-thread path, with segments of both kinds.
+        let count = SEGMENT + PARALLEL_MIN + 7;
+        let mut bits = 0x1234_5678u32;
+        let floats: Vec<f32> = (0..count)
+            .map(|i| {
+                bits ^= bits << 13;
+                bits ^= bits >> 17;
+                bits ^= bits << 5;
+                let x = f32::from_bits(bits);
+                match i % 5 {
+                    0 if x.has_text() => x,
+                    1 => (x.to_bits() % 2000) as f32 / 1e4,
+                    2 => -1e-7 * (i as f32),
+                    _ => i as f32 * 0.25,
+                }
+            })
+            .collect();
+        let ints: Vec<i64> = (0..count as i64)
+            .map(|i| i * i * 7919 - 1_000_000_000)
+            .collect();
+        for (level, fill) in [(1, true), (3, true), (0, false), (20, true)] {
+            let opts = Printer::new();
+            let fast = render_with(opts, |s| {
+                (0..level).for_each(|_| s.indent());
+                s.text("{");
+                s.fill_numbers(fill, &floats);
+                s.fill_numbers(fill, &ints);
+                s.text("}");
+            });
+            let slow = render_with(opts, |s| {
+                (0..level).for_each(|_| s.indent());
+                s.text("{");
+                s.fill(fill, &floats, |s, _, x| s.float(*x));
+                s.fill(fill, &ints, |s, _, x| s.int(*x));
+                s.text("}");
+            });
+            assert!(fast.0 == slow.0, "level {level}, fill {fill}");
+            let mut memory = Sink::in_memory(opts);
+            memory.fill_numbers(fill, &floats[..1000]);
+            let mut streamed = Vec::new();
+            let mut sink = Sink::new(&mut streamed, opts);
+            sink.fill_numbers(fill, &floats[..1000]);
+            sink.finish().unwrap();
+            assert_eq!(memory.finish_text().0.as_bytes(), streamed);
+        }
+    }
+
+    #[test]
+    fn long_number_lists_reach_the_writer_in_pieces() {
+        /// Records the size of each write.
+        struct Writes(Vec<usize>);
+        impl Write for Writes {
+            fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+                self.0.push(bytes.len());
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        // One thread's list, and (with a second core) two threads' list.
+        let count = 8 * PARALLEL_MIN;
+        for threads in [false, true] {
+            let floats: Vec<f32> = (0..count).map(|i| i as f32 / 7.0).collect();
+            let mut writes = Writes(Vec::new());
+            crate::parallel::with_threads(threads, || {
+                let mut sink = Sink::new(&mut writes, Printer::new());
+                sink.fill_numbers(true, &floats);
+                sink.finish().unwrap();
+            });
+            let total: usize = writes.0.iter().sum();
+            let largest = writes.0.iter().max().copied().unwrap_or(0);
+            assert!(total > 4 * FLUSH, "{count} items: {total} bytes");
+            assert!(
+                largest <= 4 * FLUSH,
+                "{count} items: a write of {largest} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn lists_break_by_count_not_width() {
+        let items: Vec<String> = (0..5).map(|i| format!("item{i}")).collect();
+        let print = |count: usize| {
+            render(|s| {
+                let layout = ListLayout::by_count(count);
+                s.block_list("(", ")", &items[..count], layout, |s, _, x| s.text(x))
+            })
+        };
+        assert_eq!(print(INLINE_ITEMS_MAX), "(item0, item1, item2, item3)");
+        assert_eq!(
+            print(INLINE_ITEMS_MAX + 1),
+            "(\n  item0,\n  item1,\n  item2,\n  item3,\n  item4\n)"
+        );
+    }
+
+    #[test]
+    fn filled_lines_hold_a_fixed_count_whatever_the_text() {
+        let values: Vec<f32> = (0..2 * VALUES_PER_LINE + 1)
+            .map(|i| if i == 3 { -1.1754944e-38 } else { i as f32 })
+            .collect();
+        let text = render(|s| s.fill_numbers(true, &values));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("0.0, 1.0, 2.0, -1.1754944e-38, 4.0,"));
+        assert_eq!(lines[1], "8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,");
+        assert_eq!(lines[2], "16.0");
+    }
+}
