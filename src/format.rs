@@ -327,6 +327,7 @@ fn skip_blank_and_comments(text: &str) -> &str {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "smith")]
     /// The rule [`Placer`] follows, as the formatter's first version
     /// applied it: every item scanned for every comment.
     fn place_by_scanning<'a>(
@@ -362,6 +363,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "smith")]
     /// `text` with a comment after each token that `keep` picks, and one
     /// before the first: right after the token, further on its line, on a
     /// line of its own, or after a blank line, by turns.

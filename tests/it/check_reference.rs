@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use onnxtxt::check::{check_text, Severity};
 use prost::Message as _;
 
-use crate::support::reference_python;
+use crate::tools::reference_python;
 
 /// A graph whose lines are `lines`, with the inputs and output.
 fn graph(lines: &[&str]) -> String {

@@ -73,3 +73,4 @@ mod support;
 #[cfg(feature = "cli")]
 mod testcase;
 mod testcase_conformance;
+mod tools;

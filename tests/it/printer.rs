@@ -5,7 +5,7 @@ use onnxtxt::proto::*;
 use onnxtxt::{parse_model, to_text, Printer};
 use prost::Message;
 
-use crate::support::reference_python;
+use crate::tools::reference_python;
 
 fn snapshot(name: &str, text: &str) {
     insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
