@@ -30,8 +30,9 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The fuzz targets whose regressions another module replays:
-/// `lsp_edits` (`lsp_edits.rs`), which checks the language server.
-const OTHER_TARGETS: [&str; 1] = ["lsp_edits"];
+/// `lsp_edits` and `lsp_framing` (`lsp_edits.rs`), which check the language
+/// server.
+const OTHER_TARGETS: [&str; 2] = ["lsp_edits", "lsp_framing"];
 
 /// Every file under `fuzz/regressions/`, which must be there and hold
 /// some: a replay of nothing would pass.
