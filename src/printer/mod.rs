@@ -180,12 +180,18 @@ impl Printer {
 
     /// Prints `item` to a string.
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
+        self.print_in_memory(0, |sink| item.print_to(sink))
+    }
+
+    /// What `print` prints into a string made with room for `expected`
+    /// bytes of text and a small model's more.
+    fn print_in_memory(&self, expected: usize, print: impl FnOnce(&mut Sink<'_>)) -> Printed {
         crate::parallel::with_threads(self.threads, || {
             let mut sink = Sink::in_memory(*self);
             // Room for a small model's text, which would otherwise be
             // copied a dozen times as it doubles from nothing.
-            sink.expect_text(1 << 12);
-            item.print_to(&mut sink);
+            sink.expect_text(expected.saturating_add(1 << 12));
+            print(&mut sink);
             let (text, dropped) = sink.finish_text();
             Printed { text, dropped }
         })
@@ -255,6 +261,30 @@ impl Printer {
     ) -> Result<io::Result<Vec<Dropped>>, crate::Error> {
         let lazy = crate::decode::decode_model_lazily(bytes)?;
         Ok(self.write_with(out, |sink| {
+            model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
+        }))
+    }
+
+    /// Prints the binary model `bytes` to a string: the text
+    /// [`Printer::write_binary_model`] writes, each node and initializer
+    /// of the main graph decoded as it is printed, in one string that
+    /// grows in place (nothing goes through a buffer of its own). For a
+    /// caller that keeps the whole text anyway, such as the Python package.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    /// use onnxtxt::Printer;
+    ///
+    /// let model = onnxtxt::parse_model("g (float x) => (float y) { y = Relu(x) }")?;
+    /// let printed = Printer::new().print_binary_model(&model.encode_to_vec())?;
+    /// assert_eq!(printed.text, onnxtxt::to_text(&model));
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn print_binary_model(&self, bytes: &[u8]) -> Result<Printed, crate::Error> {
+        let lazy = crate::decode::decode_model_lazily(bytes)?;
+        // Text takes about a byte a byte of encoding, but for tensors (which
+        // make room for themselves as they are printed).
+        Ok(self.print_in_memory(bytes.len(), |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
         }))
     }

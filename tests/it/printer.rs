@@ -529,6 +529,10 @@ fn binary_models_print_as_they_are_decoded() {
             let lazily = printer.write_binary_model(&bytes, &mut out).unwrap();
             assert_eq!(lazily.unwrap(), dropped);
             assert!(out == expected, "{printer:?}");
+            // The same into a string (the Python package's print).
+            let in_memory = printer.print_binary_model(&bytes).unwrap();
+            assert_eq!(in_memory.dropped, dropped);
+            assert!(in_memory.text.as_bytes() == expected, "{printer:?}");
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Printing and parsing as `onnxtxt print` and `onnxtxt parse` run them,
 //! file to file: [`Printer::write_binary_model`] (the main graph's nodes
-//! decoded one at a time as they are printed) and [`Parser::write_model`]
+//! decoded one at a time as they are printed; [`Printer::print_binary_model`]
+//! the same into a string) and [`Parser::write_model`]
 //! (the main graph's nodes encoded as they are read) give the bytes of the
 //! calls that build the whole IR, over the conformance corpus.
 
@@ -59,7 +60,11 @@ fn the_corpus_prints_and_parses_as_the_command_runs_them() {
         let bytes = std::fs::read(corpus.join(format!("{name}.onnx"))).expect("the binary");
         for printer in [Printer::new(), Printer::new().compat(true)] {
             let (whole, streamed) = printed(printer, &bytes);
-            if whole != streamed {
+            let in_memory = printer
+                .print_binary_model(&bytes)
+                .map(|printed| printed.text.into_bytes())
+                .map_err(|e| format!("{:?}", e.diagnostics()));
+            if whole != streamed || whole != in_memory {
                 misses.push(format!("{name}: printed differently ({printer:?})"));
             }
         }
