@@ -63,11 +63,15 @@ def _onnx(wanted: str) -> Any:
 def _entry_points(kind: str, what: str) -> tuple[Callable[[str], Any], Callable[[str], bytes]]:
     """``parse_WHAT`` and ``parse_WHAT_bytes`` for the message ``kind``."""
 
+    message = None  # onnx's class for ``kind``, found at the first call
+
     def parse_bytes(text: str) -> bytes:
         return _onnxtxt.parse(kind, text)
 
     def parse(text: str) -> Any:
-        message = getattr(_onnx(f"parse_{what}"), kind)
+        nonlocal message
+        if message is None:
+            message = getattr(_onnx(f"parse_{what}"), kind)
         return message.FromString(_onnxtxt.parse(kind, text))
 
     parse.__name__ = parse.__qualname__ = f"parse_{what}"

@@ -12,7 +12,8 @@
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
 use onnxtxt::proto::{
-    AttributeProto, FunctionProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
+    ValueInfoProto,
 };
 use onnxtxt::proto::{MapProto, OptionalProto, SequenceProto};
 use onnxtxt::report::Renderer;
@@ -369,22 +370,28 @@ const KINDS: [Kind; 11] = [
     kind::<OptionalProto>("OptionalProto"),
 ];
 
-/// A model is encoded as its nodes are read and printed as its nodes are
-/// decoded, as the command does: a long node list's encoding is then done
-/// on the parser's second thread, and a node-heavy model never held whole
-/// as IR.
+/// A long model text is encoded as its nodes are read, as the command
+/// does: a long node list's encoding is then done on the parser's second
+/// thread, and a node-heavy model never held whole as IR. A short one
+/// (most models people parse from Python) is parsed whole and encoded
+/// straight into the `bytes`, the same bytes without the writer's buffer.
+/// A model is printed as its nodes are decoded, into the string returned.
 const MODEL: Kind = Kind {
     name: "ModelProto",
-    parse: |parser, text| Ok(Box::new(parser.encode_model(text)?)),
-    print: |printer, bytes| {
-        // Text takes up to about 3.5 bytes a byte of raw weights.
-        let mut text = Vec::with_capacity(bytes.len().saturating_mul(4));
-        printer
-            .write_binary_model(bytes, &mut text)?
-            .expect("writing to a Vec does not fail");
-        Ok(text)
+    parse: |parser, text| {
+        if text.len() < ENCODED_AS_READ {
+            Ok(Box::new(Proto(parser.parse::<ModelProto>(text)?)))
+        } else {
+            Ok(Box::new(parser.encode_model(text)?))
+        }
     },
+    print: |printer, bytes| Ok(printer.print_binary_model(bytes)?.text.into_bytes()),
 };
+
+/// Model texts from this length on are encoded as they are read
+/// ([`Parser::encode_model`]): the length from which the parser reads a
+/// node list in pieces, on two threads.
+const ENCODED_AS_READ: usize = 256 * 1024;
 
 const fn kind<T: Parse + Decode + Print + Send + 'static>(name: &'static str) -> Kind {
     Kind {

@@ -281,6 +281,38 @@ def test_other_buffers_are_read_too():
         onnxtxt._onnxtxt.to_text("ModelProto", 5, False)
 
 
+def chain(nodes: int) -> onnx.ModelProto:
+    """A model of ``nodes`` nodes in a chain, built with onnx.helper."""
+    names = ["x"] + [f"/blocks.{i}/Relu_output_0" for i in range(nodes - 1)] + ["y"]
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Relu", [a], [b], name=f"relu_{i}") for i, (a, b) in enumerate(zip(names, names[1:]))],
+        "g",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N"])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N"])],
+    )
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 21)])
+
+
+def test_models_on_both_sides_of_the_encoding_switch_give_the_reference_bytes():
+    # The extension encodes a model text shorter than 256 KiB straight into
+    # the bytes, a longer one as its nodes are read: both give the bytes of
+    # the model the reference printed, and read it as the reference parser.
+    switch = 256 * 1024
+    per_node = len(onnx.printer.to_text(chain(1001))) - len(onnx.printer.to_text(chain(1000)))
+    first = switch // per_node - 3
+    shorter = set()
+    for nodes in range(first, first + 6):
+        model = chain(nodes)
+        data = model.SerializeToString()
+        reference_text = onnx.printer.to_text(model)
+        for text in [reference_text, onnxtxt.to_text(data)]:
+            shorter.add(len(text) < switch)
+            assert onnxtxt.parse_model_bytes(text) == data, nodes
+        reference = without_defaults(onnx.parser.parse_model(reference_text))
+        assert without_defaults(onnxtxt.parse_model(reference_text)) == reference, nodes
+    assert shorter == {True, False}
+
+
 def run_python(code: str, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
