@@ -7,7 +7,8 @@
 //! Nothing is copied on the way in or out that need not be: a `str` is
 //! read in place (its UTF-8, which CPython keeps for an ASCII string), as
 //! are `bytes` and memoryviews of them ([`Serialized`]); a parse's result
-//! is encoded straight into the `bytes` returned ([`Encoded`]).
+//! is encoded straight into the `bytes` returned ([`Encoded`]), but for a
+//! short model's, copied once (a few KiB) to save a walk over the model.
 
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
@@ -313,6 +314,21 @@ impl<T: Message> Encoded for Proto<T> {
     }
 }
 
+/// An encoding made already: a short model's, which prost makes with its
+/// length computed once (writing in place needs it twice, a walk over the
+/// whole model each time, which costs more than copying a few KiB).
+struct Made(Vec<u8>);
+
+impl Encoded for Made {
+    fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn write_into(self: Box<Self>, out: &mut &mut [u8]) -> Result<(), String> {
+        std::io::Write::write_all(out, &self.0).map_err(|error| error.to_string())
+    }
+}
+
 /// Encodings shorter than this are written with the GIL held: releasing
 /// and taking it back would cost more than the writing.
 const DETACHED_BYTES: usize = 64 * 1024;
@@ -373,14 +389,16 @@ const KINDS: [Kind; 11] = [
 /// A long model text is encoded as its nodes are read, as the command
 /// does: a long node list's encoding is then done on the parser's second
 /// thread, and a node-heavy model never held whole as IR. A short one
-/// (most models people parse from Python) is parsed whole and encoded
-/// straight into the `bytes`, the same bytes without the writer's buffer.
+/// (most models people parse from Python) is parsed whole and encoded by
+/// prost at once ([`Made`]), the same bytes without the writer's buffer.
 /// A model is printed as its nodes are decoded, into the string returned.
 const MODEL: Kind = Kind {
     name: "ModelProto",
     parse: |parser, text| {
         if text.len() < ENCODED_AS_READ {
-            Ok(Box::new(Proto(parser.parse::<ModelProto>(text)?)))
+            Ok(Box::new(Made(
+                parser.parse::<ModelProto>(text)?.encode_to_vec(),
+            )))
         } else {
             Ok(Box::new(parser.encode_model(text)?))
         }
