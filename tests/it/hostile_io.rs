@@ -354,6 +354,63 @@ fn external_data_through_a_link_out_of_the_text_directory_is_refused() {
     assert_eq!(listing(&dir), ["model.onnx", "w.bin"]);
 }
 
+/// A model with 600,000 floats of `raw_data`: 2.4 MB of binary, 4.8 MB of
+/// text, so that its output is written to the disk in several pieces
+/// before the `fsync` (`io::WrittenBack`).
+fn big_model() -> onnxtxt::proto::ModelProto {
+    let values = (0..600_000).map(|i| format!("{}.25", i % 1000));
+    let text = format!(
+        r#"<ir_version: 10, opset_import: ["": 21]>
+        g (float[N] x) => (float[N] y) <@<raw: true> float[600000] w = {{{}}}> {{ y = Add(x, w) }}"#,
+        values.collect::<Vec<_>>().join(", ")
+    );
+    onnxtxt::parse_model(&text).unwrap()
+}
+
+/// An output of several pieces is whole, where it should be, with no
+/// temporary file left; a run that fails leaves neither.
+#[test]
+fn a_big_output_is_whole_and_a_failed_one_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = big_model();
+    let binary = onnxtxt::prost::Message::encode_to_vec(&model);
+    let text = onnxtxt::to_text(&model);
+    let text_path = write(dir.path(), "big.onnxtxt", text.as_bytes());
+    let binary_path = write(dir.path(), "big.onnx", &binary);
+    let parsed = dir.path().join("parsed.onnx");
+    let printed = dir.path().join("printed.onnxtxt");
+    // Once into new files, once over the files of the first run.
+    for _ in 0..2 {
+        let out = run(&["parse", arg(&text_path), "-o", arg(&parsed)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            std::fs::read(&parsed).unwrap() == binary,
+            "parse: other bytes"
+        );
+        let out = run(&["print", arg(&binary_path), "-o", arg(&printed)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            std::fs::read_to_string(&printed).unwrap() == text,
+            "print: other text"
+        );
+        let names = ["big.onnx", "big.onnxtxt", "parsed.onnx", "printed.onnxtxt"];
+        assert_eq!(listing(dir.path()), names);
+    }
+    // The binary cut short: printing it fails, and writes nothing.
+    let cut = write(dir.path(), "cut.onnx", &binary[..binary.len() - 1000]);
+    let failed = dir.path().join("failed.onnxtxt");
+    let out = run(&["print", arg(&cut), "-o", arg(&failed)]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let names = [
+        "big.onnx",
+        "big.onnxtxt",
+        "cut.onnx",
+        "parsed.onnx",
+        "printed.onnxtxt",
+    ];
+    assert_eq!(listing(dir.path()), names);
+}
+
 /// A signal that ends the command mid-write: the weights are written to a
 /// temporary file, and the text waits for a reader of its FIFO that never
 /// comes. The command ends as the signal ends a process, and leaves
