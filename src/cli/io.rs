@@ -351,6 +351,28 @@ mod cleanup {
     }
 }
 
+/// `work` started on another thread of `scope`; calling what this gives
+/// waits for it and gives its result. When no thread can be started,
+/// `work` runs then, on the calling thread: it is `Copy`, so that one copy
+/// goes to the thread and one stays. A panic in `work` goes on in the
+/// calling thread.
+pub(crate) fn beside<'scope, T, W>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    work: W,
+) -> impl FnOnce() -> T + 'scope
+where
+    T: Send + 'scope,
+    W: FnOnce() -> T + Send + Copy + 'scope,
+{
+    let started = std::thread::Builder::new().spawn_scoped(scope, work);
+    move || match started {
+        Ok(thread) => thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(_) => work(),
+    }
+}
+
 /// The directory `path` is in (`.` for a bare file name).
 pub(crate) fn directory_of(path: &Path) -> &Path {
     match path.parent() {

@@ -356,7 +356,8 @@ fn external_data_through_a_link_out_of_the_text_directory_is_refused() {
 
 /// A model with 600,000 floats of `raw_data`: 2.4 MB of binary, 4.8 MB of
 /// text, so that its output is written to the disk in several pieces
-/// before the `fsync` (`io::WrittenBack`).
+/// before the `fsync` (`io::WrittenBack`), and its text read as UTF-8 on
+/// two threads (`input::utf8`).
 fn big_model() -> onnxtxt::proto::ModelProto {
     let values = (0..600_000).map(|i| format!("{}.25", i % 1000));
     let text = format!(
