@@ -606,6 +606,17 @@ fn parse_refuses_nesting_no_decoder_reads() {
     }
 }
 
+/// Text too deep for decoders, parsed to standard output (a pipe, which
+/// cannot take bytes back): nothing is written. How deep the text nests is
+/// found while it is parsed, before the first byte is written.
+#[test]
+fn parse_refuses_nesting_without_writing_to_standard_output() {
+    let out = run_stdin(&["parse"], nested_text(34).as_bytes());
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("onnxtxt::parse::unreadable"), "{out:?}");
+    assert!(out.stdout.is_empty(), "{} bytes written", out.stdout.len());
+}
+
 /// The limit is onnx.load's: it reads what `parse` writes at 33 levels and
 /// refuses 34.
 #[test]
