@@ -66,6 +66,20 @@ impl Deref for Bytes {
     }
 }
 
+/// The bytes of an input that are UTF-8 ([`Input::into_checked_text`]),
+/// which it gives as `str`.
+pub(crate) struct Text(Bytes);
+
+impl Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // SAFETY: a `Text` is only made of bytes found to be UTF-8, which
+        // it never changes.
+        unsafe { std::str::from_utf8_unchecked(&self.0) }
+    }
+}
+
 /// Reads `path` (standard input for `None` or `-`).
 pub(crate) fn read_input(path: Option<&Path>) -> Result<Input, Failure> {
     match path.filter(|p| p.as_os_str() != "-") {
@@ -118,6 +132,15 @@ impl Input {
     /// what they are when they are a binary model, else which byte is not.
     pub(crate) fn text(&self) -> Result<&str, Failure> {
         utf8(&self.bytes).ok_or_else(|| self.not_text())
+    }
+
+    /// The input as [`Text`], with its name: its bytes kept as they are
+    /// (for a mapped file, the map), not copied; failing as [`Input::text`].
+    pub(crate) fn into_checked_text(self) -> Result<(String, Text), Failure> {
+        if utf8(&self.bytes).is_none() {
+            return Err(self.not_text());
+        }
+        Ok((self.name, Text(self.bytes)))
     }
 
     /// [`Input::text`], owned, with the input's name.

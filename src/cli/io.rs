@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::proto::ModelProto;
 
-use super::input::{Input, STDIN_NAME};
+use super::input::{Input, Text, STDIN_NAME};
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -411,8 +411,9 @@ pub(crate) fn left_to_exit(model: ModelProto) {
 pub(crate) struct Loaded {
     /// How to name the input in messages.
     pub(crate) name: String,
-    /// The text, for text input.
-    pub(crate) text: Option<String>,
+    /// The text, for text input: the input's bytes as they were read
+    /// (mapped, for a big file), not a copy.
+    pub(crate) text: Option<Text>,
     /// The model.
     pub(crate) model: ModelProto,
 }
@@ -431,7 +432,7 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
             Err(error) => Err(undecodable(&input, error)),
         };
     }
-    let (name, text) = input.into_text()?;
+    let (name, text) = input.into_checked_text()?;
     match onnxtxt::parse_model(&text) {
         Ok(model) => Ok(Loaded {
             name,
@@ -447,7 +448,11 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
                 text: None,
                 model,
             }),
-            Err(_) => Err(Failure::Invalid { name, text, error }),
+            Err(_) => Err(Failure::Invalid {
+                name,
+                text: text.to_owned(),
+                error,
+            }),
         },
     }
 }

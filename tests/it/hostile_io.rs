@@ -369,7 +369,8 @@ fn big_model() -> onnxtxt::proto::ModelProto {
 }
 
 /// An output of several pieces is whole, where it should be, with no
-/// temporary file left; a run that fails leaves neither.
+/// temporary file left; a run that fails leaves neither. A big text is read
+/// by every command as it is parsed.
 #[test]
 fn a_big_output_is_whole_and_a_failed_one_absent() {
     let dir = tempfile::tempdir().unwrap();
@@ -397,6 +398,31 @@ fn a_big_output_is_whole_and_a_failed_one_absent() {
         let names = ["big.onnx", "big.onnxtxt", "parsed.onnx", "printed.onnxtxt"];
         assert_eq!(listing(dir.path()), names);
     }
+    // Read from its text (a mapped file, not copied), the same text; and a
+    // mistake in it shown at its line.
+    let out = run(&["print", arg(&text_path)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout == text.as_bytes(),
+        "print of the text: other text"
+    );
+    let used = text.rfind("(x, w)").unwrap() + 4;
+    let flawed = format!("{}v{}", &text[..used], &text[used + 1..]);
+    let flawed_path = write(dir.path(), "flawed.onnxtxt", flawed.as_bytes());
+    let line = 1 + flawed[..used].matches('\n').count();
+    let out = run(&["check", arg(&flawed_path)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`v` is used but never defined"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!("flawed.onnxtxt:{line}:")),
+        "{}",
+        out.stderr
+    );
+    std::fs::remove_file(&flawed_path).unwrap();
     // The binary cut short: printing it fails, and writes nothing.
     let cut = write(dir.path(), "cut.onnx", &binary[..binary.len() - 1000]);
     let failed = dir.path().join("failed.onnxtxt");
