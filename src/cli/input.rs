@@ -236,7 +236,7 @@ const TWO_THREADS_UTF8: usize = 4 << 20;
 
 /// `bytes` as text, if they are UTF-8 (as [`std::str::from_utf8`] says);
 /// big inputs are checked half on this thread and half on another.
-pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
+fn utf8(bytes: &[u8]) -> Option<&str> {
     if bytes.len() < TWO_THREADS_UTF8 {
         return std::str::from_utf8(bytes).ok();
     }

@@ -68,8 +68,8 @@ impl ParseArgs {
         let into_dir = self.output.as_ref().is_some_and(|path| path.is_dir());
         let deep = if !self.inline_external && !self.check && !into_dir {
             // How deep the brackets nest is found on another thread while
-            // the text is parsed, and waited for before the output is put
-            // in place: text that may nest too deep takes the way below.
+            // the text is parsed, and waited for before the first byte is
+            // written: text that may nest too deep takes the way below.
             let streamed = std::thread::scope(|scope| {
                 let deep = beside(scope, move || may_nest_too_deep(text));
                 write_parsed(name, text, self.output.as_ref(), &progress, deep)
