@@ -3,8 +3,6 @@
 
 mod cli;
 
-use std::process::ExitCode;
-
 use clap::Parser;
 
 /// mimalloc instead of the system allocator: parsing builds the IR from
@@ -40,10 +38,15 @@ extern "C" fn commit_on_demand() {
     unsafe { mi_option_set(ARENA_EAGER_COMMIT, 0) };
 }
 
-fn main() -> ExitCode {
+fn main() {
     let args = cli::Args::parse();
-    match args.command.run(args.error_format) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(args.error_format),
-    }
+    let status = match args.command.run(args.error_format) {
+        Ok(()) => 0,
+        Err(failure) => {
+            let status = failure.code();
+            failure.report(args.error_format);
+            status
+        }
+    };
+    cli::end(status)
 }

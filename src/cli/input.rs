@@ -6,7 +6,7 @@ use std::io::Read;
 use std::ops::Deref;
 use std::path::Path;
 
-use super::io::{binary_given, Failure};
+use super::io::{beside, binary_given, Failure};
 
 /// How messages name standard input.
 pub(crate) const STDIN_NAME: &str = "<stdin>";
@@ -66,6 +66,20 @@ impl Deref for Bytes {
     }
 }
 
+/// The bytes of an input that are UTF-8 ([`Input::into_checked_text`]),
+/// which it gives as `str`.
+pub(crate) struct Text(Bytes);
+
+impl Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // SAFETY: a `Text` is only made of bytes found to be UTF-8, which
+        // it never changes.
+        unsafe { std::str::from_utf8_unchecked(&self.0) }
+    }
+}
+
 /// Reads `path` (standard input for `None` or `-`).
 pub(crate) fn read_input(path: Option<&Path>) -> Result<Input, Failure> {
     match path.filter(|p| p.as_os_str() != "-") {
@@ -117,7 +131,16 @@ impl Input {
     /// The input as text; for bytes that are not UTF-8, an error that says
     /// what they are when they are a binary model, else which byte is not.
     pub(crate) fn text(&self) -> Result<&str, Failure> {
-        std::str::from_utf8(&self.bytes).map_err(|_| self.not_text())
+        utf8(&self.bytes).ok_or_else(|| self.not_text())
+    }
+
+    /// The input as [`Text`], with its name: its bytes kept as they are
+    /// (for a mapped file, the map), not copied; failing as [`Input::text`].
+    pub(crate) fn into_checked_text(self) -> Result<(String, Text), Failure> {
+        if utf8(&self.bytes).is_none() {
+            return Err(self.not_text());
+        }
+        Ok((self.name, Text(self.bytes)))
     }
 
     /// [`Input::text`], owned, with the input's name.
@@ -207,6 +230,35 @@ impl Input {
     }
 }
 
+/// Inputs at least this big (4 MiB) are checked as UTF-8 on two threads,
+/// half each: below it, starting a thread costs about what it saves.
+const TWO_THREADS_UTF8: usize = 4 << 20;
+
+/// `bytes` as text, if they are UTF-8 (as [`std::str::from_utf8`] says);
+/// big inputs are checked half on this thread and half on another.
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() < TWO_THREADS_UTF8 {
+        return std::str::from_utf8(bytes).ok();
+    }
+    // Two halves that are text make text, wherever they are split; and text
+    // split where a character starts makes two texts: UTF-8 has at most
+    // three continuation bytes (0b10xxxxxx) in a row.
+    let mut middle = bytes.len() / 2;
+    for _ in 0..3 {
+        if bytes[middle] & 0xc0 == 0x80 {
+            middle += 1;
+        }
+    }
+    let (first, second) = bytes.split_at(middle);
+    let is_text = |half| std::str::from_utf8(half).is_ok();
+    let both_text = std::thread::scope(|scope| {
+        let second = beside(scope, move || is_text(second));
+        is_text(first) && second()
+    });
+    // SAFETY: both halves are UTF-8, so the whole is.
+    both_text.then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
 /// `n` with a comma every three digits (`1,532`).
 fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -218,4 +270,53 @@ fn thousands(n: usize) -> String {
         shown.push(digit);
     }
     shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads say what one does, for every way a character or a flaw
+    /// can sit at the cut, and at both ends.
+    #[test]
+    fn utf8_on_two_threads_is_from_utf8() {
+        let characters: [&[u8]; 4] = [b"a", "é".as_bytes(), "€".as_bytes(), "😀".as_bytes()];
+        let flaws: [&[u8]; 5] = [
+            b"\xff",
+            b"\x80",
+            b"\xe2\x82",
+            b"\xf0\x9f\x98",
+            b"\xed\xa0\x80",
+        ];
+        let mut cases = 0;
+        for len in TWO_THREADS_UTF8..TWO_THREADS_UTF8 + 4 {
+            let middle = len / 2;
+            for what in characters.iter().chain(&flaws) {
+                for at in [
+                    0,
+                    middle - 4,
+                    middle - 3,
+                    middle - 2,
+                    middle - 1,
+                    middle,
+                    middle + 1,
+                ] {
+                    let mut bytes = vec![b' '; len];
+                    bytes[at..at + what.len()].copy_from_slice(what);
+                    assert_eq!(
+                        utf8(&bytes).is_some(),
+                        std::str::from_utf8(&bytes).is_ok(),
+                        "{what:x?} at {at} of {len}"
+                    );
+                    cases += 1;
+                }
+            }
+            let mut ends = vec![b' '; len];
+            ends[len - 1] = 0xc3;
+            assert_eq!(utf8(&ends), None);
+            ends[len - 1] = b'}';
+            assert_eq!(utf8(&ends).map(str::len), Some(len));
+        }
+        assert_eq!(cases, 4 * 9 * 7);
+    }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::proto::ModelProto;
 
-use super::input::{Input, STDIN_NAME};
+use super::input::{Input, Text, STDIN_NAME};
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -187,13 +187,13 @@ pub(crate) fn stage(
     };
     let path = linked.as_deref().unwrap_or(path);
     let dir = directory_of(path);
-    let mut file = cleanup::temporary_in(dir).map_err(|e| failed(&e))?;
+    let file = cleanup::temporary_in(dir).map_err(|e| failed(&e))?;
     match &existing {
         Some(existing) => keep_owner_and_mode(file.as_file(), existing),
         None => new_file_permissions(dir).and_then(|p| file.as_file().set_permissions(p)),
     }
     .map_err(|e| failed(&e))?;
-    produce(&mut file)
+    produce(&mut WrittenBack::new(file.as_file()))
         .and_then(|()| file.as_file().sync_all())
         .map_err(|e| failed(&e))?;
     Ok(Staged::Temporary {
@@ -201,6 +201,71 @@ pub(crate) fn stage(
         path: path.to_path_buf(),
     })
 }
+
+/// How much of a temporary file is written before the system is asked to
+/// start writing it to the disk (1 MiB).
+const WRITEBACK_BYTES: usize = 1 << 20;
+
+/// A temporary output file written through in pieces of at most
+/// [`WRITEBACK_BYTES`], each sent on its way to the disk once written
+/// (`sync_file_range`, which starts the writing and does not wait for it):
+/// the disk writes the output while the rest of it is still produced, and
+/// the `fsync` that makes the file durable before it is renamed into place
+/// waits for the last piece only, not for the whole file. The `fsync` is
+/// still what makes it durable; this only makes it shorter.
+struct WrittenBack<'f> {
+    file: &'f File,
+    /// Bytes written so far.
+    written: u64,
+    /// Bytes sent to the disk so far.
+    sent: u64,
+}
+
+impl<'f> WrittenBack<'f> {
+    fn new(file: &'f File) -> Self {
+        WrittenBack {
+            file,
+            written: 0,
+            sent: 0,
+        }
+    }
+}
+
+impl Write for WrittenBack<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let piece = &buf[..buf.len().min(WRITEBACK_BYTES)];
+        let written = self.file.write(piece)?;
+        self.written += written as u64;
+        if self.written - self.sent >= WRITEBACK_BYTES as u64 {
+            start_writeback(self.file, self.sent, self.written - self.sent);
+            self.sent = self.written;
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Asks the system to start writing `len` bytes of `file` from `offset` to
+/// the disk, without waiting. A failure is left to the `fsync` after it to
+/// report: nothing is lost when the writing merely starts later.
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+        return;
+    };
+    // SAFETY: sync_file_range reads no memory of this process; on an open
+    // file descriptor it only starts the writing of the range's pages.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_file: &File, _offset: u64, _len: u64) {}
 
 /// Gives `file` the owner, group and mode `existing` has: the owner and
 /// group only when the system lets this process give them (root can;
@@ -286,6 +351,28 @@ mod cleanup {
     }
 }
 
+/// `work` started on another thread of `scope`; calling what this gives
+/// waits for it and gives its result. When no thread can be started,
+/// `work` runs then, on the calling thread: it is `Copy`, so that one copy
+/// goes to the thread and one stays. A panic in `work` goes on in the
+/// calling thread.
+pub(crate) fn beside<'scope, T, W>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    work: W,
+) -> impl FnOnce() -> T + 'scope
+where
+    T: Send + 'scope,
+    W: FnOnce() -> T + Send + Copy + 'scope,
+{
+    let started = std::thread::Builder::new().spawn_scoped(scope, work);
+    move || match started {
+        Ok(thread) => thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(_) => work(),
+    }
+}
+
 /// The directory `path` is in (`.` for a bare file name).
 pub(crate) fn directory_of(path: &Path) -> &Path {
     match path.parent() {
@@ -324,8 +411,9 @@ pub(crate) fn left_to_exit(model: ModelProto) {
 pub(crate) struct Loaded {
     /// How to name the input in messages.
     pub(crate) name: String,
-    /// The text, for text input.
-    pub(crate) text: Option<String>,
+    /// The text, for text input: the input's bytes as they were read
+    /// (mapped, for a big file), not a copy.
+    pub(crate) text: Option<Text>,
     /// The model.
     pub(crate) model: ModelProto,
 }
@@ -344,7 +432,7 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
             Err(error) => Err(undecodable(&input, error)),
         };
     }
-    let (name, text) = input.into_text()?;
+    let (name, text) = input.into_checked_text()?;
     match onnxtxt::parse_model(&text) {
         Ok(model) => Ok(Loaded {
             name,
@@ -360,7 +448,11 @@ pub(crate) fn load_model(input: Input) -> Result<Loaded, Failure> {
                 text: None,
                 model,
             }),
-            Err(_) => Err(Failure::Invalid { name, text, error }),
+            Err(_) => Err(Failure::Invalid {
+                name,
+                text: text.to_owned(),
+                error,
+            }),
         },
     }
 }

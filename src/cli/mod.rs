@@ -100,6 +100,23 @@ impl Command {
     }
 }
 
+/// Ends the process with exit status `status`, standard output flushed,
+/// without the teardown that returning from `main` runs: `atexit` handlers,
+/// among them the allocator's, which walks every heap and gives its memory
+/// back to the system page by page (`madvise`) just before the system
+/// takes the whole process back anyway. The output files are written and
+/// in place by then, and every thread the command started is done with
+/// its work (a helper may still wait for work or signals: ending the
+/// process ends it, as returning from `main` does).
+pub(crate) fn end(status: u8) -> ! {
+    // A failed flush (a reader that closed the pipe) changes nothing now:
+    // returning from `main` ignores it too.
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    // SAFETY: `_exit` ends the process; it only asks that nothing be left
+    // to do in it, which the caller has made so.
+    unsafe { libc::_exit(status.into()) }
+}
+
 impl Failure {
     /// The exit code: 1 for invalid input, 2 for usage and I/O problems.
     pub(crate) fn code(&self) -> u8 {

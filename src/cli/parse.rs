@@ -17,7 +17,7 @@ use super::case;
 use super::diagnostic_output::ErrorFormat;
 use super::input::read_input;
 use super::io::{
-    directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
+    beside, directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
 };
 use super::progress::Progress;
 
@@ -57,7 +57,6 @@ impl ParseArgs {
         let name = &input.name;
         progress.stage(format!("parsing {name}"));
         let invalid = |error| invalid_text(name.clone(), text.to_owned(), error);
-        let deep = may_nest_too_deep(text);
         // A data value or a test case fails to parse as a model: only then
         // is the text looked at again (a model's parse pays nothing).
         let not_a_model = |error| match self.write_data(name, text, format) {
@@ -67,12 +66,25 @@ impl ParseArgs {
         // A test case's text goes to a directory, which a model's streamed
         // output would refuse before the text is found to be no model.
         let into_dir = self.output.as_ref().is_some_and(|path| path.is_dir());
-        if !self.inline_external && !self.check && !deep && !into_dir {
-            return match write_parsed(name, text, self.output.as_ref(), progress) {
-                Ok(written) => written,
-                Err(error) => not_a_model(error),
-            };
-        }
+        let deep = if !self.inline_external && !self.check && !into_dir {
+            // How deep the brackets nest is found on another thread while
+            // the text is parsed, and waited for before the first byte is
+            // written: text that may nest too deep takes the way below.
+            let streamed = std::thread::scope(|scope| {
+                let deep = beside(scope, move || may_nest_too_deep(text));
+                write_parsed(name, text, self.output.as_ref(), &progress, deep)
+            });
+            match streamed {
+                Ok(Some(written)) => return written,
+                Ok(None) => true,
+                Err(error) => {
+                    drop(progress);
+                    return not_a_model(error);
+                }
+            }
+        } else {
+            may_nest_too_deep(text)
+        };
         let mut model = match onnxtxt::parse_model(text) {
             Ok(model) => model,
             Err(error) => return not_a_model(error),
@@ -152,36 +164,41 @@ impl ParseArgs {
 /// Parses `text` and writes the binary model to `output` as the parse goes
 /// ([`onnxtxt::Parser::write_model`]): the main graph's nodes are encoded
 /// as they are read, never all in memory as IR. `Err` when the text does
-/// not parse (nothing is written then), else what writing gave, which
-/// stops when the model grows past [`MAX_ENCODED_BYTES`].
+/// not parse (nothing is written then); `None`, with nothing written, when
+/// `deep` (asked before the first byte is written) says it may nest too
+/// deep for this way; else what writing gave, which stops when the model
+/// grows past [`MAX_ENCODED_BYTES`].
 fn write_parsed(
     name: &str,
     text: &str,
     output: Option<&PathBuf>,
-    progress: Progress,
-) -> Result<Result<(), Failure>, onnxtxt::Error> {
+    progress: &Progress,
+    deep: impl FnOnce() -> bool,
+) -> Result<Option<Result<(), Failure>>, onnxtxt::Error> {
     let mut invalid = None;
-    let mut capped = false;
+    let (mut capped, mut too_deep) = (false, false);
     let written = write_output_with(output, true, |out| {
-        let mut out = Capped {
+        let mut out = Guarded {
             out: progress.counting(out),
             written: 0,
+            deep: Some(deep),
+            too_deep: false,
         };
         let written = match onnxtxt::Parser::new().write_model(text, &mut out) {
-            Ok(written) => written,
+            Ok(written) => written.and_then(|()| out.refuse_deep()),
             Err(error) => {
                 invalid = Some(error);
                 Err(std::io::Error::other("the text does not parse"))
             }
         };
-        capped = out.written > MAX_ENCODED_BYTES;
+        (capped, too_deep) = (out.written > MAX_ENCODED_BYTES, out.too_deep);
         written
     });
-    drop(progress);
     match invalid {
         Some(error) => Err(error),
-        None if capped => Ok(refuse_too_big(name, text, MAX_ENCODED_BYTES + 1)),
-        None => Ok(written),
+        None if too_deep => Ok(None),
+        None if capped => Ok(Some(refuse_too_big(name, text, MAX_ENCODED_BYTES + 1))),
+        None => Ok(Some(written)),
     }
 }
 
@@ -205,15 +222,34 @@ fn refuse_too_big(name: &str, text: &str, len: u64) -> Result<(), Failure> {
     Err(at_item(name, text, "", "onnxtxt::parse::too_big", message))
 }
 
-/// A writer that takes at most [`MAX_ENCODED_BYTES`]: past them, it fails
-/// (and counts what it was given, so that the caller can tell why).
-struct Capped<W> {
+/// The writer of a parsed model: before the first byte it asks `deep`
+/// whether the text may nest too deep, and then writes nothing at all
+/// (whatever the output is: a pipe cannot take bytes back); and it takes
+/// at most [`MAX_ENCODED_BYTES`]: past them, it fails (and counts what it
+/// was given, so that the caller can tell why).
+struct Guarded<W, D> {
     out: W,
     written: u64,
+    deep: Option<D>,
+    too_deep: bool,
 }
 
-impl<W: Write> Write for Capped<W> {
+impl<W, D: FnOnce() -> bool> Guarded<W, D> {
+    /// Fails when the text may nest too deep (`deep` is asked once).
+    fn refuse_deep(&mut self) -> std::io::Result<()> {
+        if let Some(deep) = self.deep.take() {
+            self.too_deep = deep();
+        }
+        match self.too_deep {
+            true => Err(std::io::Error::other("the text may nest too deep")),
+            false => Ok(()),
+        }
+    }
+}
+
+impl<W: Write, D: FnOnce() -> bool> Write for Guarded<W, D> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.refuse_deep()?;
         self.written += buf.len() as u64;
         if self.written > MAX_ENCODED_BYTES {
             return Err(std::io::Error::other("the binary model is over 2 GiB"));

@@ -354,6 +354,84 @@ fn external_data_through_a_link_out_of_the_text_directory_is_refused() {
     assert_eq!(listing(&dir), ["model.onnx", "w.bin"]);
 }
 
+/// A model with 600,000 floats of `raw_data`: 2.4 MB of binary, 4.8 MB of
+/// text, so that its output is written to the disk in several pieces
+/// before the `fsync` (`io::WrittenBack`), and its text read as UTF-8 on
+/// two threads (`input::utf8`).
+fn big_model() -> onnxtxt::proto::ModelProto {
+    let values = (0..600_000).map(|i| format!("{}.25", i % 1000));
+    let text = format!(
+        r#"<ir_version: 10, opset_import: ["": 21]>
+        g (float[N] x) => (float[N] y) <@<raw: true> float[600000] w = {{{}}}> {{ y = Add(x, w) }}"#,
+        values.collect::<Vec<_>>().join(", ")
+    );
+    onnxtxt::parse_model(&text).unwrap()
+}
+
+/// An output of several pieces is whole, where it should be, with no
+/// temporary file left; a run that fails leaves neither. A big text is read
+/// by every command as it is parsed.
+#[test]
+fn a_big_output_is_whole_and_a_failed_one_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = big_model();
+    let binary = onnxtxt::prost::Message::encode_to_vec(&model);
+    let text = onnxtxt::to_text(&model);
+    let text_path = write(dir.path(), "big.onnxtxt", text.as_bytes());
+    let binary_path = write(dir.path(), "big.onnx", &binary);
+    let parsed = dir.path().join("parsed.onnx");
+    let printed = dir.path().join("printed.onnxtxt");
+    // Once into new files, once over the files of the first run.
+    for _ in 0..2 {
+        let out = run(&["parse", arg(&text_path), "-o", arg(&parsed)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            std::fs::read(&parsed).unwrap() == binary,
+            "parse: other bytes"
+        );
+        let out = run(&["print", arg(&binary_path), "-o", arg(&printed)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            std::fs::read_to_string(&printed).unwrap() == text,
+            "print: other text"
+        );
+        let names = ["big.onnx", "big.onnxtxt", "parsed.onnx", "printed.onnxtxt"];
+        assert_eq!(listing(dir.path()), names);
+    }
+    // Read from its text (a mapped file, not copied), the same text; and a
+    // mistake in it shown at its line.
+    let out = run(&["print", arg(&text_path)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout == text.as_bytes(),
+        "print of the text: other text"
+    );
+    let used = text.rfind("(x, w)").unwrap() + 4;
+    let flawed = format!("{}v{}", &text[..used], &text[used + 1..]);
+    let flawed_path = write(dir.path(), "flawed.onnxtxt", flawed.as_bytes());
+    let line = 1 + flawed[..used].matches('\n').count();
+    let out = run(&["check", arg(&flawed_path)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let located = format!("flawed.onnxtxt:{line}:");
+    for expected in ["`v` is used but never defined", &located] {
+        assert!(out.stderr.contains(expected), "{}", out.stderr);
+    }
+    std::fs::remove_file(&flawed_path).unwrap();
+    // The binary cut short: printing it fails, and writes nothing.
+    let cut = write(dir.path(), "cut.onnx", &binary[..binary.len() - 1000]);
+    let failed = dir.path().join("failed.onnxtxt");
+    let out = run(&["print", arg(&cut), "-o", arg(&failed)]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let names = [
+        "big.onnx",
+        "big.onnxtxt",
+        "cut.onnx",
+        "parsed.onnx",
+        "printed.onnxtxt",
+    ];
+    assert_eq!(listing(dir.path()), names);
+}
+
 /// A signal that ends the command mid-write: the weights are written to a
 /// temporary file, and the text waits for a reader of its FIFO that never
 /// comes. The command ends as the signal ends a process, and leaves
@@ -546,6 +624,17 @@ fn parse_refuses_nesting_no_decoder_reads() {
         assert!(out.stderr.contains("too_deep.onnxtxt:"), "{out:?}");
         assert!(!output.exists(), "{args:?}");
     }
+}
+
+/// Text too deep for decoders, parsed to standard output (a pipe, which
+/// cannot take bytes back): nothing is written. How deep the text nests is
+/// found while it is parsed, before the first byte is written.
+#[test]
+fn parse_refuses_nesting_without_writing_to_standard_output() {
+    let out = run_stdin(&["parse"], nested_text(34).as_bytes());
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("onnxtxt::parse::unreadable"), "{out:?}");
+    assert!(out.stdout.is_empty(), "{} bytes written", out.stdout.len());
 }
 
 /// The limit is onnx.load's: it reads what `parse` writes at 33 levels and
