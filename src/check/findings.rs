@@ -6,13 +6,38 @@ use crate::error::Diagnostic;
 pub(crate) use crate::finding::{Finding, Severity};
 use crate::ir_path::{IrPath, Step};
 
+/// The family of rules a finding comes from. Findings about one item of
+/// the model are put in this order (the order of the families in the
+/// table of the [module](super)), whatever order the walk over the nodes
+/// found them in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Family {
+    #[default]
+    Header,
+    Scope,
+    Tensors,
+    Operators,
+    Parameters,
+    Inference,
+    AsOperator,
+}
+
 /// The findings of one check, which every pass adds to.
 #[derive(Default)]
 pub(crate) struct Findings {
-    list: Vec<Finding>,
+    /// Each finding with the family of rules that found it.
+    list: Vec<(Family, Finding)>,
+    /// The family of the findings added now.
+    family: Family,
 }
 
 impl Findings {
+    /// The findings, with what is added from now on counted as `family`'s.
+    pub(crate) fn of(&mut self, family: Family) -> &mut Findings {
+        self.family = family;
+        self
+    }
+
     /// Adds a finding about `subject` (how the message names the
     /// construct), at IR path `path`.
     pub(crate) fn push(
@@ -26,13 +51,14 @@ impl Findings {
         let summary = summary.into();
         let mut diagnostic = Diagnostic::new(code, format!("{subject}: {summary}"), 0..0);
         diagnostic.path = Some(path.into());
-        self.list.push(Finding {
+        let finding = Finding {
             severity,
             diagnostic,
             summary,
             related: Vec::new(),
-        });
-        self.list.last_mut().expect("just pushed")
+        };
+        self.list.push((self.family, finding));
+        &mut self.list.last_mut().expect("just pushed").1
     }
 
     /// Adds an error.
@@ -59,21 +85,25 @@ impl Findings {
 
     /// The errors found so far.
     pub(crate) fn errors(&self) -> impl Iterator<Item = &Finding> {
-        self.list.iter().filter(|f| f.is_error())
+        self.list.iter().map(|(_, f)| f).filter(|f| f.is_error())
     }
 
     /// Adds findings made elsewhere (by [`crate::infer`]).
     pub(crate) fn extend(&mut self, found: impl IntoIterator<Item = Finding>) {
-        self.list.extend(found);
+        let family = self.family;
+        self.list.extend(found.into_iter().map(|f| (family, f)));
     }
 
     /// The findings in the order of the model: the header's, then the
     /// graph's, then each function's, and within those by node (a node's
-    /// subgraphs after it); the order the passes found them otherwise.
+    /// subgraphs after it); by [`Family`] about the same node, in the order
+    /// they were found otherwise.
     pub(crate) fn in_model_order(mut self) -> Vec<Finding> {
-        self.list
-            .sort_by_cached_key(|f| model_order(f.diagnostic.path.as_deref().unwrap_or("")));
-        self.list
+        self.list.sort_by_cached_key(|(family, f)| {
+            let (top, nodes) = model_order(f.diagnostic.path.as_deref().unwrap_or(""));
+            (top, nodes, *family)
+        });
+        self.list.into_iter().map(|(_, f)| f).collect()
     }
 }
 
