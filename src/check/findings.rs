@@ -1,9 +1,10 @@
 //! The [`Findings`] list the passes add to (the [`Finding`]s themselves
 //! are [`crate::finding`]'s), how findings are put in the order of the
-//! model, and how messages name the items they are about.
+//! model, and how messages name the items they are about (nodes and named
+//! items as [`crate::finding`] names them, for inference too).
 
 use crate::error::Diagnostic;
-pub(crate) use crate::finding::{Finding, Severity};
+pub(crate) use crate::finding::{named_subject, node_subject, quoted, Finding, Severity};
 use crate::ir_path::{IrPath, Step};
 
 /// The family of rules a finding comes from. Findings about one item of
@@ -122,21 +123,6 @@ fn model_order(path: &str) -> (usize, Vec<usize>) {
     (top, path.node_indices().collect())
 }
 
-/// How a message names a node: its path and its name, or its operator when
-/// it has no name (`graph.node[3] "conv1"`, `graph.node[4] (Relu)`).
-pub(crate) fn node_subject(node: &crate::proto::NodeProto, path: &str) -> String {
-    match (node.name.as_deref(), node.op_type.as_deref()) {
-        (Some(name), _) if !name.is_empty() => named_subject(path, name),
-        (_, Some(op)) if !op.is_empty() => format!("{path} ({op})"),
-        _ => path.to_string(),
-    }
-}
-
-/// How a message names an item with a name: `graph.input[0] "x"`.
-pub(crate) fn named_subject(path: &str, name: &str) -> String {
-    format!("{path} {}", quoted(name))
-}
-
 /// How a message names a function: `functions[0] "local.Swish"`.
 pub(crate) fn function_subject(function: &crate::proto::FunctionProto, path: &str) -> String {
     let name = function.name.as_deref().unwrap_or("");
@@ -144,11 +130,6 @@ pub(crate) fn function_subject(function: &crate::proto::FunctionProto, path: &st
         Some(domain) if !domain.is_empty() => named_subject(path, &format!("{domain}.{name}")),
         _ => named_subject(path, name),
     }
-}
-
-/// `name` in double quotes, escaped as Rust escapes strings.
-pub(crate) fn quoted(name: &str) -> String {
-    format!("{name:?}")
 }
 
 #[cfg(test)]
