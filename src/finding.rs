@@ -1,7 +1,8 @@
 //! What the model checks report: a [`Finding`] (plain data: severity,
 //! diagnostic with its IR path, related places, help). [`crate::check`]
 //! collects findings from its passes and [`crate::infer`] makes its own;
-//! both build on this file, which builds on nothing but [`crate::error`].
+//! both build on this file, which builds on nothing but [`crate::error`]
+//! and the IR's types; so do the words messages name nodes with.
 //!
 //! ```
 //! let findings = onnxtxt::check_model(&onnxtxt::parse_model(r#"
@@ -81,4 +82,24 @@ impl Finding {
         });
         self
     }
+}
+
+/// How a message names a node: its path and its name, or its operator when
+/// it has no name (`graph.node[3] "conv1"`, `graph.node[4] (Relu)`).
+pub(crate) fn node_subject(node: &crate::proto::NodeProto, path: &str) -> String {
+    match (node.name.as_deref(), node.op_type.as_deref()) {
+        (Some(name), _) if !name.is_empty() => named_subject(path, name),
+        (_, Some(op)) if !op.is_empty() => format!("{path} ({op})"),
+        _ => path.to_string(),
+    }
+}
+
+/// How a message names an item with a name: `graph.input[0] "x"`.
+pub(crate) fn named_subject(path: &str, name: &str) -> String {
+    format!("{path} {}", quoted(name))
+}
+
+/// `name` in double quotes, escaped as Rust escapes strings.
+pub(crate) fn quoted(name: &str) -> String {
+    format!("{name:?}")
 }

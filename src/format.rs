@@ -148,7 +148,7 @@ struct Item<'a> {
     kind: ItemKind,
     /// The path of what holds the item: for a node, its graph or
     /// function; empty for the model's graph and functions.
-    parent: String,
+    parent: &'a str,
 }
 
 /// The item at `path` of the source map, if comments can be attached to it.
@@ -159,7 +159,7 @@ fn item(path: &str, span: Range<usize>) -> Option<Item<'_>> {
         ir_path::ItemKind::Graph | ir_path::ItemKind::Function => ItemKind::Body,
         _ => return None,
     };
-    let parent = ir_path.parent().map(|p| p.to_string()).unwrap_or_default();
+    let parent = IrPath::parent_text(path).unwrap_or_default();
     Some(Item {
         path,
         span,
@@ -232,9 +232,7 @@ impl<'i, 'a> Placer<'i, 'a> {
         nodes_by_end.sort_by_key(|node| node.span.end);
         let mut held: HashMap<_, Vec<_>> = HashMap::new();
         for item in items {
-            held.entry((item.kind, item.parent.as_str()))
-                .or_default()
-                .push(item);
+            held.entry((item.kind, item.parent)).or_default().push(item);
         }
         Placer {
             text,

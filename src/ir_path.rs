@@ -118,30 +118,68 @@ impl IrPath {
     /// `text` is not one. The empty text is the model's path.
     pub fn parse(text: &str) -> Option<IrPath> {
         let mut steps = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let (step, after) = if let Some(after) = rest.strip_prefix('[') {
-                let (step, after) = bracketed(after)?;
-                (step, after.strip_prefix(']')?)
-            } else {
-                let after = match rest.strip_prefix('.') {
-                    Some(after) if !steps.is_empty() => after,
-                    None if steps.is_empty() => rest,
-                    _ => return None,
-                };
-                let end = after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(after.len());
-                let name = &after[..end];
-                if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-                    return None;
-                }
-                (Step::Field(name.to_owned()), &after[end..])
-            };
-            steps.push(step);
-            rest = after;
-        }
+        read_steps(text, |step, _| {
+            steps.push(match step {
+                Read::Field(name) => Step::Field(name.to_owned()),
+                Read::Item(step) => step,
+            })
+        })?;
         Some(IrPath { steps })
+    }
+
+    /// The text of the innermost node the path `text` is at or inside: what
+    /// [`parse`](IrPath::parse) and [`node`](IrPath::node) give, written,
+    /// but taken from `text` without building a path.
+    ///
+    /// ```
+    /// use onnxtxt::ir_path::IrPath;
+    ///
+    /// let text = r#"graph.node[3].attribute["body"].g.node[1].input[0]"#;
+    /// assert_eq!(IrPath::node_text(text), Some(r#"graph.node[3].attribute["body"].g.node[1]"#));
+    /// assert_eq!(IrPath::node_text("graph.input[0]"), None);
+    /// ```
+    pub fn node_text(text: &str) -> Option<&str> {
+        let (mut node, mut after_node_field) = (None, false);
+        read_steps(text, |step, end| {
+            if after_node_field && matches!(step, Read::Item(_)) {
+                node = Some(end);
+            }
+            after_node_field = matches!(step, Read::Field("node"));
+        })?;
+        Some(&text[..node?])
+    }
+
+    /// The text of the path of the item the path `text` is part of: what
+    /// [`parse`](IrPath::parse) and [`parent`](IrPath::parent) give,
+    /// written, but taken from `text` without building a path.
+    ///
+    /// ```
+    /// use onnxtxt::ir_path::IrPath;
+    ///
+    /// assert_eq!(IrPath::parent_text("graph.node[3]"), Some("graph"));
+    /// assert_eq!(IrPath::parent_text(r#"graph.node[3].attribute["body"].g"#), Some(r#"graph.node[3].attribute["body"]"#));
+    /// assert_eq!(IrPath::parent_text("graph"), Some(""));
+    /// assert_eq!(IrPath::parent_text(""), None);
+    /// ```
+    pub fn parent_text(text: &str) -> Option<&str> {
+        // The last three steps, last first: where each ends, and whether
+        // it is a field.
+        let mut last: [Option<(usize, bool)>; 3] = [None; 3];
+        read_steps(text, |step, end| {
+            last = [
+                Some((end, matches!(step, Read::Field(_)))),
+                last[0],
+                last[1],
+            ];
+        })?;
+        let end_of = |step: Option<(usize, bool)>| step.map_or(0, |(end, _)| end);
+        let parent_end = match last {
+            [None, ..] => return None,
+            // An item of a list goes with its field (`.node[3]`).
+            [Some((_, false)), Some((_, true)), before] => end_of(before),
+            [Some(_), before, _] => end_of(before),
+        };
+        Some(&text[..parent_end])
     }
 
     /// The steps, from the model down.
@@ -288,6 +326,12 @@ pub(crate) fn attribute_item(field: &str, attributes: &[AttributeProto], index: 
     AttributeKeys::new(attributes).item(field, index)
 }
 
+/// Whether `attribute` holds a graph (`g`) or graphs (`graphs`): what a
+/// walk into subgraphs looks for before naming the attribute.
+pub(crate) fn holds_graph(attribute: &AttributeProto) -> bool {
+    attribute.g.is_some() || !attribute.graphs.is_empty()
+}
+
 /// `field[...]` for every attribute of `attributes`, in order, named by
 /// the one rule ([`IrPath::attribute`]).
 pub(crate) fn attribute_items(field: &str, attributes: &[AttributeProto]) -> Vec<String> {
@@ -295,6 +339,47 @@ pub(crate) fn attribute_items(field: &str, attributes: &[AttributeProto]) -> Vec
     (0..attributes.len())
         .map(|index| keys.item(field, index))
         .collect()
+}
+
+/// A step as [`read_steps`] reads it: a field's name borrowed from the
+/// text.
+#[derive(Debug, Clone, PartialEq)]
+enum Read<'t> {
+    Field(&'t str),
+    /// An index or a name.
+    Item(Step),
+}
+
+/// Reads the path `text` step by step, giving each step and where in the
+/// text it ends to `each`; `None` when `text` is not a path as
+/// [`Display`](fmt::Display) writes it.
+fn read_steps<'t>(text: &'t str, mut each: impl FnMut(Read<'t>, usize)) -> Option<()> {
+    let mut rest = text;
+    let mut first = true;
+    while !rest.is_empty() {
+        let (step, after) = if let Some(after) = rest.strip_prefix('[') {
+            let (step, after) = bracketed(after)?;
+            (Read::Item(step), after.strip_prefix(']')?)
+        } else {
+            let after = match rest.strip_prefix('.') {
+                Some(after) if !first => after,
+                None if first => rest,
+                _ => return None,
+            };
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let name = &after[..end];
+            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                return None;
+            }
+            (Read::Field(name), &after[end..])
+        };
+        each(step, text.len() - after.len());
+        first = false;
+        rest = after;
+    }
+    Some(())
 }
 
 /// What is inside `[...]`: an index (digits, without leading zeros) or a
@@ -367,6 +452,7 @@ mod tests {
     fn step() -> impl Strategy<Value = Step> {
         prop_oneof![
             "[a-z_][a-z0-9_]{0,8}".prop_map(Step::Field),
+            Just(Step::Field("node".into())),
             any::<usize>().prop_map(Step::Index),
             any::<String>().prop_map(Step::Name),
             "[\"\\\\\\n\\t\\u{301}\\u{7f}\\u{200b}'a.\\[\\]]{0,6}".prop_map(Step::Name),
@@ -393,6 +479,24 @@ mod tests {
             if let Some(path) = IrPath::parse(&text) {
                 prop_assert_eq!(path.to_string(), text);
             }
+        }
+
+        #[test]
+        fn node_and_parent_text_are_the_paths_node_and_parent(path in path()) {
+            let text = path.to_string();
+            let node = path.node().map(|n| n.to_string());
+            prop_assert_eq!(IrPath::node_text(&text), node.as_deref());
+            let parent = path.parent().map(|p| p.to_string());
+            prop_assert_eq!(IrPath::parent_text(&text), parent.as_deref());
+        }
+
+        #[test]
+        fn node_and_parent_text_read_only_paths(text in r#"[a-z.\[\]"0-9\\u{}]{0,16}"#) {
+            let path = IrPath::parse(&text);
+            let node = path.as_ref().and_then(IrPath::node).map(|n| n.to_string());
+            prop_assert_eq!(IrPath::node_text(&text), node.as_deref());
+            let parent = path.as_ref().and_then(IrPath::parent).map(|p| p.to_string());
+            prop_assert_eq!(IrPath::parent_text(&text), parent.as_deref());
         }
 
         #[test]

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::lexemes::{Lex, Lexemes};
 use super::{BodyKind, Role, SymbolKind, ValueOrigin};
-use crate::ir_path::attribute_items;
+use crate::ir_path::{holds_graph, AttributeKeys};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{Tensor, Value as TypeValue};
 use crate::proto::{
@@ -567,14 +567,16 @@ impl Builder<'_> {
                 let span = self.map.span(&format!("{node_path}.input[{k}]"));
                 self.use_value(body, input, span, Role::Use, None);
             }
-            let items = attribute_items("attribute", &proto.attribute);
-            for (a, (attribute, item)) in proto.attribute.iter().zip(items).enumerate() {
+            let keys = AttributeKeys::new(&proto.attribute);
+            for (a, attribute) in proto.attribute.iter().enumerate() {
                 let by_index = format!("{node_path}.attribute[{a}]");
                 let name_span = self.map.span(&format!("{by_index}.name"));
                 self.entry(name_span, EntryKind::AttributeName(id, a));
                 self.reference(&by_index, attribute, parameters);
-                let holds = format!("{node_path}.{item}");
-                self.subgraphs(body, id, attribute, &holds, parameters);
+                if holds_graph(attribute) {
+                    let holds = format!("{node_path}.{}", keys.item("attribute", a));
+                    self.subgraphs(body, id, attribute, &holds, parameters);
+                }
             }
         }
     }

@@ -1,18 +1,44 @@
 //! The [`Findings`] list the passes add to (the [`Finding`]s themselves
 //! are [`crate::finding`]'s), how findings are put in the order of the
-//! model, and how messages name the items they are about.
+//! model, and how messages name the items they are about (nodes and named
+//! items as [`crate::finding`] names them, for inference too).
 
 use crate::error::Diagnostic;
-pub(crate) use crate::finding::{Finding, Severity};
+pub(crate) use crate::finding::{named_subject, node_subject, quoted, Finding, Severity};
 use crate::ir_path::{IrPath, Step};
+
+/// The family of rules a finding comes from. Findings about one item of
+/// the model are put in this order (the order of the families in the
+/// table of the [module](super)), whatever order the walk over the nodes
+/// found them in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Family {
+    #[default]
+    Header,
+    Scope,
+    Tensors,
+    Operators,
+    Parameters,
+    Inference,
+    AsOperator,
+}
 
 /// The findings of one check, which every pass adds to.
 #[derive(Default)]
 pub(crate) struct Findings {
-    list: Vec<Finding>,
+    /// Each finding with the family of rules that found it.
+    list: Vec<(Family, Finding)>,
+    /// The family of the findings added now.
+    family: Family,
 }
 
 impl Findings {
+    /// The findings, with what is added from now on counted as `family`'s.
+    pub(crate) fn of(&mut self, family: Family) -> &mut Findings {
+        self.family = family;
+        self
+    }
+
     /// Adds a finding about `subject` (how the message names the
     /// construct), at IR path `path`.
     pub(crate) fn push(
@@ -26,13 +52,14 @@ impl Findings {
         let summary = summary.into();
         let mut diagnostic = Diagnostic::new(code, format!("{subject}: {summary}"), 0..0);
         diagnostic.path = Some(path.into());
-        self.list.push(Finding {
+        let finding = Finding {
             severity,
             diagnostic,
             summary,
             related: Vec::new(),
-        });
-        self.list.last_mut().expect("just pushed")
+        };
+        self.list.push((self.family, finding));
+        &mut self.list.last_mut().expect("just pushed").1
     }
 
     /// Adds an error.
@@ -59,21 +86,25 @@ impl Findings {
 
     /// The errors found so far.
     pub(crate) fn errors(&self) -> impl Iterator<Item = &Finding> {
-        self.list.iter().filter(|f| f.is_error())
+        self.list.iter().map(|(_, f)| f).filter(|f| f.is_error())
     }
 
     /// Adds findings made elsewhere (by [`crate::infer`]).
     pub(crate) fn extend(&mut self, found: impl IntoIterator<Item = Finding>) {
-        self.list.extend(found);
+        let family = self.family;
+        self.list.extend(found.into_iter().map(|f| (family, f)));
     }
 
     /// The findings in the order of the model: the header's, then the
     /// graph's, then each function's, and within those by node (a node's
-    /// subgraphs after it); the order the passes found them otherwise.
+    /// subgraphs after it); by [`Family`] about the same node, in the order
+    /// they were found otherwise.
     pub(crate) fn in_model_order(mut self) -> Vec<Finding> {
-        self.list
-            .sort_by_cached_key(|f| model_order(f.diagnostic.path.as_deref().unwrap_or("")));
-        self.list
+        self.list.sort_by_cached_key(|(family, f)| {
+            let (top, nodes) = model_order(f.diagnostic.path.as_deref().unwrap_or(""));
+            (top, nodes, *family)
+        });
+        self.list.into_iter().map(|(_, f)| f).collect()
     }
 }
 
@@ -92,21 +123,6 @@ fn model_order(path: &str) -> (usize, Vec<usize>) {
     (top, path.node_indices().collect())
 }
 
-/// How a message names a node: its path and its name, or its operator when
-/// it has no name (`graph.node[3] "conv1"`, `graph.node[4] (Relu)`).
-pub(crate) fn node_subject(node: &crate::proto::NodeProto, path: &str) -> String {
-    match (node.name.as_deref(), node.op_type.as_deref()) {
-        (Some(name), _) if !name.is_empty() => named_subject(path, name),
-        (_, Some(op)) if !op.is_empty() => format!("{path} ({op})"),
-        _ => path.to_string(),
-    }
-}
-
-/// How a message names an item with a name: `graph.input[0] "x"`.
-pub(crate) fn named_subject(path: &str, name: &str) -> String {
-    format!("{path} {}", quoted(name))
-}
-
 /// How a message names a function: `functions[0] "local.Swish"`.
 pub(crate) fn function_subject(function: &crate::proto::FunctionProto, path: &str) -> String {
     let name = function.name.as_deref().unwrap_or("");
@@ -114,11 +130,6 @@ pub(crate) fn function_subject(function: &crate::proto::FunctionProto, path: &st
         Some(domain) if !domain.is_empty() => named_subject(path, &format!("{domain}.{name}")),
         _ => named_subject(path, name),
     }
-}
-
-/// `name` in double quotes, escaped as Rust escapes strings.
-pub(crate) fn quoted(name: &str) -> String {
-    format!("{name:?}")
 }
 
 #[cfg(test)]

@@ -15,17 +15,17 @@
 use std::collections::HashMap;
 
 use super::findings::{function_subject, named_subject, node_subject, quoted, Findings};
-use super::model::{function_key, is_headless, Body, BodyKind, Imports, Model};
+use super::model::{function_key, is_headless, BodyKind, Model, Site};
 use crate::ops::{self, AI_ONNX};
-use crate::proto::{NodeProto, OperatorSetIdProto};
+use crate::proto::OperatorSetIdProto;
 
 /// The version of the default domain (`ai.onnx`) that help suggests
 /// importing: the one `ir_version` 10 goes with, which the examples and
 /// the help for a missing `ir_version` use.
 const SUGGESTED_DEFAULT_OPSET: i64 = 21;
 
-/// Checks the model header, the functions' headers and the domains of all
-/// nodes.
+/// Checks the model header and the functions' headers (the walk checks
+/// each node's domain: [`check_node`]).
 pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
     required_fields(model, findings);
     ir_version_and_metadata(model, findings);
@@ -47,16 +47,15 @@ pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
             beyond_known(&function.opset_import, &imports, &subject, findings);
         }
     }
-    for body in model.bodies() {
-        let imports = model.imports_of(body);
-        for (index, node) in body.nodes.iter().enumerate() {
-            node_domain(body, imports, node, index, findings);
-        }
-    }
-    for body in model.top_bodies().filter(|b| b.kind == BodyKind::Function) {
-        for (index, node) in body.nodes.iter().enumerate() {
-            opset_mismatch(model, body, node, index, findings);
-        }
+}
+
+/// Checks the domain of the node at `site`: imported where it is, and in
+/// a function's own body, imported at a version that agrees with the
+/// model's.
+pub(crate) fn check_node(model: &Model<'_>, site: &Site<'_>, findings: &mut Findings) {
+    node_domain(site, findings);
+    if site.body.kind == BodyKind::Function {
+        opset_mismatch(model, site, findings);
     }
 }
 
@@ -377,21 +376,15 @@ fn headless_function(
         );
 }
 
-/// The domain of node `index` of `body` must be imported there. A domain
-/// written `ai.onnx` is left to the operator pass, which reports it
+/// The domain of the node at `site` must be imported there. A domain
+/// written `ai.onnx` is left to the operator rules, which report it
 /// whether imported or not.
-fn node_domain(
-    body: &Body<'_>,
-    imports: &Imports<'_>,
-    node: &NodeProto,
-    index: usize,
-    findings: &mut Findings,
-) {
-    let domain = node.domain.as_deref().unwrap_or("");
+fn node_domain(site: &Site<'_>, findings: &mut Findings) {
+    let (domain, imports) = (site.domain(), site.imports);
     if domain == AI_ONNX || imports.version_for_node(domain).is_some() {
         return;
     }
-    let path = body.node_path(index);
+    let path = site.path();
     let shown = if domain.is_empty() {
         "the default domain \"\" (ai.onnx)".to_string()
     } else {
@@ -399,7 +392,7 @@ fn node_domain(
     };
     let finding = findings.error(
         "onnxtxt::check::domain_not_imported",
-        &node_subject(node, &path),
+        &node_subject(site.node, &path),
         path,
         format!("{shown} is not imported by `{}`", imports.path),
     );
@@ -421,20 +414,13 @@ fn node_domain(
     }
 }
 
-/// Node `index` of a function body whose domain the function imports at
-/// another version than the model (or, for a domain the model does not
-/// import, than the first function that does): onnx.checker requires the
-/// operator to be the same at both versions.
-fn opset_mismatch(
-    model: &Model<'_>,
-    body: &Body<'_>,
-    node: &NodeProto,
-    index: usize,
-    findings: &mut Findings,
-) {
-    let domain = node.domain.as_deref().unwrap_or("");
-    let op = node.op_type.as_deref().unwrap_or("");
-    let Some(own) = model.imports_of(body).literal(domain) else {
+/// The node at `site`, in a function body, whose domain the function
+/// imports at another version than the model (or, for a domain the model
+/// does not import, than the first function that does): onnx.checker
+/// requires the operator to be the same at both versions.
+fn opset_mismatch(model: &Model<'_>, site: &Site<'_>, findings: &mut Findings) {
+    let (domain, op, body) = (site.domain(), site.op(), site.body);
+    let Some(own) = site.imports.literal(domain) else {
         return;
     };
     let Some(&models) = model.merged_imports.get(domain) else {
@@ -449,11 +435,10 @@ fn opset_mismatch(
         return;
     }
     let versions = |v: Option<i64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
-    let path = body.node_path(index);
     let finding = findings.error(
         "onnxtxt::check::opset_mismatch",
-        &node_subject(node, &path),
-        format!("{path}.op_type"),
+        &site.subject(),
+        site.at("op_type"),
         format!(
             "`{op}` differs between opset {own} of {}, which this function imports, \
              and opset {models}, which the model imports (versions {} and {})",

@@ -31,7 +31,8 @@ fn flagged_nodes(findings: &Findings) -> HashSet<String> {
     findings
         .errors()
         .filter_map(|f| f.diagnostic.path.as_deref())
-        .filter_map(node_of)
+        .filter_map(IrPath::node_text)
+        .map(str::to_owned)
         .collect()
 }
 
@@ -44,11 +45,6 @@ fn about_flagged(finding: &Finding, flagged: &HashSet<String>) -> bool {
         .iter()
         .chain(finding.related.iter().map(|r| &r.path));
     places
-        .filter_map(|path| node_of(path))
-        .any(|node| flagged.contains(&node))
-}
-
-/// The path of the innermost node `path` is at or inside.
-fn node_of(path: &str) -> Option<String> {
-    Some(IrPath::parse(path)?.node()?.to_string())
+        .filter_map(|path| IrPath::node_text(path))
+        .any(|node| flagged.contains(node))
 }

@@ -29,16 +29,18 @@
 //! model for (`tests/it/check_reference.rs`): no rule calls a model invalid
 //! that the checker and onnxruntime both accept.
 //!
-//! The checks are passes over the whole model, one family of rules each,
-//! run in the order of the table below; their findings are then put in the
-//! order of the model:
+//! The rules come in families, one module each; their findings are put in
+//! the order of the model, and those about one node in the order of the
+//! table below. The rules that look at one node at a time run in one walk
+//! over the nodes (`walk`); the rest are passes over the whole model, run
+//! in the order of the table:
 //!
-//! | pass | rules |
+//! | family | rules |
 //! |---|---|
-//! | `header` | header fields, operator set imports, node domains, function headers |
-//! | `scope` | definitions and uses of values, duplicate inputs and initializers, unused values |
-//! | `tensors` | tensor constants and declared shapes |
-//! | `operators` | operators, their attributes and their inputs and outputs (`attributes`, `arity`) |
+//! | `header` | header fields, operator set imports, function headers; node domains (walk) |
+//! | `scope` | definitions and uses of values, duplicate inputs and initializers, unused values (walk) |
+//! | `tensors` | tensor constants and declared shapes (walk, functions' after it) |
+//! | `operators` | operators, their attributes and their inputs and outputs (`attributes`, `arity`; walk) |
 //! | `attributes` | a function's declared attribute parameters |
 //! | `inference` | types and shapes (`crate::infer`), then convolutions and poolings (`windows`) |
 //! | `as_operator` | a function named after a standard operator, against its schema |
@@ -53,6 +55,7 @@ mod model;
 mod operators;
 mod scope;
 mod tensors;
+mod walk;
 mod windows;
 
 pub use crate::finding::{Finding, Related, Severity};
@@ -62,25 +65,25 @@ use crate::error::{Error, Label};
 use crate::ir_path::{attribute_item, IrPath, ItemKind};
 use crate::parser::SourceMap;
 use crate::proto::{AttributeProto, ModelProto};
-use findings::Findings;
+use findings::{Family, Findings};
 use model::Model;
 
-/// A pass: one family of rules, run over the whole model, adding what it
-/// finds.
+/// A pass: rules run over the whole model, adding what they find.
 type Pass = fn(&Model<'_>, &mut Findings);
 
-/// The passes [`check_model`] runs, in order. A new family of rules is a
-/// new module with a
-/// `check(&Model, &mut Findings)` function, added here; [`Model`] gives it
-/// the bodies to walk, with the operator sets and function each is in.
-const PASSES: &[Pass] = &[
-    header::check,
-    scope::check,
-    tensors::check,
-    operators::check,
-    attributes::check_parameters,
-    inference::check,
-    as_operator::check,
+/// The passes [`check_model`] runs, in order, each with the family its
+/// findings count as (the walk says for each of its findings). A new family
+/// of rules is a new module with a `check(&Model, &mut Findings)` function,
+/// added here, or a `check_node(&Site, ...)` the walk calls; [`Model`]
+/// gives it the bodies to walk, with the operator sets and function each
+/// is in.
+const PASSES: &[(Family, Pass)] = &[
+    (Family::Header, header::check),
+    (Family::Header, walk::check),
+    (Family::Tensors, tensors::check_functions),
+    (Family::Parameters, attributes::check_parameters),
+    (Family::Inference, inference::check),
+    (Family::AsOperator, as_operator::check),
 ];
 
 /// Checks `model` and returns its findings, errors and warnings, in the
@@ -88,8 +91,8 @@ const PASSES: &[Pass] = &[
 pub fn check_model(model: &ModelProto) -> Vec<Finding> {
     let model = Model::new(model);
     let mut findings = Findings::default();
-    for pass in PASSES {
-        pass(&model, &mut findings);
+    for (family, pass) in PASSES {
+        pass(&model, findings.of(*family));
     }
     findings.in_model_order()
 }

@@ -50,17 +50,17 @@ const UNCHECKED_EXPERIMENTAL: &[&str] = &[
     "ScaledTanh",
 ];
 
-/// Checks what every node calls, and how.
-pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    let mut schemas = SchemaMemo::default();
-    for body in model.bodies() {
-        for index in 0..body.nodes.len() {
-            let site = Site::new(model, body, index);
-            let callee = resolve(model, &site, &mut schemas, findings);
-            super::attributes::check_node(model, &site, &callee, findings);
-            super::arity::check_node(&site, &callee, findings);
-        }
-    }
+/// Checks what the node at `site` calls, and how (`schemas` remembering
+/// the schemas found for the walk's earlier nodes).
+pub(crate) fn check_node<'a>(
+    model: &Model<'a>,
+    site: &Site<'a>,
+    schemas: &mut SchemaMemo<'a>,
+    findings: &mut Findings,
+) {
+    let callee = resolve(model, site, schemas, findings);
+    super::attributes::check_node(model, site, &callee, findings);
+    super::arity::check_node(site, &callee, findings);
 }
 
 /// What the node at `site` calls, reporting an operator that cannot be

@@ -11,15 +11,8 @@ use std::collections::hash_map::Entry;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{named_subject, node_subject, Findings, Severity};
-use super::model::{Body, BodyKind, Item, Model};
+use super::model::{Body, BodyKind, Item};
 use crate::proto::NodeProto;
-
-/// Checks the values of every graph and function body.
-pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    for body in model.top_bodies() {
-        check_body(model, body, None, findings);
-    }
-}
 
 /// Where a value is defined in its body.
 #[derive(Debug, Clone, Copy)]
@@ -46,13 +39,54 @@ impl<'a> Value<'a> {
 }
 
 /// The values visible in one graph or body: its own, then its ancestors'.
-struct Scope<'p, 'a> {
+/// The walk ([`walk`](super::walk)) opens one for a body, gives it the
+/// body's nodes in order (a node's subgraphs, with this scope as their
+/// parent, before the node) and closes it.
+pub(crate) struct Scope<'p, 'a> {
     body: &'p Body<'a>,
     local: HashMap<&'a str, Value<'a>>,
     parent: Option<&'p Scope<'p, 'a>>,
     /// Names read before anything defines them (an error), which count as
     /// used.
     read_early: HashSet<&'a str>,
+    /// Which node first produces each value, to tell "used before it is
+    /// defined" from "never defined" (made when needed: most bodies use no
+    /// value before it is defined).
+    producers: Option<HashMap<&'a str, usize>>,
+}
+
+impl<'p, 'a> Scope<'p, 'a> {
+    /// The scope of `body`, inside `parent`, with its inputs and
+    /// initializers defined.
+    pub(crate) fn open(
+        body: &'p Body<'a>,
+        parent: Option<&'p Scope<'p, 'a>>,
+        findings: &mut Findings,
+    ) -> Self {
+        let mut scope = Scope {
+            body,
+            local: HashMap::new(),
+            parent,
+            read_early: HashSet::new(),
+            producers: None,
+        };
+        declare_inputs(&mut scope, findings);
+        declare_initializers(&mut scope, findings);
+        scope
+    }
+
+    /// Node `index` of the body: its inputs are visible, its outputs
+    /// defined once.
+    pub(crate) fn node(&mut self, index: usize, findings: &mut Findings) {
+        check_node_inputs(self, index, findings);
+        define_node_outputs(self, index, findings);
+    }
+
+    /// The body's outputs are assigned, and its values used.
+    pub(crate) fn close(self, findings: &mut Findings) {
+        check_outputs(&self, findings);
+        report_unused(&self, findings);
+    }
 }
 
 impl<'a> Scope<'_, 'a> {
@@ -102,39 +136,6 @@ impl<'a> Scope<'_, 'a> {
     fn is_used(&self, name: &str) -> bool {
         self.local.get(name).is_none_or(|v| v.used.get()) || self.read_early.contains(name)
     }
-}
-
-/// Single assignment, definition before use, duplicates and unused
-/// values of one body, then of the subgraphs of its nodes.
-fn check_body<'a>(
-    model: &'a Model<'a>,
-    body: &'a Body<'a>,
-    parent: Option<&Scope<'_, 'a>>,
-    findings: &mut Findings,
-) {
-    let mut scope = Scope {
-        body,
-        local: HashMap::new(),
-        parent,
-        read_early: HashSet::new(),
-    };
-    declare_inputs(&mut scope, findings);
-    declare_initializers(&mut scope, findings);
-    // Which node first produces each value, to tell "used before it is
-    // defined" from "never defined" (made when needed: most bodies use no
-    // value before it is defined).
-    let mut producers: Option<HashMap<&str, usize>> = None;
-    let mut subgraphs = body.subgraphs.iter().peekable();
-    for index in 0..body.nodes.len() {
-        // A subgraph sees what is defined before its node.
-        while let Some(&(_, subgraph)) = subgraphs.next_if(|(node, _)| *node == index) {
-            check_body(model, model.body(subgraph), Some(&scope), findings);
-        }
-        check_node_inputs(&mut scope, index, &mut producers, findings);
-        define_node_outputs(&mut scope, index, findings);
-    }
-    check_outputs(&scope, findings);
-    report_unused(&scope, findings);
 }
 
 fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
@@ -190,12 +191,7 @@ fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
 
 /// Each input of node `index` must be visible, else it is used before its
 /// definition or never defined.
-fn check_node_inputs<'a>(
-    scope: &mut Scope<'_, 'a>,
-    index: usize,
-    producers: &mut Option<HashMap<&'a str, usize>>,
-    findings: &mut Findings,
-) {
+fn check_node_inputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut Findings) {
     let body = scope.body;
     let node = &body.nodes[index];
     for (slot, input) in node.input.iter().enumerate() {
@@ -206,7 +202,9 @@ fn check_node_inputs<'a>(
         let path = body.node_path(index);
         let subject = node_subject(node, &path);
         let input_path = format!("{path}.input[{slot}]");
-        let producers = producers.get_or_insert_with(|| first_producers(body.nodes));
+        let producers = scope
+            .producers
+            .get_or_insert_with(|| first_producers(body.nodes));
         let Some(&later) = producers.get(input.as_str()) else {
             let initializer = if body.kind == BodyKind::Graph {
                 ", an initializer"

@@ -54,11 +54,10 @@ impl<'x> Place<'x> {
     }
 }
 
-/// Checks every tensor constant and declared shape of the model.
-pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
-    for body in model.bodies() {
-        check_body(model, body, findings);
-    }
+/// Checks the functions' attribute defaults and value infos (the walk
+/// checks those of the graphs, [`check_body`], and the nodes',
+/// [`check_node`]).
+pub(crate) fn check_functions(model: &Model<'_>, findings: &mut Findings) {
     for (index, function) in model.proto.functions.iter().enumerate() {
         if super::model::is_headless(function) {
             continue;
@@ -80,8 +79,8 @@ pub(crate) fn check(model: &Model<'_>, findings: &mut Findings) {
     }
 }
 
-/// A body's value infos and initializers, and its nodes' attributes.
-fn check_body<'a>(model: &'a Model<'a>, body: &'a Body<'a>, findings: &mut Findings) {
+/// A body's value infos and initializers.
+pub(crate) fn check_body(body: &Body<'_>, findings: &mut Findings) {
     if let Some(graph) = body.graph {
         let path = &body.path;
         value_infos(&graph.input, &|| format!("{path}.input"), findings);
@@ -112,16 +111,17 @@ fn check_body<'a>(model: &'a Model<'a>, body: &'a Body<'a>, findings: &mut Findi
             check_sparse(sparse, &place, findings);
         }
     }
-    for index in 0..body.nodes.len() {
-        let site = Site::new(model, body, index);
-        for (i, attribute) in site.node.attribute.iter().enumerate() {
-            if holds_tensors_or_types(attribute) {
-                let place = Place {
-                    path: &|| site.attribute_path(i),
-                    subject: &|| site.subject(),
-                };
-                attribute_values(attribute, &place, findings);
-            }
+}
+
+/// The tensors and types in the attributes of the node at `site`.
+pub(crate) fn check_node(site: &Site<'_>, findings: &mut Findings) {
+    for (i, attribute) in site.node.attribute.iter().enumerate() {
+        if holds_tensors_or_types(attribute) {
+            let place = Place {
+                path: &|| site.attribute_path(i),
+                subject: &|| site.subject(),
+            };
+            attribute_values(attribute, &place, findings);
         }
     }
 }

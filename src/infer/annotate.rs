@@ -14,7 +14,7 @@ use crate::Printer;
 
 use super::types::{Dim, Type};
 use super::{infer_model, Inference, Options, FRESH_PREFIX};
-use crate::ir_path::attribute_items;
+use crate::ir_path::{holds_graph, AttributeKeys};
 
 /// How a type comment starts.
 pub const TYPE_COMMENT: &str = "#:";
@@ -73,9 +73,13 @@ fn annotate_graph(
                 .or_default()
                 .push(line);
         }
-        let items = attribute_items("attribute", &node.attribute);
-        for (attribute, item) in node.attribute.iter().zip(items) {
-            let prefix = format!("{node_path}.{item}");
+        if !node.attribute.iter().any(holds_graph) {
+            continue;
+        }
+        let keys = AttributeKeys::new(&node.attribute);
+        let holders = node.attribute.iter().enumerate();
+        for (index, attribute) in holders.filter(|(_, a)| holds_graph(a)) {
+            let prefix = format!("{node_path}.{}", keys.item("attribute", index));
             if let Some(g) = &attribute.g {
                 annotate_graph(g, &format!("{prefix}.g"), inference, comments);
             }

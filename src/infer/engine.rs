@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 use crate::error::Diagnostic;
-use crate::finding::{Finding, Related, Severity};
+use crate::finding::{node_subject, Finding, Related, Severity};
 use crate::ops::{self, Schema};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, TensorProto,
@@ -215,14 +215,6 @@ pub(super) fn opsets_of(imports: &[OperatorSetIdProto]) -> Opsets<'_> {
         .iter()
         .map(|o| (o.domain.as_deref().unwrap_or(""), o.version.unwrap_or(0)));
     Opsets(versions.collect())
-}
-
-/// `graph.node[3] (MatMul)` or `graph.node[3] "name"`.
-pub(super) fn node_subject(node: &NodeProto, path: &str) -> String {
-    match node.name.as_deref() {
-        Some(name) if !name.is_empty() => format!("{path} {name:?}"),
-        _ => format!("{path} ({})", node.op_type.as_deref().unwrap_or("")),
-    }
 }
 
 impl<'m> Run<'m> {

@@ -8,13 +8,11 @@ use std::collections::{HashMap, HashSet};
 use crate::finding::Finding;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::Value;
-use crate::proto::{
-    AttributeProto, GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto,
-};
+use crate::proto::{GraphProto, ModelProto, TensorShapeProto, TypeProto, ValueInfoProto};
 
 use super::types::{shape_proto, Dim, TensorType, Type};
 use super::{infer_model, Options};
-use crate::ir_path::AttributeKeys;
+use crate::ir_path::{holds_graph, AttributeKeys};
 
 /// What to write into one graph.
 struct GraphUpdate {
@@ -76,7 +74,6 @@ fn apply(
         write_graph(graph, subgraph, update);
     }
     for (i, node) in graph.node.iter_mut().enumerate() {
-        let holds_graph = |a: &AttributeProto| a.g.is_some() || !a.graphs.is_empty();
         if !node.attribute.iter().any(holds_graph) {
             continue;
         }

@@ -10,7 +10,7 @@ use chumsky::prelude::*;
 
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::error::Span;
-use crate::ir_path::attribute_items;
+use crate::ir_path::AttributeKeys;
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
     NodeProto,
@@ -318,13 +318,12 @@ impl Walk<'_> {
         path: &str,
         field: &str,
     ) {
-        let items = attribute_items(field, attributes);
-        let named = attributes.iter().zip(landmarks).zip(items);
-        for (index, ((attribute, &landmark), item)) in named.enumerate() {
+        let keys = AttributeKeys::new(attributes);
+        for (index, (attribute, &landmark)) in attributes.iter().zip(landmarks).enumerate() {
             // Attributes are named by the rule of IR paths (and found by
             // index too).
             let by_index = format!("{path}.{field}[{index}]");
-            let attribute_path = format!("{path}.{item}");
+            let attribute_path = format!("{path}.{}", keys.item(field, index));
             for item in [&by_index, &attribute_path] {
                 if !self.map.spans.contains_key(item) {
                     self.record(item.clone(), landmark);

@@ -1469,3 +1469,76 @@ fn unknown_attributes_say_what_changed() {
         "did you mean `keepdims`?"
     );
 }
+
+// ---------------------------------------------------------------------------
+// The order of the findings.
+// ---------------------------------------------------------------------------
+
+/// Findings of every family of rules, several about one node, come in the
+/// order of the model, and about one node in the order of the families
+/// (header, scope, tensors, operators, ..., inference): the order the
+/// passes gave before the rules that look at one node ran in one walk
+/// (commit 1259e8c gives this list for this model).
+#[test]
+fn findings_about_one_node_come_in_the_order_of_the_families() {
+    let text = r#"<ir_version: 10, opset_import: ["": 21, "local": 1, "": 21]>
+g (bool c, float[N] x) => (float[N] y, float u) {
+  u = If (c) <
+    then_branch = t () => (float[2] a) <float[2] w = {1.0}> { a = Neg(w) },
+    else_branch = e () => (float b) { b = Neg(v) }
+  >
+  v = Neg(x)
+  y = local.F (x)
+  s = Softmax <t: tensor = float[3] {1.0, 2.0}, axis: int = 1, axis: int = 2> (q)
+  r = Reshape (x, x)
+}
+<domain: "local", opset_import: ["": 12]>
+F <k, k> (x) => (y) {
+  y = Softmax <t: tensor = float[2] {1.0}, axis: int = 1, axis: int = 2> (z)
+}
+"#;
+    let model = onnxtxt::parse_model(text).unwrap();
+    let found: Vec<(String, String)> = check_model(&model)
+        .iter()
+        .map(|f| {
+            let code = f.diagnostic.code.trim_start_matches("onnxtxt::check::");
+            (
+                code.to_string(),
+                f.diagnostic.path.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("duplicate_opset_import", "opset_import[2]"),
+        (
+            "tensor_size",
+            r#"graph.node[0].attribute["then_branch"].g.initializer[0]"#,
+        ),
+        (
+            "undefined_value",
+            r#"graph.node[0].attribute["else_branch"].g.node[0].input[0]"#,
+        ),
+        ("unused_value", "graph.node[1].output[0]"),
+        ("undefined_value", "graph.node[3].input[0]"),
+        ("unused_value", "graph.node[3].output[0]"),
+        ("tensor_size", r#"graph.node[3].attribute["t"].t"#),
+        ("unknown_attribute", r#"graph.node[3].attribute["t"]"#),
+        ("duplicate_attribute", "graph.node[3].attribute[2]"),
+        ("unused_value", "graph.node[4].output[0]"),
+        ("onnxtxt::infer::type_not_allowed", "graph.node[4]"),
+        ("duplicate_attribute", "functions[0].attribute[1]"),
+        ("opset_mismatch", "functions[0].node[0].op_type"),
+        ("undefined_value", "functions[0].node[0].input[0]"),
+        ("tensor_size", r#"functions[0].node[0].attribute["t"].t"#),
+        (
+            "unknown_attribute",
+            r#"functions[0].node[0].attribute["t"]"#,
+        ),
+        ("duplicate_attribute", "functions[0].node[0].attribute[2]"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(code, path)| (code.to_string(), path.to_string()))
+        .collect();
+    assert_eq!(found, expected);
+}
