@@ -1,6 +1,7 @@
 //! A second thread for the longest loops: reading and writing the number
 //! lists of big tensor constants, printing long node lists. To read, a list
-//! of at least [`MIN_TEXT`] bytes is split in two at a comma and each half
+//! of at least [`MIN_TEXT_IDLE`] bytes (more when the other core has work
+//! of its own, [`with_other_busy`]) is split in two at a comma and each half
 //! is handled on its own thread ([`join`]); to print, the helper works one
 //! unit ahead of the thread that writes the text ([`pipeline`]). Results
 //! are taken in order, so they are the same as one thread's. When no
@@ -13,12 +14,20 @@ use std::cell::Cell;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread::{Scope, ScopedJoinHandle};
 
-/// Number lists shorter than this, in bytes of text, stay on one thread.
+/// Number lists shorter than this, in bytes of text, stay on one thread
+/// while the other thread has work of its own (see [`with_other_busy`]).
 pub(crate) const MIN_TEXT: usize = 1 << 20;
+
+/// Number lists shorter than this stay on one thread: a helper costs about
+/// 50 µs to start and join, the time of 5,000 numbers.
+pub(crate) const MIN_TEXT_IDLE: usize = 1 << 18;
 
 thread_local! {
     /// Whether this thread may start helpers (see [`with_threads`]).
     static ALLOWED: Cell<bool> = const { Cell::new(true) };
+    /// Whether another thread has work to do besides this one's (see
+    /// [`with_other_busy`]).
+    static OTHER_BUSY: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `work` with helper threads allowed or not, on this thread (the
@@ -37,6 +46,23 @@ pub(crate) fn with_threads<T>(allowed: bool, work: impl FnOnce() -> T) -> T {
     work()
 }
 
+/// Runs `work` on this thread saying whether the other core has work of
+/// its own meanwhile (the pieces of a node list left to read, see
+/// `parser::fast::pieces`): then a number list is split only from
+/// [`MIN_TEXT`], as a helper would wait for a core; otherwise from
+/// [`MIN_TEXT_IDLE`]. The setting before comes back afterwards.
+pub(crate) fn with_other_busy<T>(busy: bool, work: impl FnOnce() -> T) -> T {
+    /// Puts the setting before back when dropped.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OTHER_BUSY.with(|busy| busy.set(self.0));
+        }
+    }
+    let _restore = Restore(OTHER_BUSY.with(|now| now.replace(busy)));
+    work()
+}
+
 /// Whether a helper thread may be started: helpers are allowed here and
 /// the machine has a second core to give.
 pub(crate) fn available() -> bool {
@@ -47,11 +73,16 @@ pub(crate) fn available() -> bool {
 
 /// Where to split the number list `text` (items and blanks, no brackets)
 /// for two threads: at the first comma at or after its middle. `None` when
-/// the list is shorter than [`MIN_TEXT`] or there is no second core. The
-/// caller checks that the list has no comment: a comma in a comment
-/// separates nothing.
+/// the list is shorter than [`MIN_TEXT_IDLE`] (or [`MIN_TEXT`], see
+/// [`with_other_busy`]) or there is no second core. The caller checks that
+/// the list has no comment: a comma in a comment separates nothing.
 pub(crate) fn split_point(text: &[u8]) -> Option<usize> {
-    if text.len() < MIN_TEXT || !available() {
+    let min = if OTHER_BUSY.with(Cell::get) {
+        MIN_TEXT
+    } else {
+        MIN_TEXT_IDLE
+    };
+    if text.len() < min || !available() {
         return None;
     }
     let middle = text.len() / 2;
@@ -181,6 +212,20 @@ mod tests {
             }
             None => assert!(!available()),
         }
+        assert_eq!(split_point(b"1, 2, 3"), None);
+    }
+
+    #[test]
+    fn shorter_lists_are_split_unless_the_other_core_is_busy() {
+        let list = "1.5, -2, 3e4".repeat(MIN_TEXT_IDLE / 10);
+        assert!(list.len() < MIN_TEXT);
+        let split = split_point(list.as_bytes());
+        assert_eq!(split.is_some(), available());
+        assert_eq!(with_other_busy(true, || split_point(list.as_bytes())), None);
+        assert!(!OTHER_BUSY.with(Cell::get));
+        let long = "1.5, -2, 3e4".repeat(MIN_TEXT / 10);
+        let split = with_other_busy(true, || split_point(long.as_bytes()));
+        assert_eq!(split.is_some(), available());
         assert_eq!(split_point(b"1, 2, 3"), None);
     }
 

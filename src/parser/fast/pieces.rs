@@ -591,8 +591,13 @@ fn read_pieces<'s>(
         // buffer would be copied as it doubles, each time into fresh memory
         // (what the allocator refuses is left to the lexer's growth).
         let _ = buffer.try_reserve_exact((until - from) / 4);
-        let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
-            .then(|| read_piece(text, from, until, &buffer, keep));
+        // While pieces are left, the other thread has them to read.
+        let others_left = index + 1 < cuts.len();
+        let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until).then(|| {
+            crate::parallel::with_other_busy(others_left, || {
+                read_piece(text, from, until, &buffer, keep)
+            })
+        });
         let Some(reads) = read else {
             // The merge stops before this piece, so no other piece matters
             // now: the text is parsed on one thread.
