@@ -64,6 +64,16 @@ pub(crate) fn plain_number(text: &[u8], pos: usize) -> Option<PlainNumber> {
     })
 }
 
+impl PlainNumber {
+    /// The mantissa as an `f64`, exactly (it is below 10^15 < 2^53),
+    /// converted as a signed integer: one instruction on x86-64, where an
+    /// unsigned one takes three.
+    #[inline(always)]
+    fn mantissa_f64(&self) -> f64 {
+        self.mantissa as i64 as f64
+    }
+}
+
 /// `LOW_BYTES[n]`: the low `n` bytes of a `u128` set.
 const LOW_BYTES: [u128; 17] = {
     let mut masks = [0; 17];
@@ -106,7 +116,7 @@ const POWERS_OF_TEN: [f64; 16] = [
 /// `f64` (below 2^53), and IEEE division rounds its exact quotient
 /// correctly (Clinger's fast path).
 fn quotient(number: &PlainNumber) -> f64 {
-    number.mantissa as f64 / POWERS_OF_TEN[number.scale]
+    number.mantissa_f64() / POWERS_OF_TEN[number.scale]
 }
 
 impl FromPlain for f64 {
@@ -154,7 +164,7 @@ impl FromPlain for f32 {
     #[inline]
     fn from_plain(number: &PlainNumber) -> Option<f32> {
         const MARGIN: u64 = 6;
-        let product = number.mantissa as f64 * RECIPROCALS_OF_TEN[number.scale];
+        let product = number.mantissa_f64() * RECIPROCALS_OF_TEN[number.scale];
         let value = if (product.to_bits() & BELOW_F32).abs_diff(F32_TIE) > MARGIN {
             product
         } else {
