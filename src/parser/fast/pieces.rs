@@ -493,6 +493,11 @@ fn cut_after(text: &str, at: usize) -> Option<Result<usize, usize>> {
         _ => at + memchr::memchr(b'\n', &bytes[at..])? + 1,
     };
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
+    // After a line that ends a node with the `)` of its inputs (or opens a
+    // node list), a line that starts like a node: however long both are.
+    if matches!(bytes[..line].trim_ascii_end().last(), Some(b')' | b'{')) && starts_node(&probe) {
+        return Some(Ok(probe[0].1.start));
+    }
     Some(
         (1..probe.len())
             .find(|&i| ends_node(&probe[..i]) && starts_node(&probe[i..]))
@@ -780,8 +785,9 @@ mod tests {
     }
 
     /// A cut is found after a line longer than [`PROBE`] (a `Constant`
-    /// holding its weights), however far its end is; a text of one line
-    /// has none past its first node, found in one search.
+    /// holding its weights), however far its end is, also before another
+    /// such line; a text of one line has none past its first node, found in
+    /// one search.
     #[test]
     fn cuts_come_after_long_lines() {
         let weights = vec!["0.0125"; 400].join(", ");
@@ -790,11 +796,16 @@ mod tests {
         let at = text.find("c0 = ").unwrap() + 10;
         assert!(text[at..].find('\n').unwrap() > 2 * PROBE);
         let cut = cut_after(&text, at).unwrap().unwrap();
-        assert!(text[cut..].starts_with("c2 = "), "{}", &text[cut..cut + 10]);
+        assert!(text[cut..].starts_with("r1 = "), "{}", &text[cut..cut + 10]);
         let (bytes, pieces, _) = in_pieces(&text, Keep::Read).expect("read in pieces");
         assert!(pieces > 1);
         assert_eq!(bytes, parse_model(&text).unwrap().encode_to_vec());
         assert!(cuts(&text.replace('\n', " ")).len() <= 1);
+        // Only `Constant`s, each on a line longer than the probe.
+        let constants = model(&[&constant], 40);
+        let (bytes, pieces, _) = in_pieces(&constants, Keep::Read).expect("read in pieces");
+        assert!(pieces > 20, "{pieces} pieces");
+        assert_eq!(bytes, parse_model(&constants).unwrap().encode_to_vec());
     }
 
     #[test]
