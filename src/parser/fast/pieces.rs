@@ -493,9 +493,9 @@ fn cut_after(text: &str, at: usize) -> Option<Result<usize, usize>> {
         _ => at + memchr::memchr(b'\n', &bytes[at..])? + 1,
     };
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
-    // After a line that ends a node with the `)` of its inputs (or opens a
-    // node list), a line that starts like a node: however long both are.
-    if matches!(bytes[..line].trim_ascii_end().last(), Some(b')' | b'{')) && starts_node(&probe) {
+    // After a line that ends a node with the `)` of its inputs, a line that
+    // starts like a node: however long both are.
+    if bytes[..line].trim_ascii_end().last() == Some(&b')') && starts_node(&probe) {
         return Some(Ok(probe[0].1.start));
     }
     Some(
