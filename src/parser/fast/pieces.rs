@@ -594,8 +594,14 @@ fn read_pieces<'s>(
         // Room for the piece's tokens at once, at a token every 4 bytes
         // (node-heavy text has one every 6 or 7): grown from nothing, the
         // buffer would be copied as it doubles, each time into fresh memory
-        // (what the allocator refuses is left to the lexer's growth).
-        let _ = buffer.try_reserve_exact((until - from) / 4);
+        // (what the allocator refuses is left to the lexer's growth). A
+        // buffer too small for the piece is replaced, not grown: growing
+        // copies all its room, and so touches memory never used until then.
+        let room = (until - from) / 4;
+        if buffer.capacity() < room {
+            buffer = Vec::new();
+            let _ = buffer.try_reserve_exact(room);
+        }
         // While pieces are left, the other thread has them to read.
         let others_left = index + 1 < cuts.len();
         let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until).then(|| {
