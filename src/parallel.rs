@@ -12,7 +12,7 @@
 
 use std::cell::Cell;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
-use std::thread::{Scope, ScopedJoinHandle};
+use std::thread::{LocalKey, Scope, ScopedJoinHandle};
 
 /// Number lists shorter than this, in bytes of text, stay on one thread
 /// while the other thread has work of its own (see [`with_other_busy`]).
@@ -35,15 +35,7 @@ thread_local! {
 /// them every function here does all the work on the calling thread, with
 /// the same results.
 pub(crate) fn with_threads<T>(allowed: bool, work: impl FnOnce() -> T) -> T {
-    /// Puts the setting before back when dropped.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            ALLOWED.with(|allowed| allowed.set(self.0));
-        }
-    }
-    let _restore = Restore(ALLOWED.with(|now| now.replace(allowed)));
-    work()
+    with_setting(&ALLOWED, allowed, work)
 }
 
 /// Runs `work` on this thread saying whether the other core has work of
@@ -52,14 +44,24 @@ pub(crate) fn with_threads<T>(allowed: bool, work: impl FnOnce() -> T) -> T {
 /// [`MIN_TEXT`], as a helper would wait for a core; otherwise from
 /// [`MIN_TEXT_IDLE`]. The setting before comes back afterwards.
 pub(crate) fn with_other_busy<T>(busy: bool, work: impl FnOnce() -> T) -> T {
-    /// Puts the setting before back when dropped.
-    struct Restore(bool);
+    with_setting(&OTHER_BUSY, busy, work)
+}
+
+/// Runs `work` with this thread's `setting` set to `value`, and the value
+/// before put back afterwards, also when `work` panics.
+fn with_setting<T>(
+    setting: &'static LocalKey<Cell<bool>>,
+    value: bool,
+    work: impl FnOnce() -> T,
+) -> T {
+    /// Puts the value before back when dropped.
+    struct Restore(&'static LocalKey<Cell<bool>>, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            OTHER_BUSY.with(|busy| busy.set(self.0));
+            self.0.with(|setting| setting.set(self.1));
         }
     }
-    let _restore = Restore(OTHER_BUSY.with(|now| now.replace(busy)));
+    let _restore = Restore(setting, setting.with(|now| now.replace(value)));
     work()
 }
 
