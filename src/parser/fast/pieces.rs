@@ -189,14 +189,23 @@ impl Run {
     /// The run's nodes as read (decoded again if need be); `None` if they
     /// do not decode, which a run encoded by [`Run::new`] always does.
     fn read(self) -> Option<Run> {
+        self.into_nodes().ok().map(Run::Read)
+    }
+
+    /// The run's nodes as read (decoded again if need be), or the run as it
+    /// was if they do not decode.
+    fn into_nodes(self) -> Result<Vec<NodeProto>, Run> {
         match self {
-            Run::Read(_) => Some(self),
+            Run::Read(nodes) => Ok(nodes),
             Run::Encoded { pieces, nodes } => {
                 let mut read = Vec::with_capacity(nodes);
-                for piece in pieces {
-                    read.append(&mut GraphProto::decode(piece.as_slice()).ok()?.node);
+                for piece in &pieces {
+                    match GraphProto::decode(piece.as_slice()) {
+                        Ok(mut graph) => read.append(&mut graph.node),
+                        Err(_) => return Err(Run::Encoded { pieces, nodes }),
+                    }
                 }
-                Some(Run::Read(read))
+                Ok(read)
             }
         }
     }
@@ -222,12 +231,23 @@ impl Run {
                 pieces.append(&mut more);
                 *nodes += count;
             }
-            // The runs of a parse are all kept one way; were they not,
-            // those read would be encoded.
+            // Nodes read and nodes encoded: the run is in a subgraph or a
+            // function (only their runs are read, see `read_piece`), whose
+            // runs the parse decodes anyway. The encoded ones are decoded
+            // now, or, should they not decode, the others are encoded.
             (this, other) => {
-                let encoded = std::mem::replace(this, Run::Read(Vec::new())).into_encoded();
-                *this = encoded;
-                this.append(other.into_encoded(), expected);
+                let taken = std::mem::replace(this, Run::Read(Vec::new()));
+                match (taken.into_nodes(), other.into_nodes()) {
+                    (Ok(nodes), Ok(more)) => {
+                        *this = Run::Read(nodes);
+                        this.append(Run::Read(more), expected);
+                    }
+                    (taken, other) => {
+                        let run = |nodes: Result<_, Run>| nodes.map_or_else(|run| run, Run::Read);
+                        *this = run(taken).into_encoded();
+                        this.append(run(other).into_encoded(), expected);
+                    }
+                }
             }
         }
     }
@@ -666,6 +686,10 @@ fn read_piece<'s>(
         let end = tokens
             .get(stretch.end)
             .map_or(until, |(_, span)| span.start);
+        // A run after a `{` of the piece is not the main graph's list,
+        // whose `{` comes before every piece: its nodes are not kept
+        // encoded (see `Splice::keep_main_list_encoded`).
+        let keep = if stretch.start == 0 { keep } else { Keep::Read };
         reads.push(Read::Nodes {
             nodes: Run::new(nodes, end - start, keep),
             span: SimpleSpan::from(start..end),
