@@ -1,15 +1,17 @@
 """Two builds of the command against each other, file to file, alternating run by run.
 
-Usage: python bench/ab.py BEFORE AFTER INPUT_DIR [--runs N] [--only CASE ...]
+Usage: python bench/ab.py BEFORE AFTER INPUT_DIR [--runs N] [--op print|parse] [--only CASE ...]
 
 For every model of INPUT_DIR/exported.tsv (or each CASE given), both operations
-(`print CASE.onnx -o OUT`, `parse CASE.txt -o OUT`), runs BEFORE and AFTER N times
+(`print CASE.onnx -o OUT`, `parse CASE.txt -o OUT`; or the one --op names), runs BEFORE and AFTER N times
 each (default 7), alternating which goes first, through bench/rusage.c as
 bench/e2e.py does, and prints a Markdown table of the best CPU time (user +
 system of the whole process) and best wall-clock time of each, and their ratio:
-what a change between the two builds bought, measured in one run.
+what a change between the two builds bought, measured in one run; then the
+one-minute load average before and after.
 """
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +25,11 @@ def main() -> None:
         i = args.index("--runs")
         runs = int(args[i + 1])
         del args[i : i + 2]
+    ops = (("print", ".onnx", ".txt"), ("parse", ".txt", ".onnx"))
+    if "--op" in args:
+        i = args.index("--op")
+        ops = tuple(op for op in ops if op[0] == args[i + 1])
+        del args[i : i + 2]
     if "--only" in args:
         i = args.index("--only")
         only = args[i + 1 :]
@@ -31,10 +38,11 @@ def main() -> None:
     cases = only or [line.split("\t")[0] for line in (inputs / "exported.tsv").read_text().splitlines()]
     scratch = Path(tempfile.mkdtemp(prefix="ab-scratch-", dir=inputs.parent))
     launcher = build_launcher(scratch)
+    load_before = os.getloadavg()[0]
     print("| model | operation | CPU before | CPU after | CPU ratio | wall before | wall after | wall ratio |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for case in cases:
-        for op, ext, out_ext in (("print", ".onnx", ".txt"), ("parse", ".txt", ".onnx")):
+        for op, ext, out_ext in ops:
             best = {}
             for round_ in range(runs):
                 builds = [("before", before), ("after", after)]
@@ -50,6 +58,7 @@ def main() -> None:
             (wb, cb), (wa, ca) = best["before"], best["after"]
             print(f"| {case} | {op} | {cb * 1e3:.1f} ms | {ca * 1e3:.1f} ms | {cb / ca:.2f} "
                   f"| {wb * 1e3:.1f} ms | {wa * 1e3:.1f} ms | {wb / wa:.2f} |", flush=True)
+    print(f"\nload average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
     for path in scratch.iterdir():
         path.unlink()
     scratch.rmdir()

@@ -64,6 +64,16 @@ pub(crate) fn plain_number(text: &[u8], pos: usize) -> Option<PlainNumber> {
     })
 }
 
+impl PlainNumber {
+    /// The mantissa as an `f64`, exactly (it is below 10^15 < 2^53),
+    /// converted as a signed integer: one instruction on x86-64, where an
+    /// unsigned one takes three.
+    #[inline(always)]
+    fn mantissa_f64(&self) -> f64 {
+        self.mantissa as i64 as f64
+    }
+}
+
 /// `LOW_BYTES[n]`: the low `n` bytes of a `u128` set.
 const LOW_BYTES: [u128; 17] = {
     let mut masks = [0; 17];
@@ -106,7 +116,7 @@ const POWERS_OF_TEN: [f64; 16] = [
 /// `f64` (below 2^53), and IEEE division rounds its exact quotient
 /// correctly (Clinger's fast path).
 fn quotient(number: &PlainNumber) -> f64 {
-    number.mantissa as f64 / POWERS_OF_TEN[number.scale]
+    number.mantissa_f64() / POWERS_OF_TEN[number.scale]
 }
 
 impl FromPlain for f64 {
@@ -117,25 +127,63 @@ impl FromPlain for f64 {
     }
 }
 
+/// `1 / 10^scale` rounded to nearest `f64`, for every [`PlainNumber::scale`].
+const RECIPROCALS_OF_TEN: [f64; 16] = [
+    1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14,
+    1e-15,
+];
+
+/// The 29 bits of an `f64` below `f32` precision (for an `f64` in `f32`'s
+/// normal range).
+const BELOW_F32: u64 = (1 << 29) - 1;
+
+/// Those bits of an `f64` that is halfway between two `f32`s.
+const F32_TIE: u64 = 1 << 28;
+
 impl FromPlain for f32 {
-    /// Rounded to `f64`, then to `f32`. Rounding twice gives another result
-    /// only when the first rounding lands exactly on a tie of the second:
-    /// rounding is monotonic and every tie between two `f32`s is an `f64`,
-    /// so a quotient that does not land on one is on the same side of every
-    /// tie as the exact value. The quotient is 0 or within [1e-15, 1e15),
-    /// where `f32` is normal: its ties are the `f64`s whose 29 bits below
-    /// `f32` precision are `1000...0`. Those go to the general path.
+    /// Without a division: `mantissa * (1 / 10^scale)` in `f64`, rounded
+    /// to `f32`; the division when that product is too close to a tie of
+    /// two `f32`s to tell which way the exact value goes.
+    ///
+    /// Why the product rounds as the exact value `x` does. The mantissa is
+    /// exact in `f64` (below 2^50), the reciprocal `r = 10^-scale (1 + a)`
+    /// and the product `p = m r (1 + b)`, with `|a|, |b| <= 2^-53`: so
+    /// `|p - x| <= x (2^-52 + 2^-106)`. With `2^e <= x < 2^(e+1)` and `u =
+    /// 2^(e-52)` the spacing of `f64`s there, `|p - x| < 2^(e-51) (1 +
+    /// 2^-54) < 3u`. The quotient is 0 or within [1e-15, 1e15), where `f32`
+    /// is normal: its ties are the `f64`s whose 29 bits below `f32`
+    /// precision are `1000...0` ([`F32_TIE`]), 2^28 units of their binade
+    /// from any `f32`, power of two included. Rounding to `f32` is monotonic
+    /// and changes only at ties, so `p` rounds as `x` unless a tie lies
+    /// between them (or on one). If `p` is in `x`'s binade, such a tie is
+    /// within 3 units of `p`'s bits; if `p` is below it, at most 6 of `p`'s
+    /// (twice finer) units, but then `p` is within 6 units of the power of
+    /// two, whose low bits are far from a tie's. So a product whose bits
+    /// are more than 6 units from [`F32_TIE`] rounds right; one within is
+    /// left to the division. Zero is exact.
     #[inline]
     fn from_plain(number: &PlainNumber) -> Option<f32> {
-        const BELOW_F32: u64 = (1 << 29) - 1;
-        const TIE: u64 = 1 << 28;
-        let value = quotient(number);
-        if value.to_bits() & BELOW_F32 == TIE {
-            return None;
-        }
+        const MARGIN: u64 = 6;
+        let product = number.mantissa_f64() * RECIPROCALS_OF_TEN[number.scale];
+        let value = if (product.to_bits() & BELOW_F32).abs_diff(F32_TIE) > MARGIN {
+            product
+        } else {
+            rounded_once_to_f32(number)?
+        };
         let value = value as f32;
         Some(if number.negative { -value } else { value })
     }
+}
+
+/// The quotient of `number`, when rounding it to `f32` rounds the exact
+/// value: rounding twice gives another result only when the first rounding
+/// lands exactly on a tie of the second, as every tie between two `f32`s is
+/// an `f64` and a quotient that does not land on one is on the same side
+/// of every tie as the exact value. Those go to the general path.
+#[cold]
+fn rounded_once_to_f32(number: &PlainNumber) -> Option<f64> {
+    let value = quotient(number);
+    (value.to_bits() & BELOW_F32 != F32_TIE).then_some(value)
 }
 
 /// Integers: a plain integer literal that fits, exactly; `None` for one
@@ -337,24 +385,85 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         // A deterministic spread of digit counts, scales and signs.
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = xorshift(0x9E37_79B9_7F4A_7C15);
         for _ in 0..50_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = random();
             let digits = 1 + (state % 14) as usize;
             let mantissa = (state >> 8) % 10u64.pow(digits as u32);
             let scale = (state >> 4) as usize % (digits + 1);
-            let text = format!("{mantissa:0digits$}");
-            let (whole, fraction) = text.split_at(digits - scale);
             let sign = if state & 1 == 0 { "" } else { "-" };
-            let whole = if whole.is_empty() { "0" } else { whole };
-            texts.push(format!("{sign}{whole}.{fraction}"));
+            texts.push(format!("{sign}{}", decimal(mantissa, digits, scale)));
         }
         // Integers halfway between two `f32`s.
         texts.extend((0..1000).map(|k| (16_777_217 + 2 * k * 7919).to_string()));
+        let ties = count_general_path(&texts);
+        assert!(f32::from_plain(&plain("16777217,").unwrap()).is_none());
+        // Ties are rare but for integers past 2^24, which the spread has some of.
+        assert!((1005..1500).contains(&ties), "{ties} ties");
+    }
+
+    /// Decimals next to ties between two `f32`s, where the product by a
+    /// reciprocal may land on the other side of the tie than the exact
+    /// value: at every scale a plain number can have (at most 13, as its 15
+    /// bytes hold a digit and the point), the decimals of that scale nearest
+    /// to a tie and the four around them, of both signs.
+    #[test]
+    fn converts_near_ties_like_str_parse() {
+        let mut random = xorshift(0x2545_F491_4F6C_DD1D);
+        let mut texts = Vec::new();
+        for scale in 0..=13usize {
+            // Numbers with up to 14 - scale digits before the point.
+            let whole_digits = 14 - scale as i32;
+            for _ in 0..3000 {
+                let state = random();
+                let magnitude = 10f64.powi((state % whole_digits as u64) as i32);
+                let x = (magnitude * (1.0 + (state >> 11) as f64 / (1u64 << 53) as f64)) as f32;
+                let next = f32::from_bits(x.to_bits() + 1);
+                let tie = (f64::from(x) + f64::from(next)) / 2.0;
+                let nearest = format!("{tie:.scale$}").replace('.', "");
+                let Ok(mantissa) = nearest.parse::<u64>() else {
+                    continue;
+                };
+                let sign = if state & 1 == 0 { "" } else { "-" };
+                for near in mantissa.saturating_sub(2)..=mantissa + 2 {
+                    texts.push(format!("{sign}{}", decimal(near, scale + 1, scale)));
+                    if scale == 0 {
+                        texts.push(format!("{sign}{near}"));
+                    }
+                }
+            }
+        }
+        let ties = count_general_path(&texts);
+        // Exact ties, which the general path reads: some, as they should.
+        assert!(ties > 0 && ties < texts.len() / 10, "{ties} ties");
+    }
+
+    /// A xorshift generator: the same numbers from the same seed.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    /// `mantissa` written with `scale` digits after the point (none, and no
+    /// point, when `scale` is 0) and at least `digits` in all.
+    fn decimal(mantissa: u64, digits: usize, scale: usize) -> String {
+        let text = format!("{mantissa:0digits$}");
+        let (whole, fraction) = text.split_at(text.len() - scale);
+        let whole = if whole.is_empty() { "0" } else { whole };
+        format!("{whole}.{fraction}")
+    }
+
+    /// Checks that `f64` and `f32` read each of `texts` as `str::parse`
+    /// does, to the bit, when they read it; returns how many `f32` left to
+    /// the general path. A text that is not a plain number must be too
+    /// long for one.
+    fn count_general_path(texts: &[String]) -> usize {
         let mut ties = 0;
-        for text in &texts {
+        for text in texts {
             let Some(number) = plain(&format!("{text},")) else {
                 assert!(text.len() > 15, "{text}");
                 continue;
@@ -377,8 +486,6 @@ mod tests {
                 None => ties += 1,
             }
         }
-        assert!(f32::from_plain(&plain("16777217,").unwrap()).is_none());
-        // Ties are rare but for integers past 2^24, which the spread has some of.
-        assert!((1005..1500).contains(&ties), "{ties} ties");
+        ties
     }
 }

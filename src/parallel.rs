@@ -1,6 +1,7 @@
 //! A second thread for the longest loops: reading and writing the number
 //! lists of big tensor constants, printing long node lists. To read, a list
-//! of at least [`MIN_TEXT`] bytes is split in two at a comma and each half
+//! of at least [`MIN_TEXT_IDLE`] bytes (more when the other core has work
+//! of its own, [`with_other_busy`]) is split in two at a comma and each half
 //! is handled on its own thread ([`join`]); to print, the helper works one
 //! unit ahead of the thread that writes the text ([`pipeline`]). Results
 //! are taken in order, so they are the same as one thread's. When no
@@ -11,14 +12,22 @@
 
 use std::cell::Cell;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
-use std::thread::{Scope, ScopedJoinHandle};
+use std::thread::{LocalKey, Scope, ScopedJoinHandle};
 
-/// Number lists shorter than this, in bytes of text, stay on one thread.
+/// Number lists shorter than this, in bytes of text, stay on one thread
+/// while the other thread has work of its own (see [`with_other_busy`]).
 pub(crate) const MIN_TEXT: usize = 1 << 20;
+
+/// Number lists shorter than this stay on one thread: a helper costs about
+/// 50 µs to start and join, the time of 5,000 numbers.
+pub(crate) const MIN_TEXT_IDLE: usize = 1 << 18;
 
 thread_local! {
     /// Whether this thread may start helpers (see [`with_threads`]).
     static ALLOWED: Cell<bool> = const { Cell::new(true) };
+    /// Whether another thread has work to do besides this one's (see
+    /// [`with_other_busy`]).
+    static OTHER_BUSY: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `work` with helper threads allowed or not, on this thread (the
@@ -26,14 +35,33 @@ thread_local! {
 /// them every function here does all the work on the calling thread, with
 /// the same results.
 pub(crate) fn with_threads<T>(allowed: bool, work: impl FnOnce() -> T) -> T {
-    /// Puts the setting before back when dropped.
-    struct Restore(bool);
+    with_setting(&ALLOWED, allowed, work)
+}
+
+/// Runs `work` on this thread saying whether the other core has work of
+/// its own meanwhile (the pieces of a node list left to read, see
+/// `parser::fast::pieces`): then a number list is split only from
+/// [`MIN_TEXT`], as a helper would wait for a core; otherwise from
+/// [`MIN_TEXT_IDLE`]. The setting before comes back afterwards.
+pub(crate) fn with_other_busy<T>(busy: bool, work: impl FnOnce() -> T) -> T {
+    with_setting(&OTHER_BUSY, busy, work)
+}
+
+/// Runs `work` with this thread's `setting` set to `value`, and the value
+/// before put back afterwards, also when `work` panics.
+fn with_setting<T>(
+    setting: &'static LocalKey<Cell<bool>>,
+    value: bool,
+    work: impl FnOnce() -> T,
+) -> T {
+    /// Puts the value before back when dropped.
+    struct Restore(&'static LocalKey<Cell<bool>>, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            ALLOWED.with(|allowed| allowed.set(self.0));
+            self.0.with(|setting| setting.set(self.1));
         }
     }
-    let _restore = Restore(ALLOWED.with(|now| now.replace(allowed)));
+    let _restore = Restore(setting, setting.with(|now| now.replace(value)));
     work()
 }
 
@@ -47,11 +75,16 @@ pub(crate) fn available() -> bool {
 
 /// Where to split the number list `text` (items and blanks, no brackets)
 /// for two threads: at the first comma at or after its middle. `None` when
-/// the list is shorter than [`MIN_TEXT`] or there is no second core. The
-/// caller checks that the list has no comment: a comma in a comment
-/// separates nothing.
+/// the list is shorter than [`MIN_TEXT_IDLE`] (or [`MIN_TEXT`], see
+/// [`with_other_busy`]) or there is no second core. The caller checks that
+/// the list has no comment: a comma in a comment separates nothing.
 pub(crate) fn split_point(text: &[u8]) -> Option<usize> {
-    if text.len() < MIN_TEXT || !available() {
+    let min = if OTHER_BUSY.with(Cell::get) {
+        MIN_TEXT
+    } else {
+        MIN_TEXT_IDLE
+    };
+    if text.len() < min || !available() {
         return None;
     }
     let middle = text.len() / 2;
@@ -181,6 +214,20 @@ mod tests {
             }
             None => assert!(!available()),
         }
+        assert_eq!(split_point(b"1, 2, 3"), None);
+    }
+
+    #[test]
+    fn shorter_lists_are_split_unless_the_other_core_is_busy() {
+        let list = "1.5, -2, 3e4".repeat(MIN_TEXT_IDLE / 10);
+        assert!(list.len() < MIN_TEXT);
+        let split = split_point(list.as_bytes());
+        assert_eq!(split.is_some(), available());
+        assert_eq!(with_other_busy(true, || split_point(list.as_bytes())), None);
+        assert!(!OTHER_BUSY.with(Cell::get));
+        let long = "1.5, -2, 3e4".repeat(MIN_TEXT / 10);
+        let split = with_other_busy(true, || split_point(long.as_bytes()));
+        assert_eq!(split.is_some(), available());
         assert_eq!(split_point(b"1, 2, 3"), None);
     }
 

@@ -96,7 +96,8 @@ fn constant(name: &str, element: &str, count: usize) -> String {
 /// A model with a tensor of every element type in its initializers, a long
 /// float and a long int64 list (past the two-thread threshold, 1 MiB of
 /// text), and lists in `Constant` nodes of an `If` and of an `If` nested
-/// in it.
+/// in it, some long enough for the node list to be cut into pieces
+/// between them, inside the `If`'s body.
 fn model_text() -> String {
     let elements = [
         "float", "double", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -122,12 +123,19 @@ fn model_text() -> String {
         constant("y3", "float", n),
         constant("y4", "float", n),
     );
+    // Each past a piece's 64 KiB.
+    let long_constants: Vec<String> = ["float", "int64", "double", "int32"]
+        .iter()
+        .enumerate()
+        .map(|(i, element)| constant(&format!("w{i}"), element, 20_000))
+        .collect();
     format!(
         "<ir_version: 10, opset_import: [\"\": 21]>\n\
          g (bool c) => (float[{n}] y) <\n  {}\n> {{\n\
-         y = If (c) <then_branch = g1 () => (float[{n}] y1) {{\n  {}\n  {}\n  {inner}\n}}, \
+         y = If (c) <then_branch = g1 () => (float[{n}] y1) {{\n  {}\n  {}\n  {}\n  {inner}\n}}, \
          else_branch = g2 () => (float[{n}] y2) {{\n  {}\n  {}\n  {}\n}}>\n}}\n",
         inits.join(",\n  "),
+        long_constants.join("\n  "),
         constant("a", "double", 60),
         constant("i", "int64", 40),
         constant("y2", "float", n),
@@ -172,7 +180,7 @@ fn number_lists_parse_as_the_reference_parses_them() {
         \x20           if a.HasField('t'): yield a.t\n\
         \x20           if a.HasField('g'): yield from tensors(a.g)\n\
         pairs = list(zip(tensors(ref.graph), tensors(ours.graph)))\n\
-        assert len(pairs) == 13 + 2 + 7, len(pairs)\n\
+        assert len(pairs) == 13 + 2 + 4 + 7, len(pairs)\n\
         for a, b in pairs:\n\
         \x20   if a.HasField('name') and not a.name: a.ClearField('name')\n\
         \x20   assert a.SerializeToString() == b.SerializeToString(), (a, b)\n";

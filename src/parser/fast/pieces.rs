@@ -10,9 +10,13 @@
 //! list reader takes them there (the first as the list itself, with no
 //! copy), and nothing else accepts the token.
 //!
-//! A piece is read up to a `}` that closes a bracket opened before it (the
-//! end of the node list, or of a subgraph's); its tokens from there on, and
-//! a piece whose nodes do not read, go to the grammar as they are.
+//! A piece's nodes are read up to a `}` that closes a bracket opened before
+//! it (the end of the node list, or of a subgraph's), or up to a node still
+//! open at its end (one holding a subgraph that the next pieces go on
+//! with), and so are the nodes of each subgraph still open at its end: the
+//! weights in `Constant`s of nested `If` and `Loop` bodies are read on both
+//! threads. The other tokens, and nodes that do not read, go to the grammar
+//! as they are.
 //!
 //! The output is used only when each piece's lexing ends exactly at the
 //! next cut, the brackets of the whole pair up within [`MAX_NESTING`], the
@@ -21,6 +25,7 @@
 //! where a token starts) the caller parses on one thread, which also
 //! explains any mistake.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -184,14 +189,23 @@ impl Run {
     /// The run's nodes as read (decoded again if need be); `None` if they
     /// do not decode, which a run encoded by [`Run::new`] always does.
     fn read(self) -> Option<Run> {
+        self.into_nodes().ok().map(Run::Read)
+    }
+
+    /// The run's nodes as read (decoded again if need be), or the run as it
+    /// was if they do not decode.
+    fn into_nodes(self) -> Result<Vec<NodeProto>, Run> {
         match self {
-            Run::Read(_) => Some(self),
+            Run::Read(nodes) => Ok(nodes),
             Run::Encoded { pieces, nodes } => {
                 let mut read = Vec::with_capacity(nodes);
-                for piece in pieces {
-                    read.append(&mut GraphProto::decode(piece.as_slice()).ok()?.node);
+                for piece in &pieces {
+                    match GraphProto::decode(piece.as_slice()) {
+                        Ok(mut graph) => read.append(&mut graph.node),
+                        Err(_) => return Err(Run::Encoded { pieces, nodes }),
+                    }
                 }
-                Some(Run::Read(read))
+                Ok(read)
             }
         }
     }
@@ -217,12 +231,23 @@ impl Run {
                 pieces.append(&mut more);
                 *nodes += count;
             }
-            // The runs of a parse are all kept one way; were they not,
-            // those read would be encoded.
+            // Nodes read and nodes encoded: the run is in a subgraph or a
+            // function (only their runs are read, see `read_piece`), whose
+            // runs the parse decodes anyway. The encoded ones are decoded
+            // now, or, should they not decode, the others are encoded.
             (this, other) => {
-                let encoded = std::mem::replace(this, Run::Read(Vec::new())).into_encoded();
-                *this = encoded;
-                this.append(other.into_encoded(), expected);
+                let taken = std::mem::replace(this, Run::Read(Vec::new()));
+                match (taken.into_nodes(), other.into_nodes()) {
+                    (Ok(nodes), Ok(more)) => {
+                        *this = Run::Read(nodes);
+                        this.append(Run::Read(more), expected);
+                    }
+                    (taken, other) => {
+                        let run = |nodes: Result<_, Run>| nodes.map_or_else(|run| run, Run::Read);
+                        *this = run(taken).into_encoded();
+                        this.append(run(other).into_encoded(), expected);
+                    }
+                }
             }
         }
     }
@@ -488,6 +513,11 @@ fn cut_after(text: &str, at: usize) -> Option<Result<usize, usize>> {
         _ => at + memchr::memchr(b'\n', &bytes[at..])? + 1,
     };
     let probe = scan_part(text, line, (line + PROBE).min(text.len())).tokens;
+    // After a line that ends a node with the `)` of its inputs, a line that
+    // starts like a node: however long both are.
+    if bytes[..line].trim_ascii_end().last() == Some(&b')') && starts_node(&probe) {
+        return Some(Ok(probe[0].1.start));
+    }
     Some(
         (1..probe.len())
             .find(|&i| ends_node(&probe[..i]) && starts_node(&probe[i..]))
@@ -534,6 +564,33 @@ fn starts_node(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
     }
 }
 
+/// Where the last node of a piece's `tokens` that follows the end of
+/// another, outside every bracket, starts; 0 when no node does. A node
+/// ends with the `)` of its inputs or the `>` of attributes after them, not
+/// with the `>` of an annotation `@<...>` (which comes before a node).
+fn last_node_start(tokens: &[(Token<'_>, SimpleSpan)]) -> usize {
+    let mut depth = 0usize;
+    let mut outermost = None;
+    let mut node_ended = false;
+    let mut last = 0;
+    for (index, &(token, _)) in tokens.iter().enumerate() {
+        if node_ended && starts_node(&tokens[index..]) {
+            last = index;
+        }
+        node_ended = false;
+        if hints::closer_of(token).is_some() {
+            if depth == 0 {
+                outermost = Some(token);
+            }
+            depth += 1;
+        } else if hints::is_closer(token) {
+            depth = depth.saturating_sub(1);
+            node_ended = depth == 0 && matches!(outermost, Some(Token::LParen | Token::LAngle));
+        }
+    }
+    last
+}
+
 /// Reads the pieces of `text` cut at `cuts` that `next_piece` hands out,
 /// one at a time, into one token buffer, and puts what it made of each in
 /// `merged`; stops handing out pieces when one cannot be read.
@@ -557,10 +614,21 @@ fn read_pieces<'s>(
         // Room for the piece's tokens at once, at a token every 4 bytes
         // (node-heavy text has one every 6 or 7): grown from nothing, the
         // buffer would be copied as it doubles, each time into fresh memory
-        // (what the allocator refuses is left to the lexer's growth).
-        let _ = buffer.try_reserve_exact((until - from) / 4);
-        let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until)
-            .then(|| read_piece(text, from, until, &buffer, keep));
+        // (what the allocator refuses is left to the lexer's growth). A
+        // buffer too small for the piece is replaced, not grown: growing
+        // copies all its room, and so touches memory never used until then.
+        let room = (until - from) / 4;
+        if buffer.capacity() < room {
+            buffer = Vec::new();
+            let _ = buffer.try_reserve_exact(room);
+        }
+        // While pieces are left, the other thread has them to read.
+        let others_left = index + 1 < cuts.len();
+        let read = (scan_into(text, from, until, &mut buffer, &mut comments) == until).then(|| {
+            crate::parallel::with_other_busy(others_left, || {
+                read_piece(text, from, until, &buffer, keep)
+            })
+        });
         let Some(reads) = read else {
             // The merge stops before this piece, so no other piece matters
             // now: the text is parsed on one thread.
@@ -575,9 +643,8 @@ fn read_pieces<'s>(
 }
 
 /// What to make of the `tokens` of the text from `from` to `until`: the
-/// nodes up to a `}` that closes a bracket opened before them (or to the
-/// end), kept as `keep` says, then the tokens from there on; the tokens as
-/// they are when the nodes do not read.
+/// runs of nodes in it ([`node_runs`]), kept as `keep` says, and the tokens
+/// around them; the tokens as they are where nodes do not read.
 fn read_piece<'s>(
     text: &'s str,
     from: usize,
@@ -585,43 +652,98 @@ fn read_piece<'s>(
     tokens: &[(Token<'s>, SimpleSpan)],
     keep: Keep,
 ) -> Vec<Read<'s>> {
-    let mut brackets = Brackets::default();
-    let end = match brackets.walk(tokens) {
-        Some(end) if end < tokens.len() || brackets.open() == 0 => end,
-        _ => 0,
-    };
-    let nodes = (end > 0)
-        .then(|| {
-            FAST_GRAMMAR.with(|cache| {
-                run(
-                    cache.get().node_run.clone(),
-                    &tokens[..end],
-                    text,
-                    State {
-                        pieces: PieceNodes {
-                            run_nodes: brackets.outer_eqs,
-                            ..PieceNodes::default()
-                        },
-                        ..State::default()
+    let mut reads = Vec::new();
+    let mut read_up_to = 0;
+    for stretch in node_runs(tokens) {
+        let mut brackets = Brackets::default();
+        brackets.walk(&tokens[stretch.clone()]);
+        let nodes = FAST_GRAMMAR.with(|cache| {
+            run(
+                cache.get().node_run.clone(),
+                &tokens[stretch.clone()],
+                text,
+                State {
+                    pieces: PieceNodes {
+                        run_nodes: brackets.outer_eqs,
+                        ..PieceNodes::default()
                     },
-                )
-                .ok()
-            })
-        })
-        .flatten();
-    let Some((nodes, _)) = nodes else {
-        return vec![Read::Tokens(tokens.to_vec())];
-    };
-    let nodes_end = tokens.get(end).map_or(until, |(_, span)| span.start);
-    let mut reads = vec![Read::Nodes {
-        nodes: Run::new(nodes, nodes_end - from, keep),
-        span: SimpleSpan::from(from..nodes_end),
-        deepest: brackets.deepest,
-    }];
-    if end < tokens.len() {
-        reads.push(Read::Tokens(tokens[end..].to_vec()));
+                    ..State::default()
+                },
+            )
+            .ok()
+        });
+        let Some((nodes, _)) = nodes else {
+            continue;
+        };
+        if read_up_to < stretch.start {
+            reads.push(Read::Tokens(tokens[read_up_to..stretch.start].to_vec()));
+        }
+        let start = if stretch.start == 0 {
+            from
+        } else {
+            tokens[stretch.start].1.start
+        };
+        let end = tokens
+            .get(stretch.end)
+            .map_or(until, |(_, span)| span.start);
+        // A run after a `{` of the piece is not the main graph's list,
+        // whose `{` comes before every piece: its nodes are not kept
+        // encoded (see `Splice::keep_main_list_encoded`).
+        let keep = if stretch.start == 0 { keep } else { Keep::Read };
+        reads.push(Read::Nodes {
+            nodes: Run::new(nodes, end - start, keep),
+            span: SimpleSpan::from(start..end),
+            deepest: brackets.deepest,
+        });
+        read_up_to = stretch.end;
+    }
+    if read_up_to < tokens.len() {
+        reads.push(Read::Tokens(tokens[read_up_to..].to_vec()));
     }
     reads
+}
+
+/// Where a piece's `tokens` hold whole nodes that can be read apart: from
+/// its start, up to a closer of a bracket opened before the piece (the end
+/// of its node list, or of a subgraph's) or else up to the node still open
+/// at its end; and, when the piece ends inside a node that the next pieces
+/// go on with (one holding a subgraph), in each node list still open at
+/// its end, from the list's `{` up to the node open inside it, the
+/// innermost to the end. Empty when the piece's brackets do not pair up.
+fn node_runs(tokens: &[(Token<'_>, SimpleSpan)]) -> Vec<Range<usize>> {
+    if Brackets::default().walk(tokens).is_none() {
+        return Vec::new();
+    }
+    // The brackets open, by index, innermost last, and where the first
+    // closer of a bracket opened before the piece is.
+    let mut open = Vec::new();
+    let mut first_closer = None;
+    for (index, &(token, _)) in tokens.iter().enumerate() {
+        if hints::closer_of(token).is_some() {
+            open.push(index);
+        } else if hints::is_closer(token) && open.pop().is_none() {
+            first_closer.get_or_insert(index);
+        }
+    }
+    // Each stretch of nodes: its start, and the bracket open after it.
+    let mut stretches = Vec::new();
+    match first_closer {
+        Some(closer) => stretches.push((0, closer, None)),
+        None => stretches.push((0, tokens.len(), open.first().copied())),
+    }
+    for (level, &bracket) in open.iter().enumerate() {
+        if tokens[bracket].0 == Token::LBrace {
+            stretches.push((bracket + 1, tokens.len(), open.get(level + 1).copied()));
+        }
+    }
+    stretches
+        .into_iter()
+        .map(|(start, end, inner)| match inner {
+            Some(inner) => start..start + last_node_start(&tokens[start..inner]),
+            None => start..end,
+        })
+        .filter(|run| !run.is_empty())
+        .collect()
 }
 
 #[cfg(test)]
@@ -693,8 +815,9 @@ mod tests {
     }
 
     /// A cut is found after a line longer than [`PROBE`] (a `Constant`
-    /// holding its weights), however far its end is; a text of one line
-    /// has none past its first node, found in one search.
+    /// holding its weights), however far its end is, also before another
+    /// such line; a text of one line has none past its first node, found in
+    /// one search.
     #[test]
     fn cuts_come_after_long_lines() {
         let weights = vec!["0.0125"; 400].join(", ");
@@ -703,11 +826,16 @@ mod tests {
         let at = text.find("c0 = ").unwrap() + 10;
         assert!(text[at..].find('\n').unwrap() > 2 * PROBE);
         let cut = cut_after(&text, at).unwrap().unwrap();
-        assert!(text[cut..].starts_with("c2 = "), "{}", &text[cut..cut + 10]);
+        assert!(text[cut..].starts_with("r1 = "), "{}", &text[cut..cut + 10]);
         let (bytes, pieces, _) = in_pieces(&text, Keep::Read).expect("read in pieces");
         assert!(pieces > 1);
         assert_eq!(bytes, parse_model(&text).unwrap().encode_to_vec());
         assert!(cuts(&text.replace('\n', " ")).len() <= 1);
+        // Only `Constant`s, each on a line longer than the probe.
+        let constants = model(&[&constant], 40);
+        let (bytes, pieces, _) = in_pieces(&constants, Keep::Read).expect("read in pieces");
+        assert!(pieces > 20, "{pieces} pieces");
+        assert_eq!(bytes, parse_model(&constants).unwrap().encode_to_vec());
     }
 
     #[test]
@@ -769,6 +897,47 @@ mod tests {
             left_encoded > texts.len(),
             "{left_encoded} runs left encoded"
         );
+    }
+
+    /// `If`s nested `depth` deep, each branch's weights in a `Constant`
+    /// (the shape of a model exported with its control flow): every piece
+    /// ends inside a subgraph that the next pieces go on with.
+    fn nested_ifs(depth: usize) -> String {
+        let weights = vec!["0.0125"; 20].join(", ");
+        let mut body = "y = Relu (x)".to_owned();
+        for level in (0..depth).rev() {
+            body = format!(
+                "w{level} = Constant <value: tensor = float[20] {{{weights}}}> ()
+                 r{level} = Relu (w{level})
+                 y = If (c) <then_branch: graph = t{level} () => (float[20] y) {{
+{body}
+}},                  else_branch: graph = e{level} () => (float[20] y) {{ y = Neg (x) }}>"
+            );
+        }
+        model(&[&body], 1)
+    }
+
+    #[test]
+    fn nodes_before_a_subgraph_that_goes_on_are_read_in_pieces() {
+        let text = nested_ifs(30);
+        let one = parse_model_with_source_map(&text)
+            .unwrap()
+            .0
+            .encode_to_vec();
+        for keep in [Keep::Read, Keep::Encoded] {
+            let (bytes, pieces, _) = in_pieces(&text, keep).expect("read in pieces");
+            assert!(bytes == one, "different in pieces, {keep:?}");
+            // Most pieces hold a `Constant` and a `Relu` before the next `If`.
+            assert!(pieces >= 40, "{pieces} pieces' nodes read apart");
+        }
+        // A mistake in a node read apart: the text is parsed on one thread.
+        let mistake = text.replacen("r15 = Relu (w15)", "r15 = Relu (w15) (x)", 1);
+        assert_eq!(in_pieces(&mistake, Keep::Read), None);
+        let written = crate::Parser::new().write_model(&mistake, Vec::new());
+        let (Err(written), Err(parsed)) = (written, parse_model(&mistake)) else {
+            panic!("the mistake was not found");
+        };
+        assert_eq!(written.diagnostics(), parsed.diagnostics());
     }
 
     #[test]
