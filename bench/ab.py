@@ -1,13 +1,14 @@
 """Two builds of the command against each other, file to file, alternating run by run.
 
-Usage: python bench/ab.py BEFORE AFTER INPUT_DIR [--runs N] [--only CASE ...]
+Usage: python bench/ab.py BEFORE AFTER INPUT_DIR [--runs N] [--op print|parse] [--only CASE ...]
 
 For every model of INPUT_DIR/exported.tsv (or each CASE given), both operations
 (`print CASE.onnx -o OUT`, `parse CASE.txt -o OUT`), runs BEFORE and AFTER N times
 each (default 7), alternating which goes first, through bench/rusage.c as
 bench/e2e.py does, and prints a Markdown table of the best CPU time (user +
 system of the whole process) and best wall-clock time of each, and their ratio:
-what a change between the two builds bought, measured in one run.
+what a change between the two builds bought, measured in one run. `--op` runs
+one of the two operations only.
 """
 
 import sys
@@ -23,6 +24,11 @@ def main() -> None:
         i = args.index("--runs")
         runs = int(args[i + 1])
         del args[i : i + 2]
+    ops = (("print", ".onnx", ".txt"), ("parse", ".txt", ".onnx"))
+    if "--op" in args:
+        i = args.index("--op")
+        ops = tuple(op for op in ops if op[0] == args[i + 1])
+        del args[i : i + 2]
     if "--only" in args:
         i = args.index("--only")
         only = args[i + 1 :]
@@ -34,7 +40,7 @@ def main() -> None:
     print("| model | operation | CPU before | CPU after | CPU ratio | wall before | wall after | wall ratio |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for case in cases:
-        for op, ext, out_ext in (("print", ".onnx", ".txt"), ("parse", ".txt", ".onnx")):
+        for op, ext, out_ext in ops:
             best = {}
             for round_ in range(runs):
                 builds = [("before", before), ("after", after)]
