@@ -155,20 +155,20 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
                     .map(|(i, v)| Item::Info(i, v)),
             )
             .collect();
-        // Initializers are data, each on a line of its own.
-        let layout = if initializers.is_empty() {
-            ListLayout::by_count(items.len())
-        } else {
-            ListLayout::OnePerLine
-        };
-        s.text(" ");
-        s.block_list("<", ">", &items, layout, |s, _, item| match item {
+        let item = |s: &mut Sink<'_>, _, item: &Item<'_, T>| match item {
             Item::Init(i, t) => s.at_index("initializer", *i, |s| match t.item() {
                 Ok(t) => tensor::tensor_constant(s, &t, TensorPlace::Initializer),
                 Err(error) => s.fail(error),
             }),
             Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
-        });
+        };
+        s.text(" ");
+        if initializers.is_empty() {
+            s.block_list("<", ">", &items, ListLayout::by_count(items.len()), item);
+        } else {
+            // Initializers are data, each on a line of its own.
+            s.block_lines("<", ">", &items, item);
+        }
     }
     s.text(" {");
     node_lines(s, nodes);
