@@ -340,7 +340,7 @@ const SPLIT_MINE_32NDS: usize = 14;
 const ITEM_TEXT: usize = 256;
 
 /// Lists at least this long are formatted on two threads.
-const PARALLEL_MIN: usize = 1 << 13;
+const PARALLEL_MIN: usize = 1 << 15;
 
 /// The items of a list that [`Sink::fill_pipelined`] passes through its
 /// pipeline at a time.

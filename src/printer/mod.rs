@@ -170,7 +170,7 @@ impl Printer {
 
     /// With `false`, everything is printed on the calling thread. By
     /// default long lists are printed with a second thread (lists of 1024
-    /// nodes or initializers and more, number lists of 8Ki numbers and
+    /// nodes or initializers and more, number lists of 32Ki numbers and
     /// more); the text is the same.
     #[must_use]
     pub fn threads(mut self, threads: bool) -> Self {
