@@ -167,7 +167,11 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
             s.block_list("<", ">", &items, ListLayout::by_count(items.len()), item);
         } else {
             // Initializers are data, each on a line of its own.
-            s.block_lines("<", ">", &items, item);
+            let weight = |item: &Item<'_, T>| match item {
+                Item::Init(_, t) => t.encoded_len(),
+                Item::Info(..) => 0,
+            };
+            s.block_lines("<", ">", &items, weight, item);
         }
     }
     s.text(" {");
@@ -180,7 +184,7 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
 /// A node that cannot be decoded fails the print (see [`Sink::fail`]).
 pub(crate) fn node_lines<N: Listed<NodeProto>>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
-    s.each_item(nodes, |s, i, n| {
+    s.each_item(nodes, N::encoded_len, |s, i, n| {
         s.newline();
         s.at_index("node", i, |s| match n.item() {
             Ok(n) => {

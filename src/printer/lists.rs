@@ -102,19 +102,24 @@ impl Sink<'_> {
     }
 
     /// Writes each of `items` with `write` (given the item's index), one
-    /// after the other. A long list is written on two threads, in units of
-    /// [`SPLIT_UNIT`] items: this thread writes the first
-    /// [`SPLIT_MINE_32NDS`]/32 of each unit, a helper the rest, one unit
-    /// ahead, into a sink of its own (same path, indentation and comments)
-    /// whose text and compat reports this thread appends in order. At most a few chunks of text wait in memory, so a
+    /// after the other. A long or heavy list (by `weight`, the length of an
+    /// item's encoding) is written on two threads, in units
+    /// ([`split_units`]): this thread writes the first part of each unit, a
+    /// helper the rest, one unit ahead, into a sink of its own (same path,
+    /// indentation and comments) whose text and compat reports this thread
+    /// appends in order. At most a few units of text wait in memory, so a
     /// sink that streams to a writer still does.
     pub(crate) fn each_item<T: Sync>(
         &mut self,
         items: &[T],
+        weight: impl Fn(&T) -> usize,
         write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
     ) {
-        let split = self.may_split && items.len() >= SPLIT_MIN && crate::parallel::available();
-        if !split {
+        let units = match self.may_split && crate::parallel::available() {
+            true => split_units(items, weight),
+            false => Vec::new(),
+        };
+        if units.is_empty() {
             for (i, x) in items.iter().enumerate() {
                 write(self, i, x);
             }
@@ -126,13 +131,11 @@ impl Sink<'_> {
         let (opts, level, comments) = (self.opts, self.level, self.comments);
         let path = self.path.clone();
         let write = &write;
-        let units = items.chunks(SPLIT_UNIT).enumerate();
-        let mine = |unit: &[T]| unit.len() * SPLIT_MINE_32NDS / 32;
         self.may_split = false;
         crate::parallel::pipeline(
             self,
-            units,
-            |&(u, unit), (text, dropped, error): &mut Made| {
+            units.iter(),
+            |&&(start, mine, end), (text, dropped, error): &mut Made| {
                 let mut other = Sink::in_memory(opts);
                 other.level = level;
                 other.path.clone_from(&path);
@@ -140,19 +143,17 @@ impl Sink<'_> {
                 other.may_split = false;
                 other.buf = std::mem::take(text);
                 other.buf.clear();
-                let chunk = &unit[mine(unit)..];
-                other.expect_text(chunk.len().saturating_mul(ITEM_TEXT));
-                let start = u * SPLIT_UNIT + mine(unit);
-                for (i, x) in chunk.iter().enumerate() {
-                    write(&mut other, start + i, x);
+                other.expect_text((end - mine).saturating_mul(ITEM_TEXT));
+                for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
+                    write(&mut other, i, x);
                 }
                 *text = other.buf;
                 *dropped = other.dropped;
                 *error = other.error;
             },
-            |sink, &(u, unit)| {
-                for (i, x) in unit[..mine(unit)].iter().enumerate() {
-                    write(sink, u * SPLIT_UNIT + i, x);
+            |sink, &&(start, mine, _)| {
+                for (i, x) in items.iter().enumerate().skip(start).take(mine) {
+                    write(sink, i, x);
                 }
             },
             |sink, _, (text, dropped, error)| {
@@ -198,6 +199,7 @@ impl Sink<'_> {
         open: &str,
         close: &str,
         items: &[T],
+        weight: impl Fn(&T) -> usize,
         item: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
     ) {
         if items.is_empty() {
@@ -205,7 +207,7 @@ impl Sink<'_> {
             return self.text(close);
         }
         self.one_per_line(open, close, |s| {
-            s.each_item(items, |s, i, value| {
+            s.each_item(items, weight, |s, i, value| {
                 s.item_line(i + 1 == items.len(), |s| item(s, i, value));
             });
         });
@@ -323,13 +325,57 @@ impl FillState {
     }
 }
 
+/// The units [`Sink::each_item`] cuts `items` into, as the index of each
+/// unit's first item, how many of them this thread writes, and the index
+/// after its last: this thread's part ends after [`SPLIT_MINE_32NDS`]/32
+/// of [`SPLIT_UNIT`] items or of [`SPLIT_UNIT_WEIGHT`], whichever comes
+/// first, then the helper's after the rest of either. None when the list
+/// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
+/// when the helper would get nothing.
+fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usize, usize)> {
+    let weights: Vec<usize> = items.iter().map(weight).collect();
+    if items.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
+        return Vec::new();
+    }
+    // The end of a part from `start` that holds `share`/32 of a unit.
+    let part = |start: usize, share: usize| {
+        let (most, heaviest) = (SPLIT_UNIT * share / 32, SPLIT_UNIT_WEIGHT * share / 32);
+        let (mut end, mut total) = (start, 0);
+        while end < items.len() && end - start < most && total < heaviest {
+            total += weights[end];
+            end += 1;
+        }
+        end
+    };
+    let mut units = Vec::new();
+    let mut start = 0;
+    while start < items.len() {
+        let mine = part(start, SPLIT_MINE_32NDS);
+        let end = part(mine, 32 - SPLIT_MINE_32NDS);
+        units.push((start, mine - start, end));
+        start = end;
+    }
+    if units.iter().all(|&(start, mine, end)| start + mine == end) {
+        units.clear();
+    }
+    units
+}
+
 /// Lists of at least this many items (nodes) are written by
 /// [`Sink::each_item`] on two threads.
 const SPLIT_MIN: usize = 1 << 10;
 
-/// The items of a list that [`Sink::each_item`] passes through its
+/// Lists whose items weigh at least this much (bytes of encoding) are
+/// written by [`Sink::each_item`] on two threads, however few they are.
+const SPLIT_MIN_WEIGHT: usize = 1 << 20;
+
+/// The most items of a list that [`Sink::each_item`] passes through its
 /// pipeline at a time.
 const SPLIT_UNIT: usize = 1 << 10;
+
+/// The most weight (bytes of encoding) of a unit of [`Sink::each_item`]'s
+/// pipeline, give or take an item.
+const SPLIT_UNIT_WEIGHT: usize = 1 << 19;
 
 /// The share of each unit, in 32nds, that [`Sink::each_item`]'s own
 /// thread writes (besides handing the whole unit on).
@@ -405,15 +451,21 @@ mod tests {
     #[test]
     fn long_item_lists_split_between_threads_write_what_one_thread_writes() {
         // Units ending with a part of each thread, the last unit of one
-        // item the helper's alone.
-        for count in [3 * SPLIT_MIN + 1, 4 * SPLIT_UNIT.max(SPLIT_MIN) - 3] {
+        // item the helper's alone; a few heavy items, cut by weight.
+        for (count, each) in [
+            (3 * SPLIT_MIN + 1, 1),
+            (4 * SPLIT_UNIT.max(SPLIT_MIN) - 3, 1),
+            (41, SPLIT_UNIT_WEIGHT / 7),
+        ] {
             let items: Vec<String> = (0..count).map(|i| format!("n{i}")).collect();
+            let weight = |_: &String| each;
+            assert!(!split_units(&items, weight).is_empty());
             let print = |may_split: bool| {
                 render_with(Printer::new().compat(true), |s| {
                     s.may_split = may_split;
                     s.at("graph", |s| {
                         s.indent();
-                        s.each_item(&items, |s, i, x| {
+                        s.each_item(&items, weight, |s, i, x| {
                             s.newline();
                             s.at_index("node", i, |s| {
                                 s.text(x);
@@ -437,6 +489,16 @@ mod tests {
             assert_eq!(dropped.len(), count.div_ceil(7) + 1);
             assert_eq!(dropped.last().unwrap().path, "graph");
         }
+    }
+
+    #[test]
+    fn short_light_lists_and_one_heavy_item_stay_on_one_thread() {
+        let weights = [vec![1; SPLIT_MIN - 1], vec![10, 10, SPLIT_MIN_WEIGHT]];
+        for weights in weights {
+            assert_eq!(split_units(&weights, |&w| w), vec![]);
+        }
+        let units = split_units(&[SPLIT_MIN_WEIGHT; 3], |&w| w);
+        assert_eq!(units, vec![(0, 1, 2), (2, 1, 3)]);
     }
 
     #[test]
