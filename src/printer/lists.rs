@@ -143,7 +143,7 @@ impl Sink<'_> {
                 other.may_split = false;
                 other.buf = std::mem::take(text);
                 other.buf.clear();
-                other.expect_text((end - mine).saturating_mul(ITEM_TEXT));
+                other.expect_text((end - start - mine).saturating_mul(ITEM_TEXT));
                 for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
                     write(&mut other, i, x);
                 }
