@@ -8,7 +8,8 @@ each (default 7), alternating which goes first, through bench/rusage.c as
 bench/e2e.py does, and prints a Markdown table of the best CPU time (user +
 system of the whole process) and best wall-clock time of each, and their ratio:
 what a change between the two builds bought, measured in one run; then the
-one-minute load average before and after.
+one-minute load average before and after. `--op` runs one of the two
+operations only.
 """
 
 import os

@@ -114,7 +114,8 @@ pub(crate) fn join<A, B: Send>(
 /// `make` on each unit into a buffer, one unit ahead, while this thread
 /// runs `own` on the unit and then `take` on the buffer made for it. The
 /// buffers go back to the other thread, which gets them in any state and
-/// must overwrite them. When no thread can be started, this thread runs
+/// must overwrite them; there are at most [`PIPELINE_BUFFERS`], so their
+/// memory is reused, warm. When no thread can be started, this thread runs
 /// `own`, `make` and `take` on each unit in turn. A panic in either thread
 /// goes on in this one.
 pub(crate) fn pipeline<S, U, B: Default + Send>(
@@ -128,8 +129,16 @@ pub(crate) fn pipeline<S, U, B: Default + Send>(
         let (made_tx, made_rx) = mpsc::sync_channel::<B>(1);
         let (free_tx, free_rx) = mpsc::channel::<B>();
         let helper = start(scope, (units.clone(), make), move |(theirs, mut make)| {
-            for unit in theirs {
-                let mut buffer = free_rx.try_recv().unwrap_or_default();
+            for (made, unit) in theirs.enumerate() {
+                let free = if made < PIPELINE_BUFFERS {
+                    Ok(free_rx.try_recv().unwrap_or_default())
+                } else {
+                    free_rx.recv()
+                };
+                // This thread's loop ends early only by panicking.
+                let Ok(mut buffer) = free else {
+                    break;
+                };
                 make(&unit, &mut buffer);
                 if made_tx.send(buffer).is_err() {
                     break;
@@ -158,6 +167,10 @@ pub(crate) fn pipeline<S, U, B: Default + Send>(
         }
     });
 }
+
+/// The buffers a [`pipeline`] makes at most: one being made, one made and
+/// waiting, one being taken.
+const PIPELINE_BUFFERS: usize = 3;
 
 /// Starts a thread of `scope` that runs `run` on `work`, or gives `work`
 /// back when no thread can be started (the system's limit on threads, say).

@@ -155,20 +155,24 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
                     .map(|(i, v)| Item::Info(i, v)),
             )
             .collect();
-        // Initializers are data, each on a line of its own.
-        let layout = if initializers.is_empty() {
-            ListLayout::by_count(items.len())
-        } else {
-            ListLayout::OnePerLine
-        };
-        s.text(" ");
-        s.block_list("<", ">", &items, layout, |s, _, item| match item {
+        let item = |s: &mut Sink<'_>, _, item: &Item<'_, T>| match item {
             Item::Init(i, t) => s.at_index("initializer", *i, |s| match t.item() {
                 Ok(t) => tensor::tensor_constant(s, &t, TensorPlace::Initializer),
                 Err(error) => s.fail(error),
             }),
             Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
-        });
+        };
+        s.text(" ");
+        if initializers.is_empty() {
+            s.block_list("<", ">", &items, ListLayout::by_count(items.len()), item);
+        } else {
+            // Initializers are data, each on a line of its own.
+            let weight = |item: &Item<'_, T>| match item {
+                Item::Init(_, t) => t.encoded_len(),
+                Item::Info(..) => 0,
+            };
+            s.block_lines("<", ">", &items, weight, item);
+        }
     }
     s.text(" {");
     node_lines(s, nodes);
@@ -180,7 +184,7 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
 /// A node that cannot be decoded fails the print (see [`Sink::fail`]).
 pub(crate) fn node_lines<N: Listed<NodeProto>>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
-    s.each_item(nodes, |s, i, n| {
+    s.each_item(nodes, N::encoded_len, |s, i, n| {
         s.newline();
         s.at_index("node", i, |s| match n.item() {
             Ok(n) => {

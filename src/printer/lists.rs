@@ -53,80 +53,73 @@ impl Sink<'_> {
     pub(crate) fn fill_numbers<T: Number>(&mut self, fill: bool, items: &[T]) {
         // A float takes up to 16 bytes with its separator.
         self.expect_text(items.len().saturating_mul(16));
-        let mut at = FillState {
+        let from = |index| FillState {
             fill,
             indent: 2 * self.level,
-            index: 0,
+            index,
         };
         if items.len() >= PARALLEL_MIN && crate::parallel::available() {
-            self.fill_pipelined(&mut at, items);
+            self.fill_pipelined(from(0), items);
         } else {
+            let mut at = from(0);
             // About `FLUSH` bytes of text at a time, for a writer.
             for chunk in items.chunks(FLUSH / 16) {
-                for x in chunk {
-                    let mut text = [0; NUMBER_MAX];
-                    let n = x.write(&mut text);
-                    at.item(&mut self.buf, &text, n);
-                }
+                at.lay_out(&mut self.buf, chunk);
                 self.flush_when_full();
             }
         }
     }
 
     /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
-    /// segments of the list: a helper formats most of each segment into a
-    /// buffer of texts ([`Formatted`]), one segment ahead, while this
-    /// thread formats the first [`MINE_32NDS`]/32 of the segment into a
-    /// buffer of its own, then lays out and copies both. The layout, which
-    /// depends on every text before, stays on this thread, and so does
-    /// every first write to the output's memory (page faults). Formatting
-    /// a run of numbers into a buffer first, rather than each straight
-    /// into the output between layout steps, measured faster on this
-    /// thread too (see `bench/README.md`).
-    fn fill_pipelined<T: Number>(&mut self, at: &mut FillState, items: &[T]) {
+    /// segments of the list: a helper formats the last part of each segment
+    /// and lays it out into a text of its own, one segment ahead, while
+    /// this thread does the same with the first [`MINE_32NDS`]/32 straight
+    /// into the output, then appends the helper's text. The layout depends
+    /// on an item's index only (never on the text before it), so each part
+    /// is laid out where it is formatted; a writer gets the helper's text
+    /// as it is, with no copy. Each thread formats its part into a buffer
+    /// of texts ([`Formatted`]) before laying it out: two short loops
+    /// measured faster than one that does both (see `bench/README.md`).
+    fn fill_pipelined<T: Number>(&mut self, start: FillState, items: &[T]) {
         // This thread formats the first part of each segment, the helper the rest.
         let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
+        let at = |index| FillState { index, ..start };
         crate::parallel::pipeline(
-            &mut (self, at, Formatted::default()),
-            items.chunks(SEGMENT),
-            |segment, formatted: &mut Formatted| formatted.format(&segment[mine(segment)..]),
-            |(sink, at, own), segment| {
-                own.format(&segment[..mine(segment)]);
-                sink.fill_formatted(at, own);
+            &mut (self, Formatted::default()),
+            items.chunks(SEGMENT).enumerate(),
+            |&(k, segment), (formatted, text): &mut (Formatted, Vec<u8>)| {
+                let split = mine(segment);
+                formatted.format(&segment[split..]);
+                text.clear();
+                at(k * SEGMENT + split).lay_out_formatted(text, formatted);
             },
-            |(sink, at, _), _, formatted| sink.fill_formatted(at, formatted),
+            |(sink, formatted), &(k, segment)| {
+                formatted.format(&segment[..mine(segment)]);
+                at(k * SEGMENT).lay_out_formatted(&mut sink.buf, formatted);
+            },
+            |(sink, _), _, (_, text)| sink.put_lines(text),
         );
     }
 
-    /// Lays out the numbers of `formatted` after the text so far, handing
-    /// it to the writer when there is one and the buffer is full.
-    fn fill_formatted(&mut self, at: &mut FillState, formatted: &Formatted) {
-        let mut start = 0;
-        for &n in &formatted.lens {
-            let n = usize::from(n);
-            let text: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
-                .try_into()
-                .expect("room after each text");
-            at.item(&mut self.buf, text, n);
-            start += n;
-        }
-        self.flush_when_full();
-    }
-
     /// Writes each of `items` with `write` (given the item's index), one
-    /// after the other. A long list is written on two threads, in chunks
-    /// of [`SPLIT_CHUNK`] items taken in turn: this thread writes the even
-    /// chunks, a helper the odd ones, one chunk ahead, into a sink of its
-    /// own (same path, indentation and comments) whose text and compat reports this thread
-    /// appends in order. At most a few chunks of text wait in memory, so a
+    /// after the other. A long or heavy list (by `weight`, the length of an
+    /// item's encoding) is written on two threads, in units
+    /// ([`split_units`]): this thread writes the first part of each unit, a
+    /// helper the rest, one unit ahead, into a sink of its own (same path,
+    /// indentation and comments) whose text and compat reports this thread
+    /// appends in order. At most a few units of text wait in memory, so a
     /// sink that streams to a writer still does.
     pub(crate) fn each_item<T: Sync>(
         &mut self,
         items: &[T],
+        weight: impl Fn(&T) -> usize,
         write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
     ) {
-        let split = self.may_split && items.len() >= SPLIT_MIN && crate::parallel::available();
-        if !split {
+        let units = match self.may_split && crate::parallel::available() {
+            true => split_units(items, weight),
+            false => Vec::new(),
+        };
+        if units.is_empty() {
             for (i, x) in items.iter().enumerate() {
                 write(self, i, x);
             }
@@ -138,15 +131,11 @@ impl Sink<'_> {
         let (opts, level, comments) = (self.opts, self.level, self.comments);
         let path = self.path.clone();
         let write = &write;
-        // A unit is two chunks: this thread writes the first, the helper
-        // the second (empty at the end of an odd count).
-        let units = items.chunks(2 * SPLIT_CHUNK).enumerate();
-        let mine = |unit: &[T]| unit.len().min(SPLIT_CHUNK);
         self.may_split = false;
         crate::parallel::pipeline(
             self,
-            units,
-            |&(u, unit), (text, dropped, error): &mut Made| {
+            units.iter(),
+            |&&(start, mine, end), (text, dropped, error): &mut Made| {
                 let mut other = Sink::in_memory(opts);
                 other.level = level;
                 other.path.clone_from(&path);
@@ -154,19 +143,17 @@ impl Sink<'_> {
                 other.may_split = false;
                 other.buf = std::mem::take(text);
                 other.buf.clear();
-                let chunk = &unit[mine(unit)..];
-                other.expect_text(chunk.len().saturating_mul(ITEM_TEXT));
-                let start = u * 2 * SPLIT_CHUNK + SPLIT_CHUNK;
-                for (i, x) in chunk.iter().enumerate() {
-                    write(&mut other, start + i, x);
+                other.expect_text((end - start - mine).saturating_mul(ITEM_TEXT));
+                for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
+                    write(&mut other, i, x);
                 }
                 *text = other.buf;
                 *dropped = other.dropped;
                 *error = other.error;
             },
-            |sink, &(u, unit)| {
-                for (i, x) in unit[..mine(unit)].iter().enumerate() {
-                    write(sink, u * 2 * SPLIT_CHUNK + i, x);
+            |sink, &&(start, mine, _)| {
+                for (i, x) in items.iter().enumerate().skip(start).take(mine) {
+                    write(sink, i, x);
                 }
             },
             |sink, _, (text, dropped, error)| {
@@ -198,18 +185,53 @@ impl Sink<'_> {
         if items.is_empty() || layout == ListLayout::OneLine {
             return one_line(self);
         }
+        self.one_per_line(open, close, |s| {
+            for (i, value) in items.iter().enumerate() {
+                s.item_line(i + 1 == items.len(), |s| item(s, i, value));
+            }
+        });
+    }
+
+    /// [`Sink::block_list`] one item per line, for lists that may be long:
+    /// written by [`Sink::each_item`], on two threads when long enough.
+    pub(crate) fn block_lines<T: Sync>(
+        &mut self,
+        open: &str,
+        close: &str,
+        items: &[T],
+        weight: impl Fn(&T) -> usize,
+        item: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
+    ) {
+        if items.is_empty() {
+            self.text(open);
+            return self.text(close);
+        }
+        self.one_per_line(open, close, |s| {
+            s.each_item(items, weight, |s, i, value| {
+                s.item_line(i + 1 == items.len(), |s| item(s, i, value));
+            });
+        });
+    }
+
+    /// `open`, what `lines` writes one level deeper, and `close` on a line
+    /// of its own.
+    fn one_per_line(&mut self, open: &str, close: &str, lines: impl FnOnce(&mut Self)) {
         self.text(open);
         self.indent();
-        for (i, value) in items.iter().enumerate() {
-            self.newline();
-            item(self, i, value);
-            if i + 1 < items.len() {
-                self.text(",");
-            }
-        }
+        lines(self);
         self.dedent();
         self.newline();
         self.text(close);
+    }
+
+    /// An item of a list laid out one per line: on a new line, followed by
+    /// a comma unless it is the `last`.
+    fn item_line(&mut self, last: bool, item: impl FnOnce(&mut Self)) {
+        self.newline();
+        item(self);
+        if !last {
+            self.text(",");
+        }
     }
 }
 
@@ -245,6 +267,7 @@ impl ListLayout {
 }
 
 /// Where [`Sink::fill_numbers`] is in its list.
+#[derive(Clone, Copy)]
 struct FillState {
     fill: bool,
     indent: usize,
@@ -253,6 +276,30 @@ struct FillState {
 }
 
 impl FillState {
+    /// Formats `items` and appends them, from the item at `self.index` on.
+    fn lay_out<T: Number>(&mut self, buf: &mut Vec<u8>, items: &[T]) {
+        for x in items {
+            let mut text = [0; NUMBER_MAX];
+            let n = x.write(&mut text);
+            self.item(buf, &text, n);
+        }
+    }
+
+    /// Appends the numbers `formatted` holds, from the item at
+    /// `self.index` on.
+    fn lay_out_formatted(&mut self, buf: &mut Vec<u8>, formatted: &Formatted) {
+        buf.reserve(formatted.lens.len().saturating_mul(16));
+        let mut start = 0;
+        for &n in &formatted.lens {
+            let n = usize::from(n);
+            let text: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
+                .try_into()
+                .expect("room after each text");
+            self.item(buf, text, n);
+            start += n;
+        }
+    }
+
     /// Appends one item to `buf`: the separator (and line break), then the
     /// first `n` bytes of `text`. Every append is of a fixed size, cut
     /// back after (no call to `memcpy`).
@@ -278,12 +325,61 @@ impl FillState {
     }
 }
 
+/// The units [`Sink::each_item`] cuts `items` into, as the index of each
+/// unit's first item, how many of them this thread writes, and the index
+/// after its last: this thread's part ends after [`SPLIT_MINE_32NDS`]/32
+/// of [`SPLIT_UNIT`] items or of [`SPLIT_UNIT_WEIGHT`], whichever comes
+/// first, then the helper's after the rest of either. None when the list
+/// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
+/// when the helper would get nothing.
+fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usize, usize)> {
+    let weights: Vec<usize> = items.iter().map(weight).collect();
+    if items.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
+        return Vec::new();
+    }
+    // The end of a part from `start` that holds `share`/32 of a unit.
+    let part = |start: usize, share: usize| {
+        let (most, heaviest) = (SPLIT_UNIT * share / 32, SPLIT_UNIT_WEIGHT * share / 32);
+        let (mut end, mut total) = (start, 0);
+        while end < items.len() && end - start < most && total < heaviest {
+            total += weights[end];
+            end += 1;
+        }
+        end
+    };
+    let mut units = Vec::new();
+    let mut start = 0;
+    while start < items.len() {
+        let mine = part(start, SPLIT_MINE_32NDS);
+        let end = part(mine, 32 - SPLIT_MINE_32NDS);
+        units.push((start, mine - start, end));
+        start = end;
+    }
+    if units.iter().all(|&(start, mine, end)| start + mine == end) {
+        units.clear();
+    }
+    units
+}
+
 /// Lists of at least this many items (nodes) are written by
 /// [`Sink::each_item`] on two threads.
 const SPLIT_MIN: usize = 1 << 10;
 
-/// The items [`Sink::each_item`] hands to one thread at a time.
-const SPLIT_CHUNK: usize = 1 << 9;
+/// Lists whose items weigh at least this much (bytes of encoding) are
+/// written by [`Sink::each_item`] on two threads, however few they are.
+const SPLIT_MIN_WEIGHT: usize = 1 << 20;
+
+/// The most items of a list that [`Sink::each_item`] passes through its
+/// pipeline at a time.
+const SPLIT_UNIT: usize = 1 << 10;
+
+/// The most weight (bytes of encoding) of a unit of [`Sink::each_item`]'s
+/// pipeline, give or take an item.
+const SPLIT_UNIT_WEIGHT: usize = 1 << 19;
+
+/// The share of each unit, in 32nds, that [`Sink::each_item`]'s own
+/// thread writes (besides handing the whole unit on).
+const SPLIT_MINE_32NDS: usize = 14;
 
 /// About the most text an item of [`Sink::each_item`] takes (a node: 160
 /// bytes on average in the node-heavy benchmark), to reserve room by.
@@ -297,12 +393,12 @@ const PARALLEL_MIN: usize = 1 << 15;
 const SEGMENT: usize = 1 << 14;
 
 /// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
-/// own thread formats (besides laying out the whole segment).
-const MINE_32NDS: usize = 13;
+/// own thread formats and lays out (besides handing the whole segment on).
+const MINE_32NDS: usize = 14;
 
-/// Numbers formatted by [`Sink::fill_pipelined`]'s helper: their texts one
-/// after the other, each followed by room for a whole [`NUMBER_MAX`] text,
-/// and their lengths.
+/// Numbers formatted by [`Sink::fill_pipelined`]: their texts one after
+/// the other, each followed by room for a whole [`NUMBER_MAX`] text, and
+/// their lengths.
 #[derive(Default)]
 struct Formatted {
     texts: Vec<u8>,
@@ -354,15 +450,22 @@ mod tests {
 
     #[test]
     fn long_item_lists_split_between_threads_write_what_one_thread_writes() {
-        // The last chunk on this thread, then on the helper.
-        for count in [3 * SPLIT_MIN + 1, 4 * SPLIT_CHUNK.max(SPLIT_MIN)] {
+        // Units ending with a part of each thread, the last unit of one
+        // item the helper's alone; a few heavy items, cut by weight.
+        for (count, each) in [
+            (3 * SPLIT_MIN + 1, 1),
+            (4 * SPLIT_UNIT.max(SPLIT_MIN) - 3, 1),
+            (41, SPLIT_UNIT_WEIGHT / 7),
+        ] {
             let items: Vec<String> = (0..count).map(|i| format!("n{i}")).collect();
+            let weight = |_: &String| each;
+            assert!(!split_units(&items, weight).is_empty());
             let print = |may_split: bool| {
                 render_with(Printer::new().compat(true), |s| {
                     s.may_split = may_split;
                     s.at("graph", |s| {
                         s.indent();
-                        s.each_item(&items, |s, i, x| {
+                        s.each_item(&items, weight, |s, i, x| {
                             s.newline();
                             s.at_index("node", i, |s| {
                                 s.text(x);
@@ -389,9 +492,28 @@ mod tests {
     }
 
     #[test]
+    fn short_light_lists_and_one_heavy_item_stay_on_one_thread() {
+        let weights = [vec![1; SPLIT_MIN - 1], vec![10, 10, SPLIT_MIN_WEIGHT]];
+        for weights in weights {
+            assert_eq!(split_units(&weights, |&w| w), vec![]);
+        }
+        let units = split_units(&[SPLIT_MIN_WEIGHT; 3], |&w| w);
+        assert_eq!(units, vec![(0, 1, 2), (2, 1, 3)]);
+    }
+
+    #[test]
     fn number_fill_matches_item_by_item() {
-        // Long enough for the two-thread path, with segments of both kinds.
-        let count = SEGMENT + PARALLEL_MIN + 7;
+        // On either side of the two-thread path's threshold, and segments
+        // ending with a part of each thread (the last of one or two items
+        // is the helper's alone).
+        let counts = [
+            PARALLEL_MIN - 1,
+            PARALLEL_MIN,
+            SEGMENT + PARALLEL_MIN + 7,
+            2 * SEGMENT + 1,
+            2 * SEGMENT + 2,
+        ];
+        let count = counts.into_iter().max().unwrap();
         let mut bits = 0x1234_5678u32;
         let floats: Vec<f32> = (0..count)
             .map(|i| {
@@ -410,30 +532,35 @@ mod tests {
         let ints: Vec<i64> = (0..count as i64)
             .map(|i| i * i * 7919 - 1_000_000_000)
             .collect();
-        for (level, fill) in [(1, true), (3, true), (0, false), (20, true)] {
+        let configurations = [(1, true), (3, true), (0, false), (20, true)];
+        for (count, (level, fill)) in counts.into_iter().zip(configurations.iter().cycle()) {
+            let (floats, ints) = (&floats[..count], &ints[..count]);
             let opts = Printer::new();
-            let fast = render_with(opts, |s| {
-                (0..level).for_each(|_| s.indent());
+            let lists = |s: &mut Sink<'_>| {
+                (0..*level).for_each(|_| s.indent());
                 s.text("{");
-                s.fill_numbers(fill, &floats);
-                s.fill_numbers(fill, &ints);
+                s.fill_numbers(*fill, floats);
+                s.fill_numbers(*fill, ints);
                 s.text("}");
-            });
+            };
+            let streamed = render_with(opts, lists).0;
             let slow = render_with(opts, |s| {
-                (0..level).for_each(|_| s.indent());
+                (0..*level).for_each(|_| s.indent());
                 s.text("{");
-                s.fill(fill, &floats, |s, _, x| s.float(*x));
-                s.fill(fill, &ints, |s, _, x| s.int(*x));
+                s.fill(*fill, floats, |s, _, x| s.float(*x));
+                s.fill(*fill, ints, |s, _, x| s.int(*x));
                 s.text("}");
             });
-            assert!(fast.0 == slow.0, "level {level}, fill {fill}");
+            assert!(
+                streamed == slow.0,
+                "{count} items, level {level}, fill {fill}"
+            );
             let mut memory = Sink::in_memory(opts);
-            memory.fill_numbers(fill, &floats[..1000]);
-            let mut streamed = Vec::new();
-            let mut sink = Sink::new(&mut streamed, opts);
-            sink.fill_numbers(fill, &floats[..1000]);
-            sink.finish().unwrap();
-            assert_eq!(memory.finish_text().0.as_bytes(), streamed);
+            lists(&mut memory);
+            assert!(
+                memory.finish_text().0 == streamed,
+                "{count} items in memory"
+            );
         }
     }
 

@@ -169,9 +169,9 @@ impl Printer {
     }
 
     /// With `false`, everything is printed on the calling thread. By
-    /// default long lists are printed with a second thread (node lists of
-    /// 1024 nodes and more, number lists of 32Ki numbers and more); the
-    /// text is the same.
+    /// default long lists are printed with a second thread (node and
+    /// initializer lists of 1024 items or 1 MiB of encoding and more,
+    /// number lists of 32Ki numbers and more); the text is the same.
     #[must_use]
     pub fn threads(mut self, threads: bool) -> Self {
         self.threads = threads;

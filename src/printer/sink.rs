@@ -115,13 +115,21 @@ impl<'a> Sink<'a> {
     /// Hands the buffer to the writer, if there is one (keeping the first
     /// error and writing nothing after it).
     fn flush(&mut self) {
-        if let Some(out) = &mut self.out {
-            if self.error.is_none() {
-                if let Err(e) = out.write_all(&self.buf) {
-                    self.error = Some(e);
-                }
-            }
+        if self.out.is_some() {
+            let buf = std::mem::take(&mut self.buf);
+            self.hand_over(&buf);
+            self.buf = buf;
             self.buf.clear();
+        }
+    }
+
+    /// Hands `bytes` to the writer (keeping the first error and writing
+    /// nothing after it).
+    fn hand_over(&mut self, bytes: &[u8]) {
+        if let (Some(out), None) = (&mut self.out, &self.error) {
+            if let Err(e) = out.write_all(bytes) {
+                self.error = Some(e);
+            }
         }
     }
 
@@ -149,10 +157,16 @@ impl<'a> Sink<'a> {
         self.flush_when_full();
     }
 
-    /// Writes `bytes`, which may break lines.
+    /// Writes `bytes`, which may break lines. A writer gets [`FLUSH`]
+    /// bytes or more as they are, after the buffer, with no copy.
     pub(super) fn put_lines(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
-        self.flush_when_full();
+        if self.out.is_some() && bytes.len() >= FLUSH {
+            self.flush();
+            self.hand_over(bytes);
+        } else {
+            self.buf.extend_from_slice(bytes);
+            self.flush_when_full();
+        }
     }
 
     /// Writes `text`, which stays on the current line. Inlined, so that a

@@ -536,3 +536,139 @@ fn binary_models_print_as_they_are_decoded() {
         }
     }
 }
+
+/// Tensors of every element type the printer formats as numbers, of
+/// `len` elements each, typed and (for floats) raw: pseudo-random values
+/// of every magnitude and sign, named `{prefix}{type}_{len}`.
+fn number_tensors(prefix: &str, len: usize) -> Vec<TensorProto> {
+    use tensor_proto::DataType as D;
+    let mut bits = 0x9e37_79b9_u64.wrapping_mul(len as u64 + 1);
+    let mut next = move || {
+        bits ^= bits << 13;
+        bits ^= bits >> 7;
+        bits ^= bits << 17;
+        bits
+    };
+    let floats: Vec<f32> = (0..len)
+        .map(|i| match i % 3 {
+            0 => f32::from_bits(next() as u32 & 0xbf7f_ffff),
+            1 => (next() % 20_000) as f32 / 1e4 - 1.0,
+            _ => i as f32,
+        })
+        .collect();
+    let tensor = |name: &str, data_type: D| TensorProto {
+        name: Some(format!("{prefix}{name}_{len}")),
+        dims: vec![len as i64],
+        data_type: Some(data_type as i32),
+        ..TensorProto::default()
+    };
+    vec![
+        TensorProto {
+            float_data: floats.clone(),
+            ..tensor("float", D::Float)
+        },
+        TensorProto {
+            raw_data: Some(floats.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            ..tensor("raw_float", D::Float)
+        },
+        TensorProto {
+            double_data: (0..len)
+                .map(|_| f64::from_bits(next() & !(1 << 62)))
+                .collect(),
+            ..tensor("double", D::Double)
+        },
+        TensorProto {
+            int64_data: (0..len).map(|_| next() as i64).collect(),
+            ..tensor("int64", D::Int64)
+        },
+        TensorProto {
+            int32_data: (0..len).map(|_| next() as i32).collect(),
+            ..tensor("int32", D::Int32)
+        },
+        TensorProto {
+            uint64_data: (0..len).map(|_| next()).collect(),
+            ..tensor("uint64", D::Uint64)
+        },
+    ]
+}
+
+#[test]
+fn long_lists_print_the_same_on_one_thread_and_two() {
+    use attribute_proto::AttributeType as A;
+    // Lists on either side of the two-thread thresholds (numbers and
+    // segments of numbers; list items), in initializers, in `Constant`s of
+    // the main graph and of an `If` branch.
+    let lengths = [1, 9, 8191, 8192, 16385, 16386, 32769];
+    let constant = |t: TensorProto| NodeProto {
+        output: vec![t.name.clone().unwrap()],
+        op_type: Some("Constant".into()),
+        attribute: vec![AttributeProto {
+            name: Some("value".into()),
+            r#type: Some(A::Tensor as i32),
+            t: Some(Box::new(t)),
+            ..AttributeProto::default()
+        }],
+        ..NodeProto::default()
+    };
+    let branch = GraphProto {
+        name: Some("then".into()),
+        node: lengths
+            .iter()
+            .flat_map(|&len| number_tensors("then_", len))
+            .map(constant)
+            .collect(),
+        ..GraphProto::default()
+    };
+    let mut initializers: Vec<TensorProto> = (0..400)
+        .flat_map(|i| number_tensors(&format!("small{i}_"), 1 + i % 9))
+        .collect();
+    initializers.extend(lengths.iter().flat_map(|&len| number_tensors("", len)));
+    let mut nodes: Vec<NodeProto> = lengths
+        .iter()
+        .flat_map(|&len| number_tensors("c_", len))
+        .map(constant)
+        .collect();
+    nodes.push(NodeProto {
+        input: vec!["cond".into()],
+        output: vec!["y".into()],
+        op_type: Some("If".into()),
+        attribute: vec![AttributeProto {
+            name: Some("then_branch".into()),
+            r#type: Some(A::Graph as i32),
+            g: Some(Box::new(branch)),
+            ..AttributeProto::default()
+        }],
+        ..NodeProto::default()
+    });
+    let model = ModelProto {
+        ir_version: Some(10),
+        graph: Some(GraphProto {
+            name: Some("g".into()),
+            node: nodes,
+            initializer: initializers,
+            ..GraphProto::default()
+        }),
+        ..ModelProto::default()
+    };
+    let text = round_trip(&model);
+    let alone = Printer::new().threads(false).print(&model).text;
+    assert!(text == alone, "two threads and one print different texts");
+    let bytes = model.encode_to_vec();
+    for printer in [Printer::new(), Printer::new().threads(false)] {
+        let mut written = Vec::new();
+        printer.write(&model, &mut written).unwrap();
+        assert!(
+            written == text.as_bytes(),
+            "{printer:?} writes another text"
+        );
+        let mut streamed = Vec::new();
+        printer
+            .write_binary_model(&bytes, &mut streamed)
+            .unwrap()
+            .unwrap();
+        assert!(
+            streamed == text.as_bytes(),
+            "{printer:?} streams another text"
+        );
+    }
+}
