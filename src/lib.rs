@@ -79,9 +79,11 @@
 //!
 //! # Threads
 //!
-//! Long inputs are read and printed with a second thread (number lists of
-//! 1 MiB and more, texts of 256 KiB and more, node lists of 1024 nodes and
-//! more); the result is always what one thread gives.
+//! Long inputs are read and printed with a second thread (to read: texts
+//! of 256 KiB and more, number lists of 256 KiB and more; to print: node
+//! and initializer lists of 1024 items or 1 MiB of encoding and more,
+//! number lists of 32Ki numbers and more); the result is always what one
+//! thread gives.
 //! [`Parser::threads`] and [`Printer::threads`] turn that off, for an
 //! embedder with a thread pool of its own or a target without threads.
 //!

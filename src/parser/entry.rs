@@ -76,8 +76,10 @@ impl Parser {
     }
 
     /// With `false`, everything is read on the calling thread. By default
-    /// long inputs are read with a second thread (number lists of 1 MiB
-    /// and more, texts of 256 KiB and more); the result is the same.
+    /// long inputs are read with a second thread (texts of 256 KiB and
+    /// more, number lists of 256 KiB and more while the other core is
+    /// idle, of 1 MiB while it reads pieces of a node list); the result is
+    /// the same.
     #[must_use]
     pub fn threads(mut self, threads: bool) -> Self {
         self.threads = threads;
