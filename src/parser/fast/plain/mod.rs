@@ -4,7 +4,7 @@
 //! | file | reads |
 //! |---|---|
 //! | `node.rs` | node lists, and nodes `[label] outputs = domain.Op <attrs> (inputs)` |
-//! | `graph.rs` | models with a header, graphs and value infos |
+//! | `graph.rs` | models with a header, graphs, their value infos and initializers |
 //! | `tensor.rs` | tensor types, and tensor constants as attribute values |
 //!
 //! The grammar reads every form, but its layers of combinators cost
@@ -73,7 +73,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     fast_path(move |inp| graph::model(inp, &grammar, &function))
 }
 
-/// A graph without annotations or initializers.
+/// A graph without annotations.
 pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
 ) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
