@@ -6,7 +6,7 @@
 //! | file | reads |
 //! |---|---|
 //! | `plain/` | the common forms of model, graph and node, token by token |
-//! | `pieces.rs` | a long node list, in pieces on two threads |
+//! | `pieces.rs` | a long node list or initializer list, in pieces on two threads |
 
 pub(super) mod pieces;
 pub(super) mod plain;

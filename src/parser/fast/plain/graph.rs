@@ -132,27 +132,97 @@ pub(super) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     })
 }
 
-/// The `<...>` list of a graph after its `<`, up to and including the `>`:
-/// value infos, and initializers `@<raw: true>? type name = {numbers}`, in
-/// the order written.
+/// The entries of a graph's `<...>` list, or of a run of them read apart
+/// (see `fast::pieces`), in the order written.
+#[derive(Debug, Default)]
+pub(crate) struct ListEntries {
+    pub(crate) value_info: Vec<ValueInfoProto>,
+    pub(crate) initializer: Vec<TensorProto>,
+    /// Whether a run's last entry is followed by a comma, so that the list
+    /// goes on after it.
+    pub(crate) comma_after: bool,
+}
+
+impl ListEntries {
+    fn push(&mut self, entry: Listed) {
+        match entry {
+            Listed::Info(info) => self.value_info.push(info),
+            Listed::Initializer(tensor) => self.initializer.push(tensor),
+        }
+    }
+
+    /// Appends the entries of `run`, which follows these, with room for
+    /// `expected` initializers in all when they grow.
+    pub(crate) fn append(&mut self, mut run: ListEntries, expected: usize) {
+        let initializers = &mut self.initializer;
+        if initializers.capacity() - initializers.len() < run.initializer.len() {
+            initializers.reserve(
+                expected
+                    .saturating_sub(initializers.len())
+                    .max(run.initializer.len()),
+            );
+        }
+        initializers.append(&mut run.initializer);
+        self.value_info.append(&mut run.value_info);
+        self.comma_after = run.comma_after;
+    }
+}
+
+/// The `<...>` list of a graph after its `<`, up to and including the `>`.
+/// A [`Token::Spliced`] in it stands for a run of its entries read apart.
 fn listed<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     ty: &Parsed<'t, I, E, TypeProto>,
 ) -> Option<(Vec<ValueInfoProto>, Vec<TensorProto>)> {
-    let mut infos = Vec::new();
-    let mut initializers = Vec::new();
-    if eat(inp, Token::RAngle) {
-        return Some((infos, initializers));
-    }
-    loop {
-        match list_entry(inp, ty)? {
-            Listed::Info(info) => infos.push(info),
-            Listed::Initializer(tensor) => initializers.push(tensor),
+    let mut entries = ListEntries::default();
+    if !eat(inp, Token::RAngle) {
+        loop {
+            if inp.peek()? == Token::Spliced {
+                let before = inp.cursor();
+                inp.skip();
+                let start = inp.span_since(&before).start;
+                let run = inp.state().pieces.splice.take_entries(start)?;
+                let more = run.comma_after;
+                if entries.value_info.is_empty() && entries.initializer.is_empty() {
+                    entries = run;
+                } else {
+                    let expected = entries.initializer.len() + run.initializer.len();
+                    entries.append(run, expected);
+                }
+                if more {
+                    continue;
+                }
+            } else {
+                entries.push(list_entry(inp, ty)?);
+                if eat(inp, Token::Comma) {
+                    continue;
+                }
+            }
+            expect(inp, Token::RAngle)?;
+            break;
         }
-        match inp.next()? {
-            Token::Comma => {}
-            Token::RAngle => return Some((infos, initializers)),
-            _ => return None,
+    }
+    Some((entries.value_info, entries.initializer))
+}
+
+/// Entries of a graph's `<...>` list up to the end of the input, each but
+/// the last followed by a comma, and the last maybe too: a run of them
+/// read apart.
+pub(super) fn list_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    ty: &Parsed<'t, I, E, TypeProto>,
+) -> Option<ListEntries> {
+    let mut entries = ListEntries::default();
+    loop {
+        entries.push(list_entry(inp, ty)?);
+        match inp.next() {
+            None => return Some(entries),
+            Some(Token::Comma) if inp.peek().is_none() => {
+                entries.comma_after = true;
+                return Some(entries);
+            }
+            Some(Token::Comma) => {}
+            Some(_) => return None,
         }
     }
 }

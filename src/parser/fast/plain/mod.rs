@@ -27,6 +27,8 @@ mod graph;
 mod node;
 mod tensor;
 
+pub(crate) use graph::ListEntries;
+
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
@@ -92,6 +94,14 @@ pub(crate) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
 ) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
     fast_path(move |inp| node::node_run(inp, &grammar))
+}
+
+/// Entries of a graph's `<...>` list up to the end of the input, with no
+/// brackets around them.
+pub(crate) fn list_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    grammar: Handoff<'t, 's, I, E>,
+) -> impl Parser<'t, I, ListEntries, Extra<E>> + Clone {
+    fast_path(move |inp| graph::list_run(inp, &grammar.ty))
 }
 
 /// The production that `read` reads, or no match (consuming nothing) when
