@@ -18,8 +18,9 @@ pub(super) mod plain;
 #[derive(Debug, Default)]
 pub(crate) struct PieceNodes {
     splice: pieces::Splice,
-    /// Counted before the run is read, so that its vector is made once.
-    run_nodes: usize,
+    /// How many nodes (or initializers) the run of a piece has, counted
+    /// before it is read, so that its vector is made once.
+    run_items: usize,
 }
 
 /// Test builds count, on each thread, what the plain readers leave to the

@@ -1,6 +1,6 @@
 //! A long node list (or list of initializers) read in pieces, on two
-//! threads. The text is cut where nodes start, about every [`PIECE`] bytes. Both threads take pieces in
-//! turn: each lexes its piece into a token buffer it keeps (small enough to
+//! threads. The text is cut where nodes start, about every [`PIECE`]
+//! bytes. Both threads take pieces in turn: each lexes its piece into a token buffer it keeps (small enough to
 //! stay in the cache, where tokens for the whole text would be several
 //! times its size, in memory the system has to clear first) and reads the
 //! nodes in it, and the nodes of pieces that follow one another are merged
@@ -565,10 +565,11 @@ fn expected(so_far: usize, (all, read): (usize, usize)) -> usize {
     expected + expected / 8
 }
 
-/// Where the text is cut into pieces: node starts about [`PIECE`] bytes
-/// apart (more for a long text), in order, from the first one found (the
-/// first node, when the node list starts within [`PROBE`] bytes); the text
-/// before it is parsed with the whole.
+/// Where the text is cut into pieces: node starts (or initializer starts,
+/// [`entry_cut`]) about [`PIECE`] bytes apart (more for a long text), in
+/// order, from the first one found (the first node, when the node list
+/// starts within [`PROBE`] bytes); the text before it is parsed with the
+/// whole.
 fn cuts(text: &str) -> Vec<usize> {
     let piece = PIECE.max(text.len() / MAX_PIECES);
     let mut cuts = Vec::new();
@@ -615,24 +616,27 @@ fn cut_after(text: &str, at: usize) -> Option<Result<usize, usize>> {
 }
 
 /// Where an initializer of a graph's `<...>` list starts soon after `at`:
-/// past a `}` within [`PROBE`] bytes of it, the comma after it, and a
-/// token that starts an initializer ([`starts_initializer`]). The
-/// reference printer writes the whole list on one line.
+/// past a `<` (the first of the list, which is then a piece's start and
+/// taken whole) or a `}` and the comma after it (the reference printer
+/// writes the whole list on one line), within [`PROBE`] bytes of `at`, a
+/// token that starts an initializer ([`starts_initializer`]).
 fn entry_cut(text: &str, at: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let window = &bytes[at..(at + PROBE).min(bytes.len())];
-    memchr::memchr_iter(b'}', window).find_map(|brace| {
-        let after = at + brace + 1;
+    memchr::memchr2_iter(b'}', b'<', window).find_map(|found| {
+        let after = at + found + 1;
         let probe = scan_part(text, after, (after + ENTRY_PROBE).min(text.len())).tokens;
-        match probe.as_slice() {
-            [(Token::Comma, _), rest @ ..] if starts_initializer(rest) => Some(rest[0].1.start),
-            _ => None,
-        }
+        let entry = match (window[found], probe.as_slice()) {
+            (b'}', [(Token::Comma, _), rest @ ..]) => rest,
+            (b'<', tokens) => tokens,
+            _ => return None,
+        };
+        starts_initializer(entry).then(|| entry[0].1.start)
     })
 }
 
-/// How far past a `}`, in bytes, the start of an initializer is looked for:
-/// room for its annotation, type and name.
+/// How far past a `}` or `<`, in bytes, the start of an initializer is
+/// looked for: room for its annotation, type and name.
 const ENTRY_PROBE: usize = 256;
 
 /// Whether `tokens` start like an initializer as the printers write it:
@@ -812,7 +816,7 @@ fn read_piece<'s>(
                 Kind::Nodes => {
                     let state = State {
                         pieces: PieceNodes {
-                            run_nodes: brackets.outer_eqs,
+                            run_items: brackets.outer_eqs,
                             ..PieceNodes::default()
                         },
                         ..State::default()
@@ -831,7 +835,13 @@ fn read_piece<'s>(
                     })
                 }
                 Kind::Entries => {
-                    let state = State::default();
+                    let state = State {
+                        pieces: PieceNodes {
+                            run_items: brackets.outer_eqs,
+                            ..PieceNodes::default()
+                        },
+                        ..State::default()
+                    };
                     let (entries, _) = run(grammar.list_run.clone(), tokens, text, state).ok()?;
                     Some(Read::Entries {
                         entries,
@@ -1228,6 +1238,24 @@ mod tests {
         };
         // Made once, at its size: not grown by doubling.
         assert_eq!((nodes.len(), nodes.capacity()), (23, 23));
+    }
+
+    #[test]
+    fn a_pieces_initializers_are_counted_before_they_are_read() {
+        let entries: Vec<String> = (0..23)
+            .map(|i| ENTRIES[i % ENTRIES.len()].replace('%', &i.to_string()))
+            .collect();
+        let text = entries.join(", ") + ", ";
+        let (tokens, _) = crate::lexer::scan(&text);
+        let reads = read_piece(&text, 0, text.len(), &tokens, Keep::Read);
+        let [Read::Entries { entries, .. }] = reads.as_slice() else {
+            panic!("the entries were not read");
+        };
+        let initializers = &entries.initializer;
+        // Made once, at its size: not grown by doubling.
+        assert_eq!((initializers.len(), initializers.capacity()), (22, 22));
+        assert_eq!(entries.value_info.len(), 1);
+        assert!(entries.comma_after);
     }
 
     #[test]

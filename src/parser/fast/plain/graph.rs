@@ -213,6 +213,10 @@ pub(super) fn list_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     ty: &Parsed<'t, I, E, TypeProto>,
 ) -> Option<ListEntries> {
     let mut entries = ListEntries::default();
+    // Only a hint (one `=` for each initializer), as for a run of nodes.
+    let _ = entries
+        .initializer
+        .try_reserve_exact(inp.state().pieces.run_items);
     loop {
         entries.push(list_entry(inp, ty)?);
         match inp.next() {
