@@ -85,16 +85,35 @@ pub(crate) mod tally {
 mod tests {
     use std::path::{Path, PathBuf};
 
+    use prost::Message as _;
+
     use super::tally::{self, Tally};
     use crate::proto::tensor_proto::DataType;
     use crate::proto::{GraphProto, ModelProto, TensorProto};
-    use crate::Parser;
+    use crate::{parse_model, parse_model_with_source_map, Parser};
 
     /// The model `text` parses to (on this thread, where the tally is
     /// kept), and what the plain readers left to the grammar.
     fn parse(text: &str) -> (ModelProto, Tally) {
         let (model, tally) = tally::of(|| Parser::new().threads(false).parse::<ModelProto>(text));
         (model.expect("the text parses"), tally)
+    }
+
+    /// The model `text` parses to with the plain readers and with the
+    /// grammar alone: the same, or the same diagnostics.
+    pub(super) fn assert_read_as_the_grammar_reads(text: &str) {
+        // A parse that records a source map takes the grammar only.
+        let plain = parse_model(text);
+        let grammar = parse_model_with_source_map(text).map(|(model, _)| model);
+        match (plain, grammar) {
+            (Ok(a), Ok(b)) => assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "{text}"),
+            (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics(), "{text}"),
+            (plain, grammar) => panic!(
+                "{text}: the plain readers give {:?}, the grammar {:?}",
+                plain.map(|_| "a model"),
+                grammar.map(|_| "a model")
+            ),
+        }
     }
 
     /// The constructs the plain readers give back whole on `model`'s text:

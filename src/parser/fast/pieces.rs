@@ -348,35 +348,26 @@ pub(super) fn parse_counting<O>(
     }
     let mut splice = Splice::default();
     for read in merged.reads {
-        match read {
-            Read::Nodes {
-                nodes,
-                span,
-                deepest,
-            } => {
-                if brackets.open() + deepest > MAX_NESTING {
-                    return None;
-                }
-                tokens.push((Token::Spliced, span));
-                splice.runs.push((span.start, Some(nodes)));
-            }
-            Read::Entries {
-                entries,
-                span,
-                deepest,
-            } => {
-                if brackets.open() + deepest > MAX_NESTING {
-                    return None;
-                }
-                tokens.push((Token::Spliced, span));
-                splice.lists.push((span.start, Some(entries)));
+        let (span, deepest) = match &read {
+            Read::Nodes { span, deepest, .. } | Read::Entries { span, deepest, .. } => {
+                (*span, *deepest)
             }
             Read::Tokens(more) => {
-                if brackets.walk(&more)? != more.len() {
+                if brackets.walk(more)? != more.len() {
                     return None;
                 }
-                tokens.extend_from_slice(&more);
+                tokens.extend_from_slice(more);
+                continue;
             }
+        };
+        if brackets.open() + deepest > MAX_NESTING {
+            return None;
+        }
+        tokens.push((Token::Spliced, span));
+        match read {
+            Read::Nodes { nodes, .. } => splice.runs.push((span.start, Some(nodes))),
+            Read::Entries { entries, .. } => splice.lists.push((span.start, Some(entries))),
+            Read::Tokens(_) => {}
         }
     }
     if brackets.open() != 0 {
@@ -812,15 +803,15 @@ fn read_piece<'s>(
         let read = FAST_GRAMMAR.with(|cache| {
             let grammar = cache.get();
             let tokens = &tokens[stretch.clone()];
+            let state = State {
+                pieces: PieceNodes {
+                    run_items: brackets.outer_eqs,
+                    ..PieceNodes::default()
+                },
+                ..State::default()
+            };
             match kind {
                 Kind::Nodes => {
-                    let state = State {
-                        pieces: PieceNodes {
-                            run_items: brackets.outer_eqs,
-                            ..PieceNodes::default()
-                        },
-                        ..State::default()
-                    };
                     let (nodes, _) = run(grammar.node_run.clone(), tokens, text, state).ok()?;
                     // A run after a `{` of the piece is not the main
                     // graph's list, whose `{` comes before every piece: its
@@ -835,13 +826,6 @@ fn read_piece<'s>(
                     })
                 }
                 Kind::Entries => {
-                    let state = State {
-                        pieces: PieceNodes {
-                            run_items: brackets.outer_eqs,
-                            ..PieceNodes::default()
-                        },
-                        ..State::default()
-                    };
                     let (entries, _) = run(grammar.list_run.clone(), tokens, text, state).ok()?;
                     Some(Read::Entries {
                         entries,
@@ -939,6 +923,7 @@ mod tests {
     use prost::Message;
 
     use super::*;
+    use crate::parser::fast::tests::assert_read_as_the_grammar_reads;
     use crate::{parse_model, parse_model_with_source_map};
 
     /// The encoding of the model `text` read in pieces, if it is, how many
@@ -1167,15 +1152,7 @@ mod tests {
             for keep in [Keep::Read, Keep::Encoded] {
                 assert_eq!(in_pieces(text, keep), None, "{text}");
             }
-            match (parse_model(text), parse_model_with_source_map(text)) {
-                (Ok(a), Ok((b, _))) => assert!(a.encode_to_vec() == b.encode_to_vec()),
-                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics()),
-                (a, b) => panic!(
-                    "{text}: {:?} parsed, {:?} with a source map",
-                    a.is_ok(),
-                    b.is_ok()
-                ),
-            }
+            assert_read_as_the_grammar_reads(text);
         }
     }
 
@@ -1287,15 +1264,7 @@ mod tests {
                 (Ok(_), Ok(_)) => {}
                 (a, b) => panic!("{text}: {:?} written, {:?} parsed", a.is_ok(), b.is_ok()),
             }
-            match (parse_model(text), parse_model_with_source_map(text)) {
-                (Ok(a), Ok((b, _))) => assert!(a.encode_to_vec() == b.encode_to_vec()),
-                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics()),
-                (a, b) => panic!(
-                    "{text}: {:?} on one thread, {:?} with a source map",
-                    a.is_ok(),
-                    b.is_ok()
-                ),
-            }
+            assert_read_as_the_grammar_reads(text);
         }
     }
 }

@@ -298,9 +298,7 @@ fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 #[cfg(test)]
 mod tests {
-    use prost::Message;
-
-    use crate::{parse_model, parse_model_with_source_map};
+    use crate::parser::fast::tests::assert_read_as_the_grammar_reads;
 
     /// Models of every form: the plain ones, the ones with parts the
     /// grammar reads for this module, the ones it gives back, and mistakes.
@@ -362,23 +360,6 @@ mod tests {
         "g () => () { y = Relu (x)",
         "g () => ()",
     ];
-
-    /// The model `text` parses to with the plain readers and with the
-    /// grammar alone: the same, or the same diagnostics.
-    fn assert_read_as_the_grammar_reads(text: &str) {
-        // A parse that records a source map takes the grammar only.
-        let plain = parse_model(text);
-        let grammar = parse_model_with_source_map(text).map(|(model, _)| model);
-        match (plain, grammar) {
-            (Ok(a), Ok(b)) => assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "{text}"),
-            (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics(), "{text}"),
-            (plain, grammar) => panic!(
-                "{text}: the plain readers give {:?}, the grammar {:?}",
-                plain.map(|_| "a model"),
-                grammar.map(|_| "a model")
-            ),
-        }
-    }
 
     #[test]
     fn plain_models_read_as_the_grammar_reads_them() {
