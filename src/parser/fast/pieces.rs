@@ -616,7 +616,24 @@ fn entry_cut(text: &str, at: usize) -> Option<usize> {
     let window = &bytes[at..(at + PROBE).min(bytes.len())];
     memchr::memchr2_iter(b'}', b'<', window).find_map(|found| {
         let after = at + found + 1;
-        let probe = scan_part(text, after, (after + ENTRY_PROBE).min(text.len())).tokens;
+        let end = (after + ENTRY_PROBE).min(text.len());
+        // Most `<` and `}` are not before an initializer: a look at the
+        // bytes first, then the tokens.
+        let rest = bytes[after..end].trim_ascii_start();
+        let rest = match (window[found], rest) {
+            (b'}', [b',', rest @ ..]) => rest.trim_ascii_start(),
+            (b'<', rest) => rest,
+            _ => return None,
+        };
+        let word_len = rest
+            .iter()
+            .position(|&b| !b.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        let word = std::str::from_utf8(&rest[..word_len]).unwrap_or("");
+        if !rest.starts_with(b"@<") && element_type_by_name(word).is_none() {
+            return None;
+        }
+        let probe = scan_part(text, after, end).tokens;
         let entry = match (window[found], probe.as_slice()) {
             (b'}', [(Token::Comma, _), rest @ ..]) => rest,
             (b'<', tokens) => tokens,
