@@ -804,9 +804,25 @@ fn read_piece<'s>(
 ) -> Vec<Read<'s>> {
     let mut reads = Vec::new();
     let mut read_up_to = 0;
+    // Where the run of a graph's `<...>` list read in the piece ends.
+    let mut entries_end = None;
     for (stretch, kind) in runs(tokens) {
         let mut brackets = Brackets::default();
         brackets.walk(&tokens[stretch.clone()]);
+        // Nodes kept as the caller says may be the main graph's list's,
+        // whose `{` comes before every piece, or after a piece's run of the
+        // main graph's `<...>` list: any other run after a `{` of the piece
+        // is not, and its nodes are not kept encoded (see
+        // `Splice::keep_main_list_encoded`, which decodes those that are
+        // not the main list's).
+        let after_entries = entries_end.is_some_and(|end: usize| {
+            stretch.start == end + 2 && tokens.get(end + 1).map(|t| t.0) == Some(Token::LBrace)
+        });
+        let keep = if stretch.start == 0 || after_entries {
+            keep
+        } else {
+            Keep::Read
+        };
         let start = if stretch.start == 0 {
             from
         } else {
@@ -830,11 +846,6 @@ fn read_piece<'s>(
             match kind {
                 Kind::Nodes => {
                     let (nodes, _) = run(grammar.node_run.clone(), tokens, text, state).ok()?;
-                    // A run after a `{` of the piece is not the main
-                    // graph's list, whose `{` comes before every piece: its
-                    // nodes are not kept encoded (see
-                    // `Splice::keep_main_list_encoded`).
-                    let keep = if stretch.start == 0 { keep } else { Keep::Read };
                     let nodes = Run::new(nodes, end - start, keep);
                     Some(Read::Nodes {
                         nodes,
@@ -855,6 +866,9 @@ fn read_piece<'s>(
         let Some(read) = read else {
             continue;
         };
+        if kind == Kind::Entries {
+            entries_end = Some(stretch.end);
+        }
         if read_up_to < stretch.start {
             reads.push(Read::Tokens(tokens[read_up_to..stretch.start].to_vec()));
         }
@@ -1109,13 +1123,13 @@ mod tests {
 
     /// A model whose graph's `<...>` list has `count` of `entries` in turn
     /// (`%` replaced by the entry's number), written one after the other
-    /// with `separator` between them, and two nodes (too few to be read in
-    /// more than two pieces).
-    fn listed(entries: &[&str], count: usize, separator: &str) -> String {
+    /// with `separator` between them, and `nodes` plain nodes (two are too
+    /// few to be read in more than two pieces).
+    fn listed(entries: &[&str], count: usize, separator: &str, nodes: usize) -> String {
         let list: Vec<String> = (0..count)
             .map(|i| entries[i % entries.len()].replace('%', &i.to_string()))
             .collect();
-        model(&FORMS[..1], 2).replacen(
+        model(&FORMS[..1], nodes).replacen(
             "(float[N] y) {",
             &format!("(float[N] y) <{}> {{", list.join(separator)),
             1,
@@ -1130,11 +1144,11 @@ mod tests {
             // On one line as the reference printer writes them, and one
             // entry a line as onnxtxt does.
             for separator in [", ", ",\n  "] {
-                texts.push(listed(&entries, 60, separator));
+                texts.push(listed(&entries, 60, separator, 2));
             }
         }
         // A long list in a subgraph's graph.
-        let branch = listed(ENTRIES, 40, ", ");
+        let branch = listed(ENTRIES, 40, ", ", 2);
         let graph = &branch[branch.find("g (").unwrap()..];
         let subgraph = format!("s = If (c) <then_branch: graph = {}>", graph.trim());
         texts.push(model(&[FORMS[0], &subgraph, FORMS[1]], 3));
@@ -1146,13 +1160,19 @@ mod tests {
                 assert!(pieces == one, "different in pieces, {keep:?}:\n{text}");
             }
         }
+        // The nodes after the list, from the piece where it ends on, are
+        // left encoded as the main graph's node list's are.
+        let text = listed(ENTRIES, 60, ", ", 40);
+        let (bytes, _, left_encoded) = in_pieces(&text, Keep::Encoded).expect("read in pieces");
+        assert!(bytes == parse_model(&text).unwrap().encode_to_vec());
+        assert_eq!(left_encoded, 1, "runs left encoded:\n{text}");
     }
 
     /// A list with an entry the plain readers give back (a string tensor)
     /// or a mistake in it is read on one thread, as the grammar reads it.
     #[test]
     fn initializer_lists_not_read_in_pieces_are_read_on_one_thread() {
-        let long = listed(ENTRIES, 60, ", ");
+        let long = listed(ENTRIES, 60, ", ", 2);
         let cases = [
             long.replacen("int64[1] k28 = {-9}", r#"string[1] k28 = {"a"}"#, 1),
             long.replacen("int64[1] k28 = {-9}", "int64[1] k28 = {1.5}", 1),
