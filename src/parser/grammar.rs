@@ -151,6 +151,9 @@ pub(super) struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
     /// Nodes up to the end of the input, with no braces: a piece of a
     /// long node list (see `fast/pieces.rs`).
     pub(super) node_run: Parsed<'t, I, E, Vec<NodeProto>>,
+    /// Entries of a graph's `<...>` list up to the end of the input: a
+    /// piece of a long list of initializers (see `fast/pieces.rs`).
+    pub(super) list_run: Parsed<'t, I, E, plain::ListEntries>,
     pub(super) ty: Parsed<'t, I, E, TypeProto>,
     pub(super) tensor: Parsed<'t, I, E, TensorProto>,
     pub(super) attribute: Parsed<'t, I, E, AttributeProto>,
@@ -242,7 +245,8 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
             function,
             node,
             nodes,
-            node_run: plain::node_run(handoff).boxed(),
+            node_run: plain::node_run(handoff.clone()).boxed(),
+            list_run: plain::list_run(handoff).boxed(),
             ty,
             tensor,
             attribute,

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | the grammar | `grammar.rs` and the production files below | every form, with located errors, recovery and source maps |
 //! | plain | `fast/plain/` | the common forms of model, graph and node, token by token; hands the rest to the grammar |
-//! | pieces | `fast/pieces.rs` | a long node list, lexed and read in pieces on two threads, then spliced into the grammar's parse |
+//! | pieces | `fast/pieces.rs` | a long node list or initializer list, lexed and read in pieces on two threads, then spliced into the grammar's parse |
 //!
 //! A parse (`entry.rs`) tries pieces on long texts, then runs the grammar
 //! with errors that record nothing, whose model, graph and node list

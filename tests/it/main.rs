@@ -41,6 +41,8 @@ mod hostile_io;
 mod infer_cli;
 mod infer_reference;
 #[cfg(feature = "cli")]
+mod initializer_lists;
+#[cfg(feature = "cli")]
 mod inline_cli;
 #[cfg(feature = "cli")]
 mod lsp;

@@ -1,6 +1,6 @@
-//! A long node list read in pieces, on two threads. The text is cut where
-//! nodes start, about every [`PIECE`] bytes. Both threads take pieces in
-//! turn: each lexes its piece into a token buffer it keeps (small enough to
+//! A long node list (or list of initializers) read in pieces, on two
+//! threads. The text is cut where nodes start, about every [`PIECE`]
+//! bytes. Both threads take pieces in turn: each lexes its piece into a token buffer it keeps (small enough to
 //! stay in the cache, where tokens for the whole text would be several
 //! times its size, in memory the system has to clear first) and reads the
 //! nodes in it, and the nodes of pieces that follow one another are merged
@@ -18,6 +18,12 @@
 //! threads. The other tokens, and nodes that do not read, go to the grammar
 //! as they are.
 //!
+//! A graph's long `<...>` list of initializers (which the reference printer
+//! writes on one line) is cut too, where an initializer starts after the
+//! `},` of the one before ([`entry_cut`]): a piece that starts so holds
+//! entries of the list up to its `>`, read apart by the plain list reader
+//! and spliced in the same way, then maybe the start of the node list.
+//!
 //! The output is used only when each piece's lexing ends exactly at the
 //! next cut, the brackets of the whole pair up within [`MAX_NESTING`], the
 //! parse succeeds and takes every run of nodes; the result is then the
@@ -32,6 +38,7 @@ use std::sync::Mutex;
 use chumsky::span::SimpleSpan;
 use prost::Message as _;
 
+use super::plain::ListEntries;
 use super::PieceNodes;
 use crate::decode::GRAPH_NODE;
 use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
@@ -40,6 +47,7 @@ use crate::parser::hints;
 use crate::parser::tokens::Brackets;
 use crate::parser::MAX_NESTING;
 use crate::proto::{GraphProto, NodeProto};
+use crate::vocabulary::element_type_by_name;
 
 /// Texts shorter than this, in bytes, are parsed on one thread. The tests
 /// and fuzz targets take the two-thread path with any text they can.
@@ -72,6 +80,9 @@ pub(crate) struct Splice {
     main_list: Option<usize>,
     /// The runs of the main graph's node list taken so far, encoded.
     encoded: Vec<EncodedRun>,
+    /// Each run of a graph's `<...>` list by where it starts, in text
+    /// order, until taken.
+    lists: Vec<(usize, Option<ListEntries>)>,
 }
 
 /// The nodes of a run of pieces.
@@ -130,6 +141,16 @@ impl Splice {
         }
     }
 
+    /// The entries of the run of a graph's `<...>` list that starts at
+    /// `start`, once; `None` if there is no such run or it was taken before.
+    pub(crate) fn take_entries(&mut self, start: usize) -> Option<ListEntries> {
+        let index = self
+            .lists
+            .binary_search_by_key(&start, |&(start, _)| start)
+            .ok()?;
+        self.lists[index].1.take()
+    }
+
     /// How many nodes read are still to be taken.
     pub(crate) fn nodes_left(&self) -> usize {
         self.runs
@@ -144,6 +165,7 @@ impl Splice {
     /// Whether the parse took every run.
     fn all_taken(&self) -> bool {
         self.runs.iter().all(|(_, nodes)| nodes.is_none())
+            && self.lists.iter().all(|(_, entries)| entries.is_none())
     }
 }
 
@@ -262,6 +284,13 @@ enum Read<'s> {
         span: SimpleSpan,
         deepest: usize,
     },
+    /// The entries of a graph's `<...>` list in the text from
+    /// `span.start` to `span.end`, where brackets nest `deepest` deep.
+    Entries {
+        entries: ListEntries,
+        span: SimpleSpan,
+        deepest: usize,
+    },
     /// Tokens for the grammar to read.
     Tokens(SpannedTokens<'s>),
 }
@@ -319,24 +348,26 @@ pub(super) fn parse_counting<O>(
     }
     let mut splice = Splice::default();
     for read in merged.reads {
-        match read {
-            Read::Nodes {
-                nodes,
-                span,
-                deepest,
-            } => {
-                if brackets.open() + deepest > MAX_NESTING {
-                    return None;
-                }
-                tokens.push((Token::Spliced, span));
-                splice.runs.push((span.start, Some(nodes)));
+        let (span, deepest) = match &read {
+            Read::Nodes { span, deepest, .. } | Read::Entries { span, deepest, .. } => {
+                (*span, *deepest)
             }
             Read::Tokens(more) => {
-                if brackets.walk(&more)? != more.len() {
+                if brackets.walk(more)? != more.len() {
                     return None;
                 }
-                tokens.extend_from_slice(&more);
+                tokens.extend_from_slice(more);
+                continue;
             }
+        };
+        if brackets.open() + deepest > MAX_NESTING {
+            return None;
+        }
+        tokens.push((Token::Spliced, span));
+        match read {
+            Read::Nodes { nodes, .. } => splice.runs.push((span.start, Some(nodes))),
+            Read::Entries { entries, .. } => splice.lists.push((span.start, Some(entries))),
+            Read::Tokens(_) => {}
         }
     }
     if brackets.open() != 0 {
@@ -440,6 +471,10 @@ impl<'s> Merged<'s> {
 
     /// Merges `read`, of piece `self.next`, after what is merged so far.
     fn merge(&mut self, read: Read<'s>) {
+        if let Read::Entries { .. } = read {
+            self.merge_entries(read);
+            return;
+        }
         let Read::Nodes {
             nodes,
             span,
@@ -450,6 +485,7 @@ impl<'s> Merged<'s> {
             return;
         };
         self.pieces_with_nodes += 1;
+        let run_pieces = self.run_pieces();
         let Some(Read::Nodes {
             nodes: run,
             span: run_span,
@@ -464,29 +500,73 @@ impl<'s> Merged<'s> {
             });
             return;
         };
-        // Room for the nodes of all the pieces left, at the nodes per piece
-        // so far, an eighth to spare, so that the run is not copied as it
-        // grows. (Pieces are cut only where nodes start, so text with few
-        // nodes has few pieces.)
-        let pieces = self.ahead.len() - self.run_first;
-        let read = self.next + 1 - self.run_first;
-        let expected = (run.len() + nodes.len()).saturating_mul(pieces) / read;
-        run.append(nodes, expected + expected / 8);
+        let so_far = run.len() + nodes.len();
+        run.append(nodes, expected(so_far, run_pieces));
         run_span.end = span.end;
         *run_deepest = (*run_deepest).max(deepest);
     }
+
+    /// [`Merged::merge`] of the entries of a graph's `<...>` list: into
+    /// the last run merged when it goes on where they start.
+    fn merge_entries(&mut self, read: Read<'s>) {
+        self.pieces_with_nodes += 1;
+        let run_pieces = self.run_pieces();
+        match (self.reads.last_mut(), read) {
+            (
+                Some(Read::Entries {
+                    entries: run,
+                    span: run_span,
+                    deepest: run_deepest,
+                }),
+                Read::Entries {
+                    entries,
+                    span,
+                    deepest,
+                },
+            ) if run.comma_after => {
+                let so_far = run.initializer.len() + entries.initializer.len();
+                run.append(entries, expected(so_far, run_pieces));
+                run_span.end = span.end;
+                *run_deepest = (*run_deepest).max(deepest);
+            }
+            (_, read) => {
+                self.run_first = self.next;
+                self.reads.push(read);
+            }
+        }
+    }
+
+    /// How many pieces the last run merged may take in all, and how many
+    /// it has with piece `self.next`.
+    fn run_pieces(&self) -> (usize, usize) {
+        (
+            self.ahead.len() - self.run_first,
+            self.next + 1 - self.run_first,
+        )
+    }
 }
 
-/// Where the text is cut into pieces: node starts about [`PIECE`] bytes
-/// apart (more for a long text), in order, from the first one found (the
-/// first node, when the node list starts within [`PROBE`] bytes); the text
-/// before it is parsed with the whole.
+/// Room for the items of a run of pieces, `(all, read)` as
+/// [`Merged::run_pieces`] gives it, holding `so_far` items in the pieces
+/// read: at the items per piece so far, an eighth to spare, so that the run
+/// is not copied as it grows. (Pieces are cut only where items start, so
+/// text with few items has few pieces.)
+fn expected(so_far: usize, (all, read): (usize, usize)) -> usize {
+    let expected = so_far.saturating_mul(all) / read;
+    expected + expected / 8
+}
+
+/// Where the text is cut into pieces: node starts (or initializer starts,
+/// [`entry_cut`]) about [`PIECE`] bytes apart (more for a long text), in
+/// order, from the first one found (the first node, when the node list
+/// starts within [`PROBE`] bytes); the text before it is parsed with the
+/// whole.
 fn cuts(text: &str) -> Vec<usize> {
     let piece = PIECE.max(text.len() / MAX_PIECES);
     let mut cuts = Vec::new();
     let mut at = 0;
     while at < text.len() {
-        match cut_after(text, at) {
+        match entry_cut(text, at).map(Ok).or_else(|| cut_after(text, at)) {
             Some(Ok(cut)) => {
                 cuts.push(cut);
                 at = cut + piece;
@@ -524,6 +604,75 @@ fn cut_after(text: &str, at: usize) -> Option<Result<usize, usize>> {
             .map(|i| probe[i].1.start)
             .ok_or(line),
     )
+}
+
+/// Where an initializer of a graph's `<...>` list starts soon after `at`:
+/// past a `<` (the first of the list, which is then a piece's start and
+/// taken whole) or a `}` and the comma after it (the reference printer
+/// writes the whole list on one line), within [`PROBE`] bytes of `at`, a
+/// token that starts an initializer ([`starts_initializer`]).
+fn entry_cut(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let window = &bytes[at..(at + PROBE).min(bytes.len())];
+    memchr::memchr2_iter(b'}', b'<', window).find_map(|found| {
+        let after = at + found + 1;
+        let end = (after + ENTRY_PROBE).min(text.len());
+        // Most `<` and `}` are not before an initializer: a look at the
+        // bytes first, then the tokens.
+        let rest = bytes[after..end].trim_ascii_start();
+        let rest = match (window[found], rest) {
+            (b'}', [b',', rest @ ..]) => rest.trim_ascii_start(),
+            (b'<', rest) => rest,
+            _ => return None,
+        };
+        let word_len = rest
+            .iter()
+            .position(|&b| !b.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        let word = std::str::from_utf8(&rest[..word_len]).unwrap_or("");
+        if !rest.starts_with(b"@<") && element_type_by_name(word).is_none() {
+            return None;
+        }
+        let probe = scan_part(text, after, end).tokens;
+        let entry = match (window[found], probe.as_slice()) {
+            (b'}', [(Token::Comma, _), rest @ ..]) => rest,
+            (b'<', tokens) => tokens,
+            _ => return None,
+        };
+        starts_initializer(entry).then(|| entry[0].1.start)
+    })
+}
+
+/// How far past a `}` or `<`, in bytes, the start of an initializer is
+/// looked for: room for its annotation, type and name.
+const ENTRY_PROBE: usize = 256;
+
+/// Whether `tokens` start like an initializer as the printers write it:
+/// `@<raw: true>?`, an element type, its dimensions, a name and `=`.
+fn starts_initializer(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+    let tokens = match tokens {
+        [(Token::AnnotationOpen, _), (Token::Ident("raw"), _), (Token::Colon, _), (Token::Ident("true"), _), (Token::RAngle, _), rest @ ..] => {
+            rest
+        }
+        _ => tokens,
+    };
+    let [(Token::Ident(element), _), rest @ ..] = tokens else {
+        return false;
+    };
+    let rest = match rest {
+        [(Token::LBracket, _), dims @ ..] => {
+            let Some(close) = dims.iter().position(|(token, _)| *token == Token::RBracket) else {
+                return false;
+            };
+            &dims[close + 1..]
+        }
+        _ => rest,
+    };
+    element_type_by_name(element).is_some()
+        && matches!(
+            rest,
+            [(Token::Ident(_) | Token::Str(_), _), (Token::Eq, _), ..]
+        )
 }
 
 /// Whether `tokens` end like a node: with the `)` of its inputs, or the
@@ -643,8 +792,9 @@ fn read_pieces<'s>(
 }
 
 /// What to make of the `tokens` of the text from `from` to `until`: the
-/// runs of nodes in it ([`node_runs`]), kept as `keep` says, and the tokens
-/// around them; the tokens as they are where nodes do not read.
+/// runs of nodes and of list entries in it ([`runs`]), the nodes kept as
+/// `keep` says, and the tokens around them; the tokens as they are where a
+/// run does not read.
 fn read_piece<'s>(
     text: &'s str,
     from: usize,
@@ -654,30 +804,25 @@ fn read_piece<'s>(
 ) -> Vec<Read<'s>> {
     let mut reads = Vec::new();
     let mut read_up_to = 0;
-    for stretch in node_runs(tokens) {
+    // Where the run of a graph's `<...>` list read in the piece ends.
+    let mut entries_end = None;
+    for (stretch, kind) in runs(tokens) {
         let mut brackets = Brackets::default();
         brackets.walk(&tokens[stretch.clone()]);
-        let nodes = FAST_GRAMMAR.with(|cache| {
-            run(
-                cache.get().node_run.clone(),
-                &tokens[stretch.clone()],
-                text,
-                State {
-                    pieces: PieceNodes {
-                        run_nodes: brackets.outer_eqs,
-                        ..PieceNodes::default()
-                    },
-                    ..State::default()
-                },
-            )
-            .ok()
+        // Nodes kept as the caller says may be the main graph's list's,
+        // whose `{` comes before every piece, or after a piece's run of the
+        // main graph's `<...>` list: any other run after a `{` of the piece
+        // is not, and its nodes are not kept encoded (see
+        // `Splice::keep_main_list_encoded`, which decodes those that are
+        // not the main list's).
+        let after_entries = entries_end.is_some_and(|end: usize| {
+            stretch.start == end + 2 && tokens.get(end + 1).map(|t| t.0) == Some(Token::LBrace)
         });
-        let Some((nodes, _)) = nodes else {
-            continue;
+        let keep = if stretch.start == 0 || after_entries {
+            keep
+        } else {
+            Keep::Read
         };
-        if read_up_to < stretch.start {
-            reads.push(Read::Tokens(tokens[read_up_to..stretch.start].to_vec()));
-        }
         let start = if stretch.start == 0 {
             from
         } else {
@@ -686,15 +831,48 @@ fn read_piece<'s>(
         let end = tokens
             .get(stretch.end)
             .map_or(until, |(_, span)| span.start);
-        // A run after a `{` of the piece is not the main graph's list,
-        // whose `{` comes before every piece: its nodes are not kept
-        // encoded (see `Splice::keep_main_list_encoded`).
-        let keep = if stretch.start == 0 { keep } else { Keep::Read };
-        reads.push(Read::Nodes {
-            nodes: Run::new(nodes, end - start, keep),
-            span: SimpleSpan::from(start..end),
-            deepest: brackets.deepest,
+        let span = SimpleSpan::from(start..end);
+        let deepest = brackets.deepest;
+        let read = FAST_GRAMMAR.with(|cache| {
+            let grammar = cache.get();
+            let tokens = &tokens[stretch.clone()];
+            let state = State {
+                pieces: PieceNodes {
+                    run_items: brackets.outer_eqs,
+                    ..PieceNodes::default()
+                },
+                ..State::default()
+            };
+            match kind {
+                Kind::Nodes => {
+                    let (nodes, _) = run(grammar.node_run.clone(), tokens, text, state).ok()?;
+                    let nodes = Run::new(nodes, end - start, keep);
+                    Some(Read::Nodes {
+                        nodes,
+                        span,
+                        deepest,
+                    })
+                }
+                Kind::Entries => {
+                    let (entries, _) = run(grammar.list_run.clone(), tokens, text, state).ok()?;
+                    Some(Read::Entries {
+                        entries,
+                        span,
+                        deepest,
+                    })
+                }
+            }
         });
+        let Some(read) = read else {
+            continue;
+        };
+        if kind == Kind::Entries {
+            entries_end = Some(stretch.end);
+        }
+        if read_up_to < stretch.start {
+            reads.push(Read::Tokens(tokens[read_up_to..stretch.start].to_vec()));
+        }
+        reads.push(read);
         read_up_to = stretch.end;
     }
     if read_up_to < tokens.len() {
@@ -703,14 +881,27 @@ fn read_piece<'s>(
     reads
 }
 
-/// Where a piece's `tokens` hold whole nodes that can be read apart: from
-/// its start, up to a closer of a bracket opened before the piece (the end
-/// of its node list, or of a subgraph's) or else up to the node still open
-/// at its end; and, when the piece ends inside a node that the next pieces
-/// go on with (one holding a subgraph), in each node list still open at
-/// its end, from the list's `{` up to the node open inside it, the
-/// innermost to the end. Empty when the piece's brackets do not pair up.
-fn node_runs(tokens: &[(Token<'_>, SimpleSpan)]) -> Vec<Range<usize>> {
+/// What a run of a piece's tokens holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Nodes of a node list.
+    Nodes,
+    /// Entries of a graph's `<...>` list.
+    Entries,
+}
+
+/// Where a piece's `tokens` hold whole nodes, or whole entries of a
+/// graph's `<...>` list, that can be read apart. A piece that starts with
+/// an initializer ([`starts_initializer`]) holds entries up to the `>`
+/// that closes the list, or to its end when its brackets all pair up.
+/// Else nodes, from its start, up to a closer of a bracket opened before
+/// the piece (the end of its node list, or of a subgraph's) or else up to
+/// the node still open at its end. And, in both cases, when the piece ends
+/// inside a node that the next pieces go on with (one holding a subgraph),
+/// in each node list still open at its end, from the list's `{` up to the
+/// node open inside it, the innermost to the end. Empty when the piece's
+/// brackets do not pair up.
+fn runs(tokens: &[(Token<'_>, SimpleSpan)]) -> Vec<(Range<usize>, Kind)> {
     if Brackets::default().walk(tokens).is_none() {
         return Vec::new();
     }
@@ -725,25 +916,37 @@ fn node_runs(tokens: &[(Token<'_>, SimpleSpan)]) -> Vec<Range<usize>> {
             first_closer.get_or_insert(index);
         }
     }
+    let mut runs = Vec::new();
+    if starts_initializer(tokens) {
+        match first_closer {
+            Some(closer) => runs.push((0..closer, Kind::Entries)),
+            None if open.is_empty() => runs.push((0..tokens.len(), Kind::Entries)),
+            None => {}
+        }
+    }
     // Each stretch of nodes: its start, and the bracket open after it.
     let mut stretches = Vec::new();
-    match first_closer {
-        Some(closer) => stretches.push((0, closer, None)),
-        None => stretches.push((0, tokens.len(), open.first().copied())),
+    if runs.is_empty() {
+        match first_closer {
+            Some(closer) => stretches.push((0, closer, None)),
+            None => stretches.push((0, tokens.len(), open.first().copied())),
+        }
     }
     for (level, &bracket) in open.iter().enumerate() {
         if tokens[bracket].0 == Token::LBrace {
             stretches.push((bracket + 1, tokens.len(), open.get(level + 1).copied()));
         }
     }
-    stretches
-        .into_iter()
-        .map(|(start, end, inner)| match inner {
+    let nodes = stretches.into_iter().map(|(start, end, inner)| {
+        let run = match inner {
             Some(inner) => start..start + last_node_start(&tokens[start..inner]),
             None => start..end,
-        })
-        .filter(|run| !run.is_empty())
-        .collect()
+        };
+        (run, Kind::Nodes)
+    });
+    runs.extend(nodes);
+    runs.retain(|(run, _)| !run.is_empty());
+    runs
 }
 
 #[cfg(test)]
@@ -751,6 +954,7 @@ mod tests {
     use prost::Message;
 
     use super::*;
+    use crate::parser::fast::tests::assert_read_as_the_grammar_reads;
     use crate::{parse_model, parse_model_with_source_map};
 
     /// The encoding of the model `text` read in pieces, if it is, how many
@@ -899,6 +1103,96 @@ mod tests {
         );
     }
 
+    /// Entries of a graph's `<...>` list: initializers of every element
+    /// type and form the printers write, and a value info.
+    const ENTRIES: &[&str] = &[
+        r#"float[3] "/w%.weight" = {1.5, -2, 3e-3}"#,
+        "@<raw: true> float[2] r% = {0.25, -1}",
+        "int64[1] k% = {-9}",
+        "@<raw: true> int64[2] q% = {1, 9223372036854775807}",
+        "int32[2] i% = {1, -2}",
+        "double[1] d% = {2.5}",
+        "@<raw: true> double[2] e% = {1e300, -0.5}",
+        "uint8[3] u% = {0, 7, 255}",
+        "@<raw: true> uint8[1] v% = {3}",
+        "float16[1] h% = {15360}",
+        "bool[2] b% = {1, 0}",
+        "float[N] info%",
+        "float f% = {nan}",
+    ];
+
+    /// A model whose graph's `<...>` list has `count` of `entries` in turn
+    /// (`%` replaced by the entry's number), written one after the other
+    /// with `separator` between them, and `nodes` plain nodes (two are too
+    /// few to be read in more than two pieces).
+    fn listed(entries: &[&str], count: usize, separator: &str, nodes: usize) -> String {
+        let list: Vec<String> = (0..count)
+            .map(|i| entries[i % entries.len()].replace('%', &i.to_string()))
+            .collect();
+        model(&FORMS[..1], nodes).replacen(
+            "(float[N] y) {",
+            &format!("(float[N] y) <{}> {{", list.join(separator)),
+            1,
+        )
+    }
+
+    #[test]
+    fn initializer_lists_read_in_pieces_as_on_one_thread() {
+        let mut texts = Vec::new();
+        for first in 0..ENTRIES.len() {
+            let entries = [&ENTRIES[first..], &ENTRIES[..first]].concat();
+            // On one line as the reference printer writes them, and one
+            // entry a line as onnxtxt does.
+            for separator in [", ", ",\n  "] {
+                texts.push(listed(&entries, 60, separator, 2));
+            }
+        }
+        // A long list in a subgraph's graph.
+        let branch = listed(ENTRIES, 40, ", ", 2);
+        let graph = &branch[branch.find("g (").unwrap()..];
+        let subgraph = format!("s = If (c) <then_branch: graph = {}>", graph.trim());
+        texts.push(model(&[FORMS[0], &subgraph, FORMS[1]], 3));
+        for text in &texts {
+            let one = parse_model_with_source_map(text).unwrap().0.encode_to_vec();
+            for keep in [Keep::Read, Keep::Encoded] {
+                let (pieces, count, _) = in_pieces(text, keep).expect("read in pieces");
+                assert!(count > 10, "{count} pieces read apart:\n{text}");
+                assert!(pieces == one, "different in pieces, {keep:?}:\n{text}");
+            }
+        }
+        // The nodes after the list, from the piece where it ends on, are
+        // left encoded as the main graph's node list's are.
+        let text = listed(ENTRIES, 60, ", ", 40);
+        let (bytes, _, left_encoded) = in_pieces(&text, Keep::Encoded).expect("read in pieces");
+        assert!(bytes == parse_model(&text).unwrap().encode_to_vec());
+        assert_eq!(left_encoded, 1, "runs left encoded:\n{text}");
+    }
+
+    /// A list with an entry the plain readers give back (a string tensor)
+    /// or a mistake in it is read on one thread, as the grammar reads it.
+    #[test]
+    fn initializer_lists_not_read_in_pieces_are_read_on_one_thread() {
+        let long = listed(ENTRIES, 60, ", ", 2);
+        let cases = [
+            long.replacen("int64[1] k28 = {-9}", r#"string[1] k28 = {"a"}"#, 1),
+            long.replacen("int64[1] k28 = {-9}", "int64[1] k28 = {1.5}", 1),
+            long.replacen("int64[1] k28 = {-9}", "int64[1] k28 = {-9},", 1),
+            long.replacen("> {", ",> {", 1),
+            long.replacen(
+                "int32[2] i4 = {1, -2}",
+                "@<raw: true, doc_string: \"d\"> int32[2] i4 = {1, -2}",
+                1,
+            ),
+        ];
+        for text in &cases {
+            assert_ne!(text, &long);
+            for keep in [Keep::Read, Keep::Encoded] {
+                assert_eq!(in_pieces(text, keep), None, "{text}");
+            }
+            assert_read_as_the_grammar_reads(text);
+        }
+    }
+
     /// `If`s nested `depth` deep, each branch's weights in a `Constant`
     /// (the shape of a model exported with its control flow): every piece
     /// ends inside a subgraph that the next pieces go on with.
@@ -961,6 +1255,24 @@ mod tests {
     }
 
     #[test]
+    fn a_pieces_initializers_are_counted_before_they_are_read() {
+        let entries: Vec<String> = (0..23)
+            .map(|i| ENTRIES[i % ENTRIES.len()].replace('%', &i.to_string()))
+            .collect();
+        let text = entries.join(", ") + ", ";
+        let (tokens, _) = crate::lexer::scan(&text);
+        let reads = read_piece(&text, 0, text.len(), &tokens, Keep::Read);
+        let [Read::Entries { entries, .. }] = reads.as_slice() else {
+            panic!("the entries were not read");
+        };
+        let initializers = &entries.initializer;
+        // Made once, at its size: not grown by doubling.
+        assert_eq!((initializers.len(), initializers.capacity()), (22, 22));
+        assert_eq!(entries.value_info.len(), 1);
+        assert!(entries.comma_after);
+    }
+
+    #[test]
     fn text_not_read_in_pieces_is_read_on_one_thread() {
         let long = model(FORMS, 100);
         let middle = long.len() / 2;
@@ -989,15 +1301,7 @@ mod tests {
                 (Ok(_), Ok(_)) => {}
                 (a, b) => panic!("{text}: {:?} written, {:?} parsed", a.is_ok(), b.is_ok()),
             }
-            match (parse_model(text), parse_model_with_source_map(text)) {
-                (Ok(a), Ok((b, _))) => assert!(a.encode_to_vec() == b.encode_to_vec()),
-                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics()),
-                (a, b) => panic!(
-                    "{text}: {:?} on one thread, {:?} with a source map",
-                    a.is_ok(),
-                    b.is_ok()
-                ),
-            }
+            assert_read_as_the_grammar_reads(text);
         }
     }
 }

@@ -1,18 +1,20 @@
 //! Plain models, graphs and value infos: a model whose header entries are
 //! numbers, strings and `["domain": version]` lists, with any functions
-//! after its graph read by the grammar; a graph without annotations or
-//! initializers; value infos `type? name`, with tensor types read by
-//! `tensor.rs` and other types by the grammar's type production.
+//! after its graph read by the grammar; a graph without annotations, its
+//! `<...>` list of value infos and initializers `@<raw: true>? type name =
+//! {numbers}` (the forms the printers write); value infos `type? name`,
+//! with tensor types read by `tensor.rs` and other types by the grammar's
+//! type production.
 
 use super::node::node_list;
-use super::tensor::tensor_type;
-use super::{eat, expect, hand, next_name, or_grammar, separated, up_to, Handoff, Reader};
+use super::tensor::{tensor_type, values};
+use super::{attempt, eat, expect, hand, next_name, or_grammar, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
-use crate::parser::annotation::{Entry, Value};
+use crate::parser::annotation::{apply_tensor, Entry, Value};
 use crate::parser::common::unquote;
 use crate::parser::graph::apply_model_header;
 use crate::parser::{Fail, Parsed, Tokens};
-use crate::proto::{FunctionProto, GraphProto, ModelProto, TypeProto, ValueInfoProto};
+use crate::proto::{FunctionProto, GraphProto, ModelProto, TensorProto, TypeProto, ValueInfoProto};
 use crate::vocabulary::starts_type;
 
 /// `<header>? graph function*`, the functions read by `function`.
@@ -114,18 +116,166 @@ pub(super) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     expect(inp, Token::Arrow)?;
     expect(inp, Token::LParen)?;
     let output = list(inp, Token::RParen)?;
-    let value_info = if eat(inp, Token::LAngle) {
-        list(inp, Token::RAngle)?
+    let (value_info, initializer) = if eat(inp, Token::LAngle) {
+        listed(inp, &grammar.ty)?
     } else {
-        Vec::new()
+        Default::default()
     };
     Some(GraphProto {
         name: Some(name),
         input,
         output,
         value_info,
+        initializer,
         node: node_list(inp, grammar)?,
         ..GraphProto::default()
+    })
+}
+
+/// The entries of a graph's `<...>` list, or of a run of them read apart
+/// (see `fast::pieces`), in the order written.
+#[derive(Debug, Default)]
+pub(crate) struct ListEntries {
+    pub(crate) value_info: Vec<ValueInfoProto>,
+    pub(crate) initializer: Vec<TensorProto>,
+    /// Whether a run's last entry is followed by a comma, so that the list
+    /// goes on after it.
+    pub(crate) comma_after: bool,
+}
+
+impl ListEntries {
+    fn push(&mut self, entry: Listed) {
+        match entry {
+            Listed::Info(info) => self.value_info.push(info),
+            Listed::Initializer(tensor) => self.initializer.push(tensor),
+        }
+    }
+
+    /// Appends the entries of `run`, which follows these, with room for
+    /// `expected` initializers in all when they grow.
+    pub(crate) fn append(&mut self, mut run: ListEntries, expected: usize) {
+        let initializers = &mut self.initializer;
+        if initializers.capacity() - initializers.len() < run.initializer.len() {
+            initializers.reserve(
+                expected
+                    .saturating_sub(initializers.len())
+                    .max(run.initializer.len()),
+            );
+        }
+        initializers.append(&mut run.initializer);
+        self.value_info.append(&mut run.value_info);
+        self.comma_after = run.comma_after;
+    }
+}
+
+/// The `<...>` list of a graph after its `<`, up to and including the `>`.
+/// A [`Token::Spliced`] in it stands for a run of its entries read apart.
+fn listed<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    ty: &Parsed<'t, I, E, TypeProto>,
+) -> Option<(Vec<ValueInfoProto>, Vec<TensorProto>)> {
+    let mut entries = ListEntries::default();
+    if !eat(inp, Token::RAngle) {
+        loop {
+            if inp.peek()? == Token::Spliced {
+                let before = inp.cursor();
+                inp.skip();
+                let start = inp.span_since(&before).start;
+                let run = inp.state().pieces.splice.take_entries(start)?;
+                let more = run.comma_after;
+                if entries.value_info.is_empty() && entries.initializer.is_empty() {
+                    entries = run;
+                } else {
+                    let expected = entries.initializer.len() + run.initializer.len();
+                    entries.append(run, expected);
+                }
+                if more {
+                    continue;
+                }
+            } else {
+                entries.push(list_entry(inp, ty)?);
+                if eat(inp, Token::Comma) {
+                    continue;
+                }
+            }
+            expect(inp, Token::RAngle)?;
+            break;
+        }
+    }
+    Some((entries.value_info, entries.initializer))
+}
+
+/// Entries of a graph's `<...>` list up to the end of the input, each but
+/// the last followed by a comma, and the last maybe too: a run of them
+/// read apart.
+pub(super) fn list_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    ty: &Parsed<'t, I, E, TypeProto>,
+) -> Option<ListEntries> {
+    let mut entries = ListEntries::default();
+    // Only a hint (one `=` for each initializer), as for a run of nodes.
+    let _ = entries
+        .initializer
+        .try_reserve_exact(inp.state().pieces.run_items);
+    loop {
+        entries.push(list_entry(inp, ty)?);
+        match inp.next() {
+            None => return Some(entries),
+            Some(Token::Comma) if inp.peek().is_none() => {
+                entries.comma_after = true;
+                return Some(entries);
+            }
+            Some(Token::Comma) => {}
+            Some(_) => return None,
+        }
+    }
+}
+
+/// An entry of a graph's `<...>` list.
+enum Listed {
+    Info(ValueInfoProto),
+    Initializer(TensorProto),
+}
+
+/// A value info, or an initializer `@<raw: true>? type name = {numbers}`
+/// built as the grammar builds it.
+fn list_entry<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    ty: &Parsed<'t, I, E, TypeProto>,
+) -> Option<Listed> {
+    let raw = attempt(inp, raw_annotation);
+    let before = inp.cursor();
+    let info = value_info(inp, ty)?;
+    if !eat(inp, Token::Eq) {
+        return raw.is_none().then_some(Listed::Info(info));
+    }
+    // The span is the grammar's for its problems, which give the list back.
+    let typed = (info.r#type?, inp.span_since(&before));
+    let mut tensor = values(inp, typed, info.name)?;
+    if let Some(raw) = raw {
+        apply_tensor(&mut tensor, vec![raw]).ok()?;
+    }
+    Some(Listed::Initializer(tensor))
+}
+
+/// `@<raw: true>`, which the printer writes before a tensor stored in
+/// `raw_data`, as the grammar's annotation entry.
+fn raw_annotation<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+) -> Option<Entry> {
+    expect(inp, Token::AnnotationOpen)?;
+    let key = inp.cursor();
+    expect(inp, Token::Ident("raw"))?;
+    let key_span = inp.span_since(&key).into_range();
+    expect(inp, Token::Colon)?;
+    let value = inp.cursor();
+    expect(inp, Token::Ident("true"))?;
+    let value_span = inp.span_since(&value).into_range();
+    expect(inp, Token::RAngle)?;
+    Some(Entry {
+        key: "raw".to_owned(),
+        key_span,
+        value: Value::Ident("true".to_owned(), value_span),
     })
 }
 
@@ -148,9 +298,7 @@ fn value_info<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 #[cfg(test)]
 mod tests {
-    use prost::Message;
-
-    use crate::{parse_model, parse_model_with_source_map};
+    use crate::parser::fast::tests::assert_read_as_the_grammar_reads;
 
     /// Models of every form: the plain ones, the ones with parts the
     /// grammar reads for this module, the ones it gives back, and mistakes.
@@ -216,18 +364,101 @@ mod tests {
     #[test]
     fn plain_models_read_as_the_grammar_reads_them() {
         for text in MODELS {
-            // A parse that records a source map takes the grammar only.
-            let plain = parse_model(text);
-            let grammar = parse_model_with_source_map(text).map(|(model, _)| model);
-            match (plain, grammar) {
-                (Ok(a), Ok(b)) => assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "{text}"),
-                (Err(a), Err(b)) => assert_eq!(a.diagnostics(), b.diagnostics(), "{text}"),
-                (plain, grammar) => panic!(
-                    "{text}: the plain readers give {:?}, the grammar {:?}",
-                    plain.map(|_| "a model"),
-                    grammar.map(|_| "a model")
-                ),
+            assert_read_as_the_grammar_reads(text);
+        }
+    }
+
+    /// `<...>` lists of a graph, and whether the plain reader reads them
+    /// (else it gives the graph back to the grammar): every element type
+    /// and form the printers write, and the forms next to them it leaves.
+    const LISTS: &[(&str, bool)] = &[
+        ("float[2] w = {1, -2.5}", true),
+        ("float[2] w = {1, -2.5}, int64 k = {3}", true),
+        (
+            "float[2] w = {1, -2.5},\n  float t,\n  int64[1] k = {3}",
+            true,
+        ),
+        (
+            "double[2] d = {1e300, -0}, int32[3] i = {-1, 0, 2147483647}, uint8[2] u = {0, 255}",
+            true,
+        ),
+        (
+            "int8[2] a = {-128, 127}, int16 b = {7}, uint16 c = {65535}",
+            true,
+        ),
+        (
+            "uint32 a = {4294967295}, uint64 b = {18446744073709551615}",
+            true,
+        ),
+        (
+            "bool[2] b = {1, 0}, float16[2] h = {15360, 1.5}, bfloat16 f = {16256}",
+            true,
+        ),
+        (
+            "float[3] w = {inf, -inf, nan}, float[2] e = {1e-45, 3.4028235e38}",
+            true,
+        ),
+        ("float[2, 2] \"/a/b.weight\" = {0.1, 0.2, 0.3, 0.4}", true),
+        ("float[1] w = {1 # one\n}", true),
+        ("@<raw: true> float[2] w = {1, 2}", true),
+        (
+            "@<raw: true> int64 k = {3}, @<raw: true> uint8[2] u = {1, 2}",
+            true,
+        ),
+        (
+            "@<raw: true> double[1] d = {2.5}, float t, @<raw: true> int32[1] i = {-4}",
+            true,
+        ),
+        (
+            "@<raw: true> float16[1] h = {15360}, @<raw: true> bool[2] b = {1, 0}",
+            true,
+        ),
+        // What the plain reader gives back to the grammar.
+        ("@<raw: false> float[2] w = {1, 2}", false),
+        ("@<raw: true, doc_string: \"d\"> float[2] w = {1, 2}", false),
+        ("@<doc_string: \"d\"> float[2] w = {1, 2}", false),
+        ("@<raw: true> float t", false),
+        ("@<raw: true> string[1] s = {\"a\"}", false),
+        ("float[2] w = @<raw: true> {1, 2}", false),
+        ("float[2] w = , float t", false),
+        ("float[0] w = {}", false),
+        ("string[1] s = {\"a\"}", false),
+        ("float[2] w = [\"location\": \"w.bin\"]", false),
+        ("w = {1}", false),
+        ("float[N] w = {1}", false),
+        ("float[] w = {1}", false),
+        ("float[3] w = {1, 2}", true),
+        ("int8[1] w = {300}", true),
+        ("int64[1] w = {99999999999999999999}", false),
+        ("int64[1] w = {1.5}", false),
+        ("float[2] w = {1, x}", false),
+        ("seq(float) s = {1}", false),
+        ("float[2] {1, 2} w", false),
+        ("float[1] w = {1},", false),
+        ("float[1] w = {1} float t", false),
+        ("float[1] w = {1}, , float t", false),
+        ("float[1] w = {1}, float[1] w = {2}", true),
+    ];
+
+    /// The plain reader reads each list of [`LISTS`] it is meant to, and
+    /// gives back the others, to the model the grammar reads.
+    #[test]
+    fn initializer_lists_read_as_the_grammar_reads_them() {
+        use crate::parser::fast::tally;
+        let mut wrong = Vec::new();
+        for &(list, plain) in LISTS {
+            let text = format!("g (float x) => (float y) <{list}> {{ y = Relu (x) }}");
+            assert_read_as_the_grammar_reads(&text);
+            let (_, tally) = tally::of(|| {
+                crate::Parser::new()
+                    .threads(false)
+                    .parse::<crate::proto::ModelProto>(&text)
+            });
+            // Given back, the graph and its model go to the grammar.
+            if (tally.given_back == 0) != plain {
+                wrong.push(format!("{list}: {tally:?}"));
             }
         }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }

@@ -4,7 +4,7 @@
 //! | file | reads |
 //! |---|---|
 //! | `node.rs` | node lists, and nodes `[label] outputs = domain.Op <attrs> (inputs)` |
-//! | `graph.rs` | models with a header, graphs and value infos |
+//! | `graph.rs` | models with a header, graphs, their value infos and initializers |
 //! | `tensor.rs` | tensor types, and tensor constants as attribute values |
 //!
 //! The grammar reads every form, but its layers of combinators cost
@@ -26,6 +26,8 @@
 mod graph;
 mod node;
 mod tensor;
+
+pub(crate) use graph::ListEntries;
 
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
@@ -73,7 +75,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     fast_path(move |inp| graph::model(inp, &grammar, &function))
 }
 
-/// A graph without annotations or initializers.
+/// A graph without annotations.
 pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
 ) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
@@ -92,6 +94,14 @@ pub(crate) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
 ) -> impl Parser<'t, I, Vec<NodeProto>, Extra<E>> + Clone {
     fast_path(move |inp| node::node_run(inp, &grammar))
+}
+
+/// Entries of a graph's `<...>` list up to the end of the input, with no
+/// brackets around them.
+pub(crate) fn list_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    grammar: Handoff<'t, 's, I, E>,
+) -> impl Parser<'t, I, ListEntries, Extra<E>> + Clone {
+    fast_path(move |inp| graph::list_run(inp, &grammar.ty))
 }
 
 /// The production that `read` reads, or no match (consuming nothing) when

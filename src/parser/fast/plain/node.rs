@@ -62,7 +62,7 @@ pub(super) fn node_run<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let mut nodes = Vec::new();
     // Only a hint: text that is not nodes may have many `=`, and a
     // reservation the allocator refuses leaves the vector to grow.
-    let _ = nodes.try_reserve_exact(inp.state().pieces.run_nodes);
+    let _ = nodes.try_reserve_exact(inp.state().pieces.run_items);
     while inp.peek().is_some() {
         nodes.push(node(inp, grammar)?);
     }

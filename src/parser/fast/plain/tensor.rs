@@ -11,7 +11,7 @@ use crate::parser::tensor::{build_tensor, Data};
 use crate::parser::{Fail, Problem, Tokens};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{self, Value as TypeValue};
-use crate::proto::{TensorShapeProto, TypeProto};
+use crate::proto::{TensorProto, TensorShapeProto, TypeProto};
 use crate::vocabulary::element_type_by_name;
 
 /// `type {numbers}`: a tensor type, then its values as one
@@ -22,19 +22,30 @@ pub(super) fn constant<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let before = inp.cursor();
     let ty = tensor_type(inp)?;
     let type_span = inp.span_since(&before);
+    let tensor = values(inp, (ty, type_span), None)?;
+    let whole = inp.span_since(&before);
+    Some(Written::One(Single::Tensor(Box::new(tensor)), whole))
+}
+
+/// The tensor of type `ty` (with its span) named `name` whose values are
+/// the next token, a [`Token::Numbers`], built as the grammar builds it;
+/// `None` when the grammar would report a problem.
+pub(super) fn values<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    ty: (TypeProto, SimpleSpan),
+    name: Option<String>,
+) -> Option<TensorProto> {
+    let before = inp.cursor();
     let Token::Numbers(text) = inp.next()? else {
         return None;
     };
-    let whole = inp.span_since(&before);
-    let values = SimpleSpan::from(whole.end - text.len() - 1..whole.end - 1);
+    let list = inp.span_since(&before);
+    let values = SimpleSpan::from(list.start + 1..list.end - 1);
     let mut failed = false;
-    let tensor = build_tensor(
-        (ty, type_span),
-        None,
-        Data::Numbers(text, values),
-        &mut |_: Problem| failed = true,
-    );
-    (!failed).then(|| Written::One(Single::Tensor(Box::new(tensor)), whole))
+    let tensor = build_tensor(ty, name, Data::Numbers(text, values), &mut |_: Problem| {
+        failed = true
+    });
+    (!failed).then_some(tensor)
 }
 
 /// `elem` (a scalar), `elem[]` (rank unknown) or `elem[dim, ...]`.
