@@ -19,8 +19,8 @@ use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, Wi
 use prost::Message;
 
 use super::fast::pieces::EncodedRun;
-use crate::decode::{Fields, GRAPH_NODE, MODEL_GRAPH};
-use crate::proto::{GraphProto, ModelProto, NodeProto};
+use crate::decode::{GRAPH_NODE, MODEL_GRAPH};
+use crate::proto::{ModelProto, NodeProto};
 
 /// The largest buffer between the encoder and the output (256 KiB): big
 /// enough that a write call is rare next to the encoding, small enough to
@@ -61,24 +61,16 @@ fn field_len(number: u32, len: usize) -> usize {
 /// [`Parser::encode_model`]: crate::Parser::encode_model
 #[derive(Debug)]
 pub struct EncodedModel {
-    /// The model but its graph, encoded: its fields before the graph's
-    /// (`..before_graph`), then those after.
-    others: Vec<u8>,
-    before_graph: usize,
-    /// The main graph taken apart, if there is one.
-    graph: Option<GraphParts>,
-}
-
-/// The main graph of an [`EncodedModel`], measured.
-#[derive(Debug)]
-struct GraphParts {
-    /// The graph without its nodes.
-    rest: GraphProto,
-    /// Its nodes in the IR, each with the length of its encoding.
-    nodes: Vec<(NodeProto, usize)>,
-    /// Its nodes the parse left encoded, in runs.
+    /// The model, its main graph's nodes taken out.
+    model: ModelProto,
+    /// The main graph's nodes in the IR (field 1, which prost writes
+    /// first)...
+    nodes: Vec<NodeProto>,
+    /// ... and the nodes the parse left encoded, in runs.
     encoded: Vec<EncodedRun>,
-    /// The length of the graph's encoding (its field's payload).
+    /// The length of the main graph's encoding (its field's payload).
+    graph_len: usize,
+    /// The length of the model's encoding.
     len: usize,
 }
 
@@ -86,78 +78,98 @@ impl EncodedModel {
     /// `model` with the nodes of `encoded` back in its graph's node list
     /// (each run before the node of its index, in order), measured.
     pub(super) fn new(mut model: ModelProto, encoded: Vec<EncodedRun>) -> Self {
-        // The runs come from the graph's node list: there is a graph.
-        let graph = match (model.graph.take(), encoded.is_empty()) {
-            (Some(graph), _) => Some(graph),
-            (None, true) => None,
-            (None, false) => Some(GraphProto::default()),
-        };
-        let others = model.encode_to_vec();
-        // prost writes a message's fields in the order of their numbers, so
-        // the graph (field 7) goes after the model's fields 1 to 6 and
-        // before the others, and the graph's nodes (field 1) before its
-        // other fields.
-        let before_graph = Fields::new(&others, 0..others.len())
-            .map_while(|field| field.filter(|f| f.number < u64::from(MODEL_GRAPH)))
-            .last()
-            .map_or(0, |field| field.whole.end);
-        let graph = graph.map(|mut rest| {
-            let nodes: Vec<_> = std::mem::take(&mut rest.node)
-                .into_iter()
-                .map(|node| {
-                    let len = node.encoded_len();
-                    (node, len)
-                })
-                .collect();
-            let len = (nodes.iter())
-                .map(|(_, len)| field_len(GRAPH_NODE, *len))
-                .sum::<usize>()
-                + runs_len(&encoded)
-                + rest.encoded_len();
-            GraphParts {
-                rest,
-                nodes,
-                encoded,
-                len,
+        if !encoded.is_empty() {
+            // The runs come from the graph's node list: there is a graph.
+            model.graph.get_or_insert_default();
+        }
+        let nodes =
+            (model.graph.as_mut()).map_or_else(Vec::new, |graph| std::mem::take(&mut graph.node));
+        let model_len = model.encoded_len();
+        let (graph_len, len) = match &model.graph {
+            None => (0, model_len),
+            Some(rest) => {
+                let rest_len = rest.encoded_len();
+                let graph_len = (nodes.iter())
+                    .map(|node| field_len(GRAPH_NODE, node.encoded_len()))
+                    .sum::<usize>()
+                    + runs_len(&encoded)
+                    + rest_len;
+                let len = model_len - field_len(MODEL_GRAPH, rest_len)
+                    + field_len(MODEL_GRAPH, graph_len);
+                (graph_len, len)
             }
-        });
+        };
         EncodedModel {
-            others,
-            before_graph,
-            graph,
+            model,
+            nodes,
+            encoded,
+            graph_len,
+            len,
         }
     }
 
     /// The length of the model's binary encoding: how many bytes
     /// [`EncodedModel::write`] writes.
     pub fn encoded_len(&self) -> usize {
-        self.others.len()
-            + (self.graph.as_ref()).map_or(0, |graph| field_len(MODEL_GRAPH, graph.len))
+        self.len
     }
 
     /// Writes the model's binary encoding to `out`, as
     /// [`Parser::write_model`](crate::Parser::write_model) does.
     pub fn write<W: Write>(self, mut out: W) -> io::Result<()> {
-        let mut writer = BufWriter::new(&mut out, self.encoded_len().min(BUFFER_BYTES));
-        writer.put_slice(&self.others[..self.before_graph]);
-        if let Some(graph) = &self.graph {
-            encode_key(MODEL_GRAPH, WireType::LengthDelimited, &mut writer);
-            encode_varint(graph.len as u64, &mut writer);
-            let mut runs = graph.encoded.iter().peekable();
-            for (index, (node, len)) in graph.nodes.iter().enumerate() {
+        use prost::encoding::{int64, message, string};
+        let mut writer = BufWriter::new(&mut out, self.len.min(BUFFER_BYTES));
+        let buf = &mut writer;
+        // prost's order, that of the field numbers. Named one by one (no
+        // `..`), so that a field the schema gains cannot be left out.
+        let ModelProto {
+            ir_version,
+            producer_name,
+            producer_version,
+            domain,
+            model_version,
+            doc_string,
+            graph,
+            opset_import,
+            metadata_props,
+            training_info,
+            functions,
+            configuration,
+        } = &self.model;
+        if let Some(value) = ir_version {
+            int64::encode(1, value, buf);
+        }
+        for (number, value) in [(2, producer_name), (3, producer_version), (4, domain)] {
+            if let Some(value) = value {
+                string::encode(number, value, buf);
+            }
+        }
+        if let Some(value) = model_version {
+            int64::encode(5, value, buf);
+        }
+        if let Some(value) = doc_string {
+            string::encode(6, value, buf);
+        }
+        if let Some(rest) = graph {
+            encode_key(MODEL_GRAPH, WireType::LengthDelimited, buf);
+            encode_varint(self.graph_len as u64, buf);
+            let mut runs = self.encoded.iter().peekable();
+            for (index, node) in self.nodes.iter().enumerate() {
                 while let Some(run) = runs.next_if(|run| run.at <= index) {
-                    run.pieces.iter().for_each(|piece| writer.put_slice(piece));
+                    run.pieces.iter().for_each(|piece| buf.put_slice(piece));
                 }
-                encode_key(GRAPH_NODE, WireType::LengthDelimited, &mut writer);
-                encode_varint(*len as u64, &mut writer);
-                node.encode_raw(&mut writer);
+                message::encode(GRAPH_NODE, node, buf);
             }
             for piece in runs.flat_map(|run| &run.pieces) {
-                writer.put_slice(piece);
+                buf.put_slice(piece);
             }
-            graph.rest.encode_raw(&mut writer);
+            rest.encode_raw(buf);
         }
-        writer.put_slice(&self.others[self.before_graph..]);
+        message::encode_repeated(8, opset_import, buf);
+        message::encode_repeated(14, metadata_props, buf);
+        message::encode_repeated(20, training_info, buf);
+        message::encode_repeated(25, functions, buf);
+        message::encode_repeated(26, configuration, buf);
         writer.finish()
     }
 }
@@ -341,6 +353,7 @@ mod tests {
     /// functions, many nodes.
     fn models() -> Vec<ModelProto> {
         let nested = "<ir_version: 10, opset_import: [\"\": 21, \"f\": 1], doc_string: \"d\",\n\
+                      producer_name: \"p\", producer_version: \"1\", domain: \"m\", model_version: 2,\n\
                       metadata_props: [\"k\": \"v\"]>\n\
                       g (bool c, float[N] x) => (float[N] y) <float[1] w = {1}> {\n\
                       y = If (c) <then_branch: graph = t () => (float[N] a) {\n\
@@ -349,13 +362,15 @@ mod tests {
                       }, else_branch: graph = e () => (float[N] a) { a = Identity(x) }>\n\
                       }\n\
                       <domain: \"f\", opset_import: [\"\": 21]> F (x) => (y) { y = Relu(x) }\n";
-        let nested = crate::parse_model(nested).unwrap();
+        let mut nested = crate::parse_model(nested).unwrap();
+        nested.training_info = vec![crate::proto::TrainingInfoProto::default()];
+        nested.configuration = vec![crate::proto::DeviceConfigurationProto::default()];
         let no_graph = ModelProto {
             graph: None,
             ..nested.clone()
         };
         let empty_graph = ModelProto {
-            graph: Some(GraphProto::default()),
+            graph: Some(crate::proto::GraphProto::default()),
             ..ModelProto::default()
         };
         vec![
