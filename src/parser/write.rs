@@ -6,10 +6,12 @@
 //! they go.
 //!
 //! prost computes a nested message's length each time a message around it
-//! is encoded or measured: the main graph's nodes would be measured three
-//! times (for the model's length, the graph's, their own). An
-//! [`EncodedModel`] measures each node once and writes the model's and the
-//! graph's framing from those lengths.
+//! is encoded or measured: `encode_to_vec` measures the main graph's nodes
+//! three times (for the model's length, the graph's, their own). An
+//! [`EncodedModel`] measures the model once, when it is made, and writes
+//! the model's and the graph's framing itself: each node is measured
+//! twice. (Keeping each node's length to measure it once costs a vector,
+//! which on small models costs more than it saves.)
 
 use std::io::{self, Write};
 
