@@ -9,7 +9,11 @@
 //! `prost` checks plus the absence of unknown fields and of integers too wide
 //! for their field, and only then lets `prost` build the IR. The walk is one
 //! linear pass over the bytes that copies nothing: payloads such as
-//! `raw_data` are skipped by their length, strings are checked in place.
+//! `raw_data` are skipped by their length. Strings are checked once: by
+//! `prost` as it decodes them, or in place by the walk where `prost` runs
+//! later (the nodes of a model decoded lazily); when either fails, a walk
+//! that checks every string finds the first problem of the input, the
+//! error reported.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -97,21 +101,50 @@ pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, Error> {
 /// # Ok::<(), onnxtxt::Error>(())
 /// ```
 pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, Error> {
-    walk::<T>(bytes)?;
-    T::decode(bytes).map_err(|e| not_decoded::<T>(&e, bytes.len()))
+    // prost checks the strings as it decodes them: the walk leaves them to
+    // it.
+    walk::<T>(bytes, Utf8::Nowhere)
+        .and_then(|()| T::decode(bytes).map_err(|e| not_decoded::<T>(&e, bytes.len())))
+        .map_err(|error| first_problem::<T>(bytes, error))
+}
+
+/// Which strings a walk checks are UTF-8: those that `prost` does not
+/// decode straight after it (`prost` checks the strings it decodes).
+#[derive(Clone, Copy, PartialEq)]
+enum Utf8 {
+    /// Every string: the walk that says where the first problem is.
+    Everywhere,
+    /// Those of the main graph's nodes and initializers, which
+    /// [`decode_model_lazily`] leaves encoded.
+    LeftEncoded,
+    /// None.
+    Nowhere,
 }
 
 /// Checks that `bytes` decode as a `T` (the walk that [`decode`] makes
-/// before `prost` runs).
-fn walk<T: Decode>(bytes: &[u8]) -> Result<(), Error> {
+/// before `prost` runs), the strings `utf8` says included.
+fn walk<T: Decode>(bytes: &[u8], utf8: Utf8) -> Result<(), Error> {
     let schema = schema();
     let top = schema
         .index(T::MESSAGE)
         .expect("every Decode kind is a message of the schema");
-    let walker = Walker { bytes, schema, top };
+    let walker = Walker {
+        bytes,
+        schema,
+        top,
+        utf8,
+    };
     walker
-        .message(top, 0, bytes.len(), 0)
+        .message(top, 0, bytes.len(), 0, utf8 == Utf8::Everywhere)
         .map_err(|failure| Error::from_diagnostics(vec![failure.into_diagnostic()]))
+}
+
+/// The error to report for `bytes`, where a walk that left some strings
+/// unchecked, or `prost` after it, failed with `error`: the first problem
+/// of the input, as the walk that checks every string finds it (`error`
+/// when that walk finds none).
+fn first_problem<T: Decode>(bytes: &[u8], error: Error) -> Error {
+    walk::<T>(bytes, Utf8::Everywhere).err().unwrap_or(error)
 }
 
 /// The error of `prost` failing on `len` bytes that the walk accepted. The
@@ -173,7 +206,8 @@ const GRAPH_INITIALIZER: u32 = 5;
 /// (decoded as one message, which merges them as `prost` does), and the
 /// nodes and initializers each in order.
 pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> {
-    walk::<ModelProto>(bytes)?;
+    let first_problem = |error| first_problem::<ModelProto>(bytes, error);
+    walk::<ModelProto>(bytes, Utf8::LeftEncoded).map_err(first_problem)?;
     let mut model_fields = Vec::new();
     let mut graph_fields = Vec::new();
     let (mut nodes, mut initializers) = (Vec::new(), Vec::new());
@@ -205,10 +239,10 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
         }
     }
     let mut model = ModelProto::decode(Gapped::new(bytes, &model_fields))
-        .map_err(|e| not_decoded::<ModelProto>(&e, bytes.len()))?;
+        .map_err(|e| first_problem(not_decoded::<ModelProto>(&e, bytes.len())))?;
     if has_graph {
         let graph = GraphProto::decode(Gapped::new(bytes, &graph_fields))
-            .map_err(|e| not_decoded::<GraphProto>(&e, bytes.len()))?;
+            .map_err(|e| first_problem(not_decoded::<GraphProto>(&e, bytes.len())))?;
         model.graph = Some(graph);
     }
     Ok(LazyModel {
@@ -647,6 +681,8 @@ struct Walker<'a> {
     /// The index of the message being decoded, the one whose end is the
     /// end of the input.
     top: usize,
+    /// Which strings are checked.
+    utf8: Utf8,
 }
 
 impl Walker<'_> {
@@ -676,6 +712,21 @@ impl Walker<'_> {
             );
             fail("onnxtxt::decode::length", message, at..end)
         }
+    }
+
+    /// Whether `field` of `message` (at nesting `depth`) holds one of the
+    /// main graph's nodes or initializers and the walk checks their
+    /// strings ([`Utf8::LeftEncoded`]).
+    fn left_encoded(&self, message: &MessageInfo, field: &FieldInfo, depth: usize) -> bool {
+        // A model's graph at depth 1 is its main graph (field 7): the
+        // graphs of functions and training infos are deeper.
+        self.utf8 == Utf8::LeftEncoded
+            && depth == 1
+            && message.name == "GraphProto"
+            && self.schema.messages[self.top].name == "ModelProto"
+            && [GRAPH_NODE, GRAPH_INITIALIZER]
+                .map(u64::from)
+                .contains(&field.number)
     }
 
     /// Reads a varint at `*pos`, which must end by `end`.
@@ -712,8 +763,16 @@ impl Walker<'_> {
     }
 
     /// Walks the fields of a message of type `index` in `start..end`, at
-    /// nesting `depth` (the top message is 0).
-    fn message(&self, index: usize, start: usize, end: usize, depth: usize) -> Walk<()> {
+    /// nesting `depth` (the top message is 0), checking its strings if
+    /// `utf8`.
+    fn message(
+        &self,
+        index: usize,
+        start: usize,
+        end: usize,
+        depth: usize,
+        utf8: bool,
+    ) -> Walk<()> {
         let info = &self.schema.messages[index];
         let mut pos = start;
         while pos < end {
@@ -731,7 +790,7 @@ impl Walker<'_> {
             let Some(field) = info.field(number) else {
                 return Err(self.unknown_field(info, number, wire_type, tag_at..pos));
             };
-            self.value(info, field, wire_type, &mut pos, end, tag_at, depth)
+            self.value(info, field, wire_type, &mut pos, end, tag_at, depth, utf8)
                 .map_err(|failure| self.locate(failure, field, start, tag_at))?;
         }
         Ok(())
@@ -786,6 +845,7 @@ impl Walker<'_> {
         end: usize,
         tag_at: usize,
         depth: usize,
+        utf8: bool,
     ) -> Walk<()> {
         match (field.kind, wire_type) {
             (Kind::Varint { wide }, VARINT) => {
@@ -809,7 +869,12 @@ impl Walker<'_> {
             }
             (Kind::Str, LEN) => {
                 let payload_end = self.length(pos, end, info)?;
-                if let Err(e) = std::str::from_utf8(&self.bytes[*pos..payload_end]) {
+                let checked = if utf8 {
+                    std::str::from_utf8(&self.bytes[*pos..payload_end]).map(|_| ())
+                } else {
+                    Ok(())
+                };
+                if let Err(e) = checked {
                     let bad = *pos + e.valid_up_to();
                     let bad_end = bad + e.error_len().unwrap_or(payload_end - bad);
                     return Err(fail(
@@ -842,7 +907,8 @@ impl Walker<'_> {
                         tag_at..payload_end,
                     ));
                 }
-                self.message(index, *pos, payload_end, depth + 1)?;
+                let utf8 = utf8 || self.left_encoded(info, field, depth);
+                self.message(index, *pos, payload_end, depth + 1, utf8)?;
                 *pos = payload_end;
             }
             (kind, _) => {
@@ -1404,6 +1470,117 @@ mod tests {
         // Field number 0, and an invalid wire type.
         assert_eq!(error_of(&[0x00, 0x00]).code, "onnxtxt::decode::tag");
         assert_eq!(error_of(&[0x0f, 0x00]).code, "onnxtxt::decode::wire_type");
+    }
+
+    /// The model of `text` encoded, its strings `ZqZ` made `Z\xffZ`, not
+    /// UTF-8 (the same length: every length stays right).
+    fn with_invalid_utf8(text: &str) -> Vec<u8> {
+        let mut bytes = crate::parse_model(text).unwrap().encode_to_vec();
+        for at in 0..bytes.len().saturating_sub(2) {
+            if &bytes[at..at + 3] == b"ZqZ" {
+                bytes[at + 1] = 0xff;
+            }
+        }
+        bytes
+    }
+
+    #[test]
+    fn invalid_utf8_is_located_at_its_first_place_by_every_decoder() {
+        let cases = [
+            (
+                "producer_name: \"ZqZ\"",
+                "G",
+                "X",
+                "W",
+                "W",
+                "y",
+                "producer_name",
+            ),
+            ("doc_string: \"d\"", "ZqZ", "X", "W", "W", "y", "graph.name"),
+            (
+                "doc_string: \"d\"",
+                "G",
+                "ZqZ",
+                "W",
+                "W",
+                "y",
+                "graph.node[0].input[0]",
+            ),
+            (
+                "doc_string: \"d\"",
+                "G",
+                "X",
+                "ZqZ",
+                "W",
+                "y",
+                "graph.node[0].input[1]",
+            ),
+            (
+                "doc_string: \"d\"",
+                "G",
+                "X",
+                "W",
+                "ZqZ",
+                "y",
+                "graph.initializer[0].name",
+            ),
+            (
+                "doc_string: \"d\"",
+                "G",
+                "X",
+                "W",
+                "W",
+                "ZqZ",
+                "functions[0].output[0]",
+            ),
+            // Two: the first in the bytes is the one reported.
+            (
+                "producer_name: \"ZqZ\"",
+                "G",
+                "X",
+                "W",
+                "W",
+                "ZqZ",
+                "producer_name",
+            ),
+        ];
+        for (header, graph, input, used, initializer, output, path) in cases {
+            let text = format!(
+                "<ir_version: 10, opset_import: [\"\": 21], {header}>\n\
+                 {graph} (float[1] {input}) => (float[1] Y) <float[1] {initializer} = {{1}}> {{\n\
+                 Y = Add({input}, {used})\n}}\n\
+                 <domain: \"f\", opset_import: [\"\": 21]> F (x) => ({output}) {{ {output} = Relu(x) }}\n"
+            );
+            let bytes = with_invalid_utf8(&text);
+            let bad = bytes.iter().position(|&b| b == 0xff).unwrap();
+            let expected = decode_model(&bytes).unwrap_err().diagnostics().to_vec();
+            let d = &expected[0];
+            assert_eq!(
+                (d.code, d.path.as_deref(), d.span.clone()),
+                ("onnxtxt::decode::utf8", Some(path), bad..bad + 1),
+                "{text}"
+            );
+            let lazy = lazily(&bytes).unwrap_err();
+            let printed = crate::Printer::new()
+                .print_binary_model(&bytes)
+                .unwrap_err();
+            let whole = decode::<ModelProto>(&bytes).unwrap_err();
+            for error in [lazy, printed, whole] {
+                assert_eq!(error.diagnostics(), &expected[..], "{text}");
+            }
+            // Before a problem the walk finds without looking at strings,
+            // and after one.
+            let unknown = varint_field(99, 1);
+            let later = [bytes.clone(), unknown.clone()].concat();
+            for error in [decode_model(&later), lazily(&later)] {
+                assert_eq!(error.unwrap_err().diagnostics(), &expected[..], "{text}");
+            }
+            let earlier = [unknown, bytes].concat();
+            for error in [decode_model(&earlier), lazily(&earlier)] {
+                let error = error.unwrap_err();
+                assert_eq!(error.primary().code, "onnxtxt::decode::unknown_field");
+            }
+        }
     }
 
     #[test]

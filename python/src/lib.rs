@@ -13,8 +13,7 @@
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
 use onnxtxt::proto::{
-    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto,
-    ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto,
 };
 use onnxtxt::proto::{MapProto, OptionalProto, SequenceProto};
 use onnxtxt::report::Renderer;
@@ -314,21 +313,6 @@ impl<T: Message> Encoded for Proto<T> {
     }
 }
 
-/// An encoding made already: a short model's, which prost makes with its
-/// length computed once (writing in place needs it twice, a walk over the
-/// whole model each time, which costs more than copying a few KiB).
-struct Made(Vec<u8>);
-
-impl Encoded for Made {
-    fn encoded_len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn write_into(self: Box<Self>, out: &mut &mut [u8]) -> Result<(), String> {
-        std::io::Write::write_all(out, &self.0).map_err(|error| error.to_string())
-    }
-}
-
 /// Encodings shorter than this are written with the GIL held: releasing
 /// and taking it back would cost more than the writing.
 const DETACHED_BYTES: usize = 64 * 1024;
@@ -386,30 +370,16 @@ const KINDS: [Kind; 11] = [
     kind::<OptionalProto>("OptionalProto"),
 ];
 
-/// A long model text is encoded as its nodes are read, as the command
-/// does: a long node list's encoding is then done on the parser's second
-/// thread, and a node-heavy model never held whole as IR. A short one
-/// (most models people parse from Python) is parsed whole and encoded by
-/// prost at once ([`Made`]), the same bytes without the writer's buffer.
+/// A model text is parsed as the command parses it
+/// ([`Parser::encode_model`]): a long node list read in pieces on two
+/// threads and encoded as it is read, a model measured once and encoded
+/// straight into the `bytes` returned.
 /// A model is printed as its nodes are decoded, into the string returned.
 const MODEL: Kind = Kind {
     name: "ModelProto",
-    parse: |parser, text| {
-        if text.len() < ENCODED_AS_READ {
-            Ok(Box::new(Made(
-                parser.parse::<ModelProto>(text)?.encode_to_vec(),
-            )))
-        } else {
-            Ok(Box::new(parser.encode_model(text)?))
-        }
-    },
+    parse: |parser, text| Ok(Box::new(parser.encode_model(text)?)),
     print: |printer, bytes| Ok(printer.print_binary_model(bytes)?.text.into_bytes()),
 };
-
-/// Model texts from this length on are encoded as they are read
-/// ([`Parser::encode_model`]): the length from which the parser reads a
-/// node list in pieces, on two threads.
-const ENCODED_AS_READ: usize = 256 * 1024;
 
 const fn kind<T: Parse + Decode + Print + Send + 'static>(name: &'static str) -> Kind {
     Kind {

@@ -294,9 +294,10 @@ def chain(nodes: int) -> onnx.ModelProto:
 
 
 def test_models_on_both_sides_of_the_encoding_switch_give_the_reference_bytes():
-    # The extension encodes a model text shorter than 256 KiB straight into
-    # the bytes, a longer one as its nodes are read: both give the bytes of
-    # the model the reference printed, and read it as the reference parser.
+    # The library reads a model text shorter than 256 KiB whole and encodes
+    # it through a buffer of the encoding's length, a longer one in pieces,
+    # its nodes encoded as they are read: both give the bytes of the model
+    # the reference printed, and read it as the reference parser.
     switch = 256 * 1024
     per_node = len(onnx.printer.to_text(chain(1001))) - len(onnx.printer.to_text(chain(1000)))
     first = switch // per_node - 3

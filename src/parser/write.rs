@@ -1,8 +1,17 @@
-//! Writing a model's binary encoding straight into the output: through one
-//! fixed buffer, never into a vector the size of the whole binary, with
-//! the main graph's nodes that the parse left encoded
+//! Writing a model's binary encoding straight into the output, the bytes
+//! prost gives: through one buffer no larger than the encoding (at most
+//! 256 KiB), never into a vector the size of the whole binary, with the
+//! main graph's nodes that the parse left encoded
 //! ([`Parser::write_model`](super::Parser::write_model)) put back where
 //! they go.
+//!
+//! prost computes a nested message's length each time a message around it
+//! is encoded or measured: `encode_to_vec` measures the main graph's nodes
+//! three times (for the model's length, the graph's, their own). An
+//! [`EncodedModel`] measures the model once, when it is made, and writes
+//! the model's and the graph's framing itself: each node is measured
+//! twice. (Keeping each node's length to measure it once costs a vector,
+//! which on small models costs more than it saves.)
 
 use std::io::{self, Write};
 
@@ -12,12 +21,13 @@ use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, Wi
 use prost::Message;
 
 use super::fast::pieces::EncodedRun;
-use crate::decode::{Fields, GRAPH_NODE, MODEL_GRAPH};
-use crate::proto::ModelProto;
+use crate::decode::{GRAPH_NODE, MODEL_GRAPH};
+use crate::proto::{ModelProto, NodeProto};
 
-/// The buffer between the encoder and the output (256 KiB): big enough that
-/// a write call is rare next to the encoding, small enough to stay in the
-/// cache and cost nothing to allocate.
+/// The largest buffer between the encoder and the output (256 KiB): big
+/// enough that a write call is rare next to the encoding, small enough to
+/// stay in the cache and cost nothing to allocate. A shorter encoding gets
+/// a buffer of its own length.
 const BUFFER_BYTES: usize = 256 * 1024;
 
 /// Encodes `message` into `out` as `prost` would into a `Vec`, the same
@@ -26,58 +36,143 @@ pub(super) fn write_encoded(message: &impl Message, out: &mut dyn Write) -> io::
     write_encoded_with(message, out, BUFFER_BYTES)
 }
 
-/// [`write_encoded`] through a buffer of `capacity` bytes.
+/// [`write_encoded`] through a buffer of at most `capacity` bytes.
 fn write_encoded_with(
     message: &impl Message,
     out: &mut dyn Write,
     capacity: usize,
 ) -> io::Result<()> {
-    let mut writer = BufWriter::new(out, capacity);
-    // The writer has room for any length, so encoding itself cannot fail;
-    // still pass on the error rather than panic.
-    message.encode(&mut writer).map_err(io::Error::other)?;
+    // `encode` would measure the message again to check the room: the
+    // writer has room for any length.
+    let mut writer = BufWriter::new(out, message.encoded_len().min(capacity));
+    message.encode_raw(&mut writer);
     writer.finish()
 }
 
+/// The length of a length-delimited field of `number` whose payload is
+/// `len` bytes long, tag and length included.
+fn field_len(number: u32, len: usize) -> usize {
+    key_len(number) + encoded_len_varint(len as u64) + len
+}
+
 /// A model parsed and not yet written: what [`Parser::encode_model`]
-/// returns. Its length is known before any byte is written, so the output
-/// can be made the right size at once (a Python `bytes`, a file) and
-/// written in place.
+/// returns. Its length is known before any byte is written (measured once,
+/// when it is made), so the output can be made the right size at once (a
+/// Python `bytes`, a file) and written in place.
 ///
 /// [`Parser::encode_model`]: crate::Parser::encode_model
 #[derive(Debug)]
 pub struct EncodedModel {
+    /// The model, its main graph's nodes taken out.
     model: ModelProto,
-    /// The main graph's nodes the parse left encoded, in runs.
+    /// The main graph's nodes in the IR (field 1, which prost writes
+    /// first)...
+    nodes: Vec<NodeProto>,
+    /// ... and the nodes the parse left encoded, in runs.
     encoded: Vec<EncodedRun>,
+    /// The length of the main graph's encoding (its field's payload).
+    graph_len: usize,
+    /// The length of the model's encoding.
+    len: usize,
 }
 
 impl EncodedModel {
-    pub(super) fn new(model: ModelProto, encoded: Vec<EncodedRun>) -> Self {
-        EncodedModel { model, encoded }
+    /// `model` with the nodes of `encoded` back in its graph's node list
+    /// (each run before the node of its index, in order), measured.
+    pub(super) fn new(mut model: ModelProto, encoded: Vec<EncodedRun>) -> Self {
+        if !encoded.is_empty() {
+            // The runs come from the graph's node list: there is a graph.
+            model.graph.get_or_insert_default();
+        }
+        let nodes =
+            (model.graph.as_mut()).map_or_else(Vec::new, |graph| std::mem::take(&mut graph.node));
+        let model_len = model.encoded_len();
+        let (graph_len, len) = match &model.graph {
+            None => (0, model_len),
+            Some(rest) => {
+                let rest_len = rest.encoded_len();
+                let graph_len = (nodes.iter())
+                    .map(|node| field_len(GRAPH_NODE, node.encoded_len()))
+                    .sum::<usize>()
+                    + runs_len(&encoded)
+                    + rest_len;
+                let len = model_len - field_len(MODEL_GRAPH, rest_len)
+                    + field_len(MODEL_GRAPH, graph_len);
+                (graph_len, len)
+            }
+        };
+        EncodedModel {
+            model,
+            nodes,
+            encoded,
+            graph_len,
+            len,
+        }
     }
 
     /// The length of the model's binary encoding: how many bytes
     /// [`EncodedModel::write`] writes.
     pub fn encoded_len(&self) -> usize {
-        let model_len = self.model.encoded_len();
-        let Some(graph) = self
-            .model
-            .graph
-            .as_ref()
-            .filter(|_| !self.encoded.is_empty())
-        else {
-            return model_len;
-        };
-        let field_len = |len: usize| key_len(MODEL_GRAPH) + encoded_len_varint(len as u64) + len;
-        let parsed = graph.encoded_len();
-        model_len - field_len(parsed) + field_len(parsed + runs_len(&self.encoded))
+        self.len
     }
 
     /// Writes the model's binary encoding to `out`, as
     /// [`Parser::write_model`](crate::Parser::write_model) does.
     pub fn write<W: Write>(self, mut out: W) -> io::Result<()> {
-        write_model(self.model, self.encoded, &mut out)
+        use prost::encoding::{int64, message, string};
+        let mut writer = BufWriter::new(&mut out, self.len.min(BUFFER_BYTES));
+        let buf = &mut writer;
+        // prost's order, that of the field numbers. Named one by one (no
+        // `..`), so that a field the schema gains cannot be left out.
+        let ModelProto {
+            ir_version,
+            producer_name,
+            producer_version,
+            domain,
+            model_version,
+            doc_string,
+            graph,
+            opset_import,
+            metadata_props,
+            training_info,
+            functions,
+            configuration,
+        } = &self.model;
+        if let Some(value) = ir_version {
+            int64::encode(1, value, buf);
+        }
+        for (number, value) in [(2, producer_name), (3, producer_version), (4, domain)] {
+            if let Some(value) = value {
+                string::encode(number, value, buf);
+            }
+        }
+        if let Some(value) = model_version {
+            int64::encode(5, value, buf);
+        }
+        if let Some(value) = doc_string {
+            string::encode(6, value, buf);
+        }
+        if let Some(rest) = graph {
+            encode_key(MODEL_GRAPH, WireType::LengthDelimited, buf);
+            encode_varint(self.graph_len as u64, buf);
+            let mut runs = self.encoded.iter().peekable();
+            for (index, node) in self.nodes.iter().enumerate() {
+                while let Some(run) = runs.next_if(|run| run.at <= index) {
+                    run.pieces.iter().for_each(|piece| buf.put_slice(piece));
+                }
+                message::encode(GRAPH_NODE, node, buf);
+            }
+            for piece in runs.flat_map(|run| &run.pieces) {
+                buf.put_slice(piece);
+            }
+            rest.encode_raw(buf);
+        }
+        message::encode_repeated(8, opset_import, buf);
+        message::encode_repeated(14, metadata_props, buf);
+        message::encode_repeated(20, training_info, buf);
+        message::encode_repeated(25, functions, buf);
+        message::encode_repeated(26, configuration, buf);
+        writer.finish()
     }
 }
 
@@ -92,50 +187,16 @@ fn runs_len(encoded: &[EncodedRun]) -> usize {
 
 /// Writes the encoding of `model` with the nodes of `encoded` back in its
 /// graph's node list (each run before the node of its index, in order):
-/// the bytes `prost` gives of that model, which never exists whole.
-/// `prost` writes a message's fields in the order of their numbers, so the
-/// graph (field 7) goes after the model's fields 1 to 6 and before the
-/// others, and the graph's nodes (field 1) before its other fields.
+/// the bytes `prost` gives of that model, which never exists whole. (For
+/// the tests of the pieces reader; the parser goes through
+/// [`EncodedModel`].)
+#[cfg(test)]
 pub(super) fn write_model(
-    mut model: ModelProto,
+    model: ModelProto,
     encoded: Vec<EncodedRun>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    if encoded.is_empty() {
-        return write_encoded(&model, out);
-    }
-    // The runs come from the graph's node list: there is a graph.
-    let mut graph = model.graph.take().unwrap_or_default();
-    let nodes = std::mem::take(&mut graph.node);
-    let others = model.encode_to_vec();
-    let before_graph = Fields::new(&others, 0..others.len())
-        .map_while(|field| field.filter(|f| f.number < u64::from(MODEL_GRAPH)))
-        .last()
-        .map_or(0, |field| field.whole.end);
-    let node_len = |node: &crate::proto::NodeProto| {
-        let len = node.encoded_len();
-        key_len(GRAPH_NODE) + encoded_len_varint(len as u64) + len
-    };
-    let graph_len =
-        nodes.iter().map(node_len).sum::<usize>() + runs_len(&encoded) + graph.encoded_len();
-
-    let mut writer = BufWriter::new(out, BUFFER_BYTES);
-    writer.put_slice(&others[..before_graph]);
-    encode_key(MODEL_GRAPH, WireType::LengthDelimited, &mut writer);
-    encode_varint(graph_len as u64, &mut writer);
-    let mut runs = encoded.iter().peekable();
-    for (index, node) in nodes.iter().enumerate() {
-        while let Some(run) = runs.next_if(|run| run.at <= index) {
-            run.pieces.iter().for_each(|piece| writer.put_slice(piece));
-        }
-        prost::encoding::message::encode(GRAPH_NODE, node, &mut writer);
-    }
-    for piece in runs.flat_map(|run| &run.pieces) {
-        writer.put_slice(piece);
-    }
-    graph.encode_raw(&mut writer);
-    writer.put_slice(&others[before_graph..]);
-    writer.finish()
+    EncodedModel::new(model, encoded).write(out)
 }
 
 /// A `BufMut` over a writer: the encoder fills `buffer`, which goes to
@@ -244,6 +305,8 @@ mod tests {
         written: Vec<u8>,
         step: usize,
         calls: usize,
+        /// The most bytes one call was given.
+        largest: usize,
     }
 
     impl Write for Trickle {
@@ -251,6 +314,7 @@ mod tests {
             let n = bytes.len().min(self.step);
             self.written.extend_from_slice(&bytes[..n]);
             self.calls += 1;
+            self.largest = self.largest.max(bytes.len());
             Ok(n)
         }
 
@@ -284,6 +348,82 @@ mod tests {
                 .collect(),
         );
         model
+    }
+
+    /// Models of every shape the encoder takes apart: no graph, an empty
+    /// graph, fields on both sides of the graph's, nested subgraphs,
+    /// functions, many nodes.
+    fn models() -> Vec<ModelProto> {
+        let nested = "<ir_version: 10, opset_import: [\"\": 21, \"f\": 1], doc_string: \"d\",\n\
+                      producer_name: \"p\", producer_version: \"1\", domain: \"m\", model_version: 2,\n\
+                      metadata_props: [\"k\": \"v\"]>\n\
+                      g (bool c, float[N] x) => (float[N] y) <float[1] w = {1}> {\n\
+                      y = If (c) <then_branch: graph = t () => (float[N] a) {\n\
+                        a = If (c) <then_branch: graph = u () => (float[N] b) { b = Relu(x) },\n\
+                                    else_branch: graph = v () => (float[N] b) { b = f.F(x) }>\n\
+                      }, else_branch: graph = e () => (float[N] a) { a = Identity(x) }>\n\
+                      }\n\
+                      <domain: \"f\", opset_import: [\"\": 21]> F (x) => (y) { y = Relu(x) }\n";
+        let mut nested = crate::parse_model(nested).unwrap();
+        nested.training_info = vec![crate::proto::TrainingInfoProto::default()];
+        nested.configuration = vec![crate::proto::DeviceConfigurationProto::default()];
+        let no_graph = ModelProto {
+            graph: None,
+            ..nested.clone()
+        };
+        let empty_graph = ModelProto {
+            graph: Some(crate::proto::GraphProto::default()),
+            ..ModelProto::default()
+        };
+        vec![
+            ModelProto::default(),
+            no_graph,
+            empty_graph,
+            nested,
+            model(),
+        ]
+    }
+
+    #[test]
+    fn an_encoded_model_is_the_bytes_prost_gives_written_in_one_call() {
+        for model in models() {
+            let expected = model.encode_to_vec();
+            let encoded = EncodedModel::new(model, Vec::new());
+            assert_eq!(encoded.encoded_len(), expected.len());
+            let mut out = Trickle {
+                written: Vec::new(),
+                step: usize::MAX,
+                calls: 0,
+                largest: 0,
+            };
+            encoded.write(&mut out).unwrap();
+            assert!(out.written == expected);
+            // Through a buffer of the encoding's length: one write.
+            assert_eq!(out.calls, usize::from(!expected.is_empty()));
+        }
+    }
+
+    #[test]
+    fn a_long_encoding_goes_out_through_the_largest_buffer() {
+        let mut model = model();
+        let graph = model.graph.as_mut().unwrap();
+        let nodes = graph.node.clone();
+        while graph.node.len() * 20 < 2 * BUFFER_BYTES {
+            graph.node.extend_from_slice(&nodes);
+        }
+        let expected = model.encode_to_vec();
+        let mut out = Trickle {
+            written: Vec::new(),
+            step: usize::MAX,
+            calls: 0,
+            largest: 0,
+        };
+        EncodedModel::new(model, Vec::new())
+            .write(&mut out)
+            .unwrap();
+        assert!(out.written == expected);
+        assert!(out.calls >= expected.len() / BUFFER_BYTES);
+        assert!(out.largest <= BUFFER_BYTES, "a write of {}", out.largest);
     }
 
     #[test]
@@ -337,6 +477,7 @@ mod tests {
                     written: Vec::new(),
                     step,
                     calls: 0,
+                    largest: 0,
                 };
                 write_encoded_with(&model, &mut out, capacity).unwrap();
                 assert_eq!(out.written, expected, "buffer {capacity}, writes of {step}");
@@ -351,6 +492,7 @@ mod tests {
             written: Vec::new(),
             step: usize::MAX,
             calls: 0,
+            largest: 0,
         };
         write_encoded_with(&model, &mut out, 64).unwrap();
         // Held whole and written once, it would be one call.
