@@ -186,7 +186,7 @@ impl Printer {
     /// What `print` prints into a string made with room for `expected`
     /// bytes of text and a small model's more.
     fn print_in_memory(&self, expected: usize, print: impl FnOnce(&mut Sink<'_>)) -> Printed {
-        crate::parallel::with_threads(self.threads, || {
+        self.on_threads(|| {
             let mut sink = Sink::in_memory(*self);
             // Room for a small model's text, which would otherwise be
             // copied a dozen times as it doubles from nothing.
@@ -199,7 +199,7 @@ impl Printer {
 
     /// Prints a model with `comments` where they belong (for `fmt`).
     pub(crate) fn print_with_comments(&self, model: &ModelProto, comments: &Comments) -> String {
-        crate::parallel::with_threads(self.threads, || {
+        self.on_threads(|| {
             let mut sink = Sink::in_memory(*self).with_comments(comments);
             model.print_to(&mut sink);
             sink.finish_text().0
@@ -289,6 +289,13 @@ impl Printer {
         }))
     }
 
+    /// Runs the print `print` with this printer's threads: helpers allowed
+    /// or not, and one helper shared by the whole print
+    /// (`parallel::with_helper`), started at its first long number list.
+    fn on_threads<T>(&self, print: impl FnOnce() -> T) -> T {
+        crate::parallel::with_threads(self.threads, || crate::parallel::with_helper(print))
+    }
+
     /// Writes what `print` prints to `out` through one buffer; returns what
     /// compat mode dropped.
     fn write_with<W: Write>(
@@ -296,7 +303,7 @@ impl Printer {
         mut out: W,
         print: impl FnOnce(&mut Sink<'_>),
     ) -> io::Result<Vec<Dropped>> {
-        crate::parallel::with_threads(self.threads, || {
+        self.on_threads(|| {
             // The sink buffers: it hands `out` pieces of about 64 KiB.
             let mut sink = Sink::new(&mut out, *self);
             print(&mut sink);
