@@ -357,7 +357,7 @@ impl FillState {
 /// of [`SPLIT_UNIT`] items or of [`SPLIT_UNIT_WEIGHT`], whichever comes
 /// first, then the helper's after the rest of either. None when the list
 /// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
-/// when the helper would get nothing.
+/// when the helper would get little of its weight ([`HELPER_SHARE_MIN`]).
 fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usize, usize)> {
     let weights: Vec<usize> = items.iter().map(weight).collect();
     if items.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
@@ -381,11 +381,23 @@ fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usiz
         units.push((start, mine - start, end));
         start = end;
     }
-    if units.iter().all(|&(start, mine, end)| start + mine == end) {
+    // The helper's parts: when they weigh little (light nodes after a
+    // heavy one, as in nested `If`s), the helper would wait for its units
+    // while this thread writes the heavy items alone, and the lists nested
+    // in them would be kept from the other core.
+    let helpers: usize = units
+        .iter()
+        .flat_map(|&(start, mine, end)| &weights[start + mine..end])
+        .sum();
+    if helpers < weights.iter().sum::<usize>() / HELPER_SHARE_MIN {
         units.clear();
     }
     units
 }
+
+/// [`split_units`] leaves a list whole when the helper's parts would weigh
+/// less than 1/`HELPER_SHARE_MIN` of it.
+const HELPER_SHARE_MIN: usize = 4;
 
 /// Lists of at least this many items (nodes) are written by
 /// [`Sink::each_item`] on two threads.
@@ -532,8 +544,13 @@ mod tests {
     }
 
     #[test]
-    fn short_light_lists_and_one_heavy_item_stay_on_one_thread() {
-        let weights = [vec![1; SPLIT_MIN - 1], vec![10, 10, SPLIT_MIN_WEIGHT]];
+    fn short_light_lists_and_heavy_items_with_light_ones_stay_on_one_thread() {
+        let weights = [
+            vec![1; SPLIT_MIN - 1],
+            vec![10, 10, SPLIT_MIN_WEIGHT],
+            vec![10, SPLIT_MIN_WEIGHT, 10, 10],
+            vec![SPLIT_MIN_WEIGHT, SPLIT_MIN_WEIGHT / 8, SPLIT_MIN_WEIGHT / 8],
+        ];
         for weights in weights {
             assert_eq!(split_units(&weights, |&w| w), vec![]);
         }
