@@ -680,6 +680,35 @@ mod tests {
     }
 
     #[test]
+    fn only_a_heavy_binary_print_shares_a_helper_between_its_lists() {
+        use prost::Message as _;
+        // Lists of 4Ki floats: 16 KiB of encoding each.
+        let model = |lists: usize| {
+            let values = vec!["0.5"; PARALLEL_MIN_SHARED].join(", ");
+            let weights: Vec<String> = (0..lists)
+                .map(|i| format!("float[{PARALLEL_MIN_SHARED}] w{i} = {{{values}}}"))
+                .collect();
+            let text = format!(
+                "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                 g (float x) => (float y) <{}> {{ y = Relu(x) }}",
+                weights.join(", ")
+            );
+            crate::parse_model(&text).unwrap().encode_to_vec()
+        };
+        let two_cores = crate::parallel::available();
+        for (lists, shared) in [(8, false), (70, true)] {
+            let bytes = model(lists);
+            assert_eq!(bytes.len() >= super::super::SHARED_HELPER_MIN, shared);
+            let (started, printed) = crate::parallel::tests::helpers_of(|| {
+                Printer::new().print_binary_model(&bytes).unwrap().text
+            });
+            assert_eq!(started, usize::from(shared && two_cores), "{lists} lists");
+            let alone = Printer::new().threads(false).print_binary_model(&bytes);
+            assert!(printed == alone.unwrap().text, "{lists} lists");
+        }
+    }
+
+    #[test]
     fn long_number_lists_reach_the_writer_in_pieces() {
         /// Records the size of each write.
         struct Writes(Vec<usize>);
