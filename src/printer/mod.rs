@@ -171,7 +171,8 @@ impl Printer {
     /// With `false`, everything is printed on the calling thread. By
     /// default long lists are printed with a second thread (node and
     /// initializer lists of 1024 items or 1 MiB of encoding and more,
-    /// number lists of 32Ki numbers and more); the text is the same.
+    /// number lists of 32Ki numbers and more, of 4Ki in a binary model of
+    /// 1 MiB and more, whose lists share one helper); the text is the same.
     #[must_use]
     pub fn threads(mut self, threads: bool) -> Self {
         self.threads = threads;
