@@ -82,8 +82,9 @@
 //! Long inputs are read and printed with a second thread (to read: texts
 //! of 256 KiB and more, number lists of 256 KiB and more; to print: node
 //! and initializer lists of 1024 items or 1 MiB of encoding and more,
-//! number lists of 32Ki numbers and more); the result is always what one
-//! thread gives.
+//! number lists of 32Ki numbers and more, of 4Ki in a binary model of 1
+//! MiB and more, whose lists share one helper); the result is always what
+//! one thread gives.
 //! [`Parser::threads`] and [`Printer::threads`] turn that off, for an
 //! embedder with a thread pool of its own or a target without threads.
 //!

@@ -3,16 +3,18 @@
 //! of at least [`MIN_TEXT_IDLE`] bytes (more when the other core has work
 //! of its own, [`with_other_busy`]) is split in two at a comma and each half
 //! is handled on its own thread ([`join`]); to print, the helper works one
-//! unit ahead of the thread that writes the text ([`pipeline`]). Results
-//! are taken in order, so they are the same as one thread's. When no
-//! thread can be started, the calling thread does all the work. (A long node
-//! list is lexed and parsed in pieces by `parser::fast::pieces`, whose two
-//! threads take pieces in turn through [`join`].) [`with_threads`] turns
-//! the helpers off for a call, as if none could be started.
+//! unit ahead of the thread that writes the text ([`pipeline`], or
+//! [`ahead`] on the one helper a whole print shares, [`with_helper`]).
+//! Results are taken in order, so they are the same as one thread's. When
+//! no thread can be started, the calling thread does all the work. (A long
+//! node list is lexed and parsed in pieces by `parser::fast::pieces`, whose
+//! two threads take pieces in turn through [`join`].) [`with_threads`]
+//! turns the helpers off for a call, as if none could be started.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
-use std::thread::{LocalKey, Scope, ScopedJoinHandle};
+use std::thread::{JoinHandle, LocalKey, Scope, ScopedJoinHandle};
 
 /// Number lists shorter than this, in bytes of text, stay on one thread
 /// while the other thread has work of its own (see [`with_other_busy`]).
@@ -28,6 +30,8 @@ thread_local! {
     /// Whether another thread has work to do besides this one's (see
     /// [`with_other_busy`]).
     static OTHER_BUSY: Cell<bool> = const { Cell::new(false) };
+    /// The helper of the [`with_helper`] call this thread is in, if any.
+    static HELPER: RefCell<Option<Helper>> = const { RefCell::new(None) };
 }
 
 /// Runs `work` with helper threads allowed or not, on this thread (the
@@ -45,6 +49,12 @@ pub(crate) fn with_threads<T>(allowed: bool, work: impl FnOnce() -> T) -> T {
 /// [`MIN_TEXT_IDLE`]. The setting before comes back afterwards.
 pub(crate) fn with_other_busy<T>(busy: bool, work: impl FnOnce() -> T) -> T {
     with_setting(&OTHER_BUSY, busy, work)
+}
+
+/// Whether this thread is in a [`with_other_busy`] call saying the other
+/// core has work of its own.
+pub(crate) fn other_busy() -> bool {
+    OTHER_BUSY.with(Cell::get)
 }
 
 /// Runs `work` with this thread's `setting` set to `value`, and the value
@@ -168,6 +178,161 @@ pub(crate) fn pipeline<S, U, B: Default + Send>(
     });
 }
 
+/// Runs `work` with a helper thread that [`ahead`] calls on this thread
+/// share: none is started until the first one hands it a job, so a call
+/// with little to do costs no thread; once started, it runs every job
+/// handed to it, in order, until `work` returns, then it is joined (also
+/// when `work` panics; a panic of the helper goes on in this thread).
+/// Within another `with_helper` call on this thread, that call's helper
+/// is shared.
+pub(crate) fn with_helper<T>(work: impl FnOnce() -> T) -> T {
+    if has_helper() {
+        return work();
+    }
+    /// Joins the helper when dropped.
+    struct Stop;
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            if let Some(Helper::Running { jobs, thread }) = HELPER.take() {
+                drop(jobs);
+                if let Err(panic) = thread.join() {
+                    if !std::thread::panicking() {
+                        std::panic::resume_unwind(panic);
+                    }
+                }
+            }
+        }
+    }
+    HELPER.set(Some(Helper::NotStarted));
+    let _stop = Stop;
+    work()
+}
+
+/// Whether this thread is in a [`with_helper`] call, whose helper runs or
+/// may be started.
+pub(crate) fn has_helper() -> bool {
+    HELPER.with_borrow(|helper| helper.is_some())
+}
+
+/// The helper of a [`with_helper`] call.
+enum Helper {
+    /// Not needed yet.
+    NotStarted,
+    /// Running the jobs sent to it in turn, until the sender is dropped.
+    Running {
+        jobs: mpsc::Sender<Job>,
+        thread: JoinHandle<()>,
+    },
+    /// It could not be started: the calling thread does the work.
+    Unavailable,
+}
+
+/// A job for the helper of [`with_helper`].
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Hands `job` to this thread's helper, starting it if it is not running
+/// yet; gives `job` back when there is none (outside [`with_helper`],
+/// threads not [`available`], no thread could be started, or it stopped).
+fn to_helper(job: Job) -> Result<(), Job> {
+    if !available() {
+        return Err(job);
+    }
+    HELPER.with_borrow_mut(|helper| {
+        if matches!(helper, Some(Helper::NotStarted)) {
+            *helper = Some(start_helper());
+        }
+        match helper {
+            Some(Helper::Running { jobs, .. }) => jobs.send(job).map_err(|unsent| unsent.0),
+            _ => Err(job),
+        }
+    })
+}
+
+/// A running helper, or [`Helper::Unavailable`] when no thread can be
+/// started.
+fn start_helper() -> Helper {
+    #[cfg(test)]
+    tests::STARTED.with(|started| started.set(started.get() + 1));
+    let (jobs, queue) = mpsc::channel::<Job>();
+    let spawned = std::thread::Builder::new()
+        .name("onnxtxt-helper".to_owned())
+        .spawn(move || queue.into_iter().for_each(|job| job()));
+    match spawned {
+        Ok(thread) => Helper::Running { jobs, thread },
+        Err(_) => Helper::Unavailable,
+    }
+}
+
+/// A pipeline over `units`, in order, on the helper of [`with_helper`]
+/// (this thread's, started if need be): for each unit, this thread hands
+/// the helper the job `detach` makes of it (a closure that owns what it
+/// needs, and fills a buffer), up to [`AHEAD`] units ahead, then runs
+/// `own` on the unit and `take` on the buffer its job filled. Buffers
+/// come from `spare` (or are made) and go back to it, in any state: a job
+/// must overwrite its buffer. Without a helper, this thread runs each job
+/// when it would have handed it over. A panic of the helper goes on in
+/// this thread.
+pub(crate) fn ahead<S, U, B, J>(
+    state: &mut S,
+    units: impl Iterator<Item = U>,
+    spare: &mut Vec<B>,
+    mut detach: impl FnMut(&U) -> J,
+    mut own: impl FnMut(&mut S, &U),
+    mut take: impl FnMut(&mut S, &U, &mut B),
+) where
+    B: Default + Send + 'static,
+    J: FnOnce(&mut B) + Send + 'static,
+{
+    let mut waiting = VecDeque::with_capacity(AHEAD);
+    let mut hand_over = |unit: U, spare: &mut Vec<B>| {
+        let job = detach(&unit);
+        let mut buffer = spare.pop().unwrap_or_default();
+        let (made_tx, made_rx) = mpsc::sync_channel(1);
+        let run: Job = Box::new(move || {
+            job(&mut buffer);
+            // The receiver is gone only when this thread panicked.
+            let _ = made_tx.send(buffer);
+        });
+        if let Err(run) = to_helper(run) {
+            run();
+        }
+        (unit, made_rx)
+    };
+    let mut units = units.fuse();
+    loop {
+        while waiting.len() < AHEAD {
+            let Some(unit) = units.next() else { break };
+            waiting.push_back(hand_over(unit, spare));
+        }
+        let Some((unit, made)) = waiting.pop_front() else {
+            return;
+        };
+        own(state, &unit);
+        let Ok(mut buffer) = made.recv() else {
+            helper_stopped()
+        };
+        take(state, &unit, &mut buffer);
+        spare.push(buffer);
+    }
+}
+
+/// The units an [`ahead`] pipeline hands its helper before it takes what
+/// the first was made into: one being made while this thread works on
+/// another, one waiting.
+const AHEAD: usize = 2;
+
+/// Passes on the panic that stopped this thread's helper (a job dropped
+/// unrun means the helper is gone, and only a panic ends it early).
+fn helper_stopped() -> ! {
+    if let Some(Helper::Running { jobs, thread }) = HELPER.take() {
+        drop(jobs);
+        if let Err(panic) = thread.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+    unreachable!("a helper stops early only by panicking")
+}
+
 /// The buffers a [`pipeline`] makes at most: one being made, one made and
 /// waiting, one being taken.
 const PIPELINE_BUFFERS: usize = 3;
@@ -214,7 +379,7 @@ fn finish<T>(handle: ScopedJoinHandle<'_, Option<T>>) -> T {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -256,7 +421,7 @@ mod tests {
     }
 
     /// How many helpers `work` tried to start, and what it gave.
-    fn helpers_of<T>(work: impl FnOnce() -> T) -> (usize, T) {
+    pub(crate) fn helpers_of<T>(work: impl FnOnce() -> T) -> (usize, T) {
         let before = STARTED.with(Cell::get);
         let output = work();
         (STARTED.with(Cell::get) - before, output)
@@ -320,6 +485,83 @@ mod tests {
     #[test]
     fn join_returns_both_results_in_order() {
         with_and_without_threads(|| assert_eq!(join(|| 1, || "two"), (1, "two")));
+    }
+
+    /// The log of an [`ahead`] pipeline over `units`, and the spare
+    /// buffers it left.
+    fn ahead_log(units: std::ops::Range<u32>) -> (Vec<String>, usize) {
+        let (mut log, mut spare) = (Vec::new(), Vec::new());
+        ahead(
+            &mut log,
+            units,
+            &mut spare,
+            |&n| move |made: &mut String| *made = format!("made {n}"),
+            |log, &n| log.push(format!("own {n}")),
+            |log, &n, made| log.push(format!("{n}: {made}")),
+        );
+        (log, spare.len())
+    }
+
+    #[test]
+    fn ahead_takes_what_was_made_of_each_unit_in_order() {
+        let expected = |units: std::ops::Range<u32>| -> Vec<String> {
+            units
+                .flat_map(|n| [format!("own {n}"), format!("{n}: made {n}")])
+                .collect()
+        };
+        for units in [0..0, 0..1, 0..2, 0..3, 0..100] {
+            let count = units.len();
+            // With the helper of a call, without one (outside a call, or
+            // with threads off): the same log, and at most `AHEAD` buffers.
+            let (started, logs) = helpers_of(|| {
+                let shared = with_helper(|| ahead_log(units.clone()));
+                let alone = ahead_log(units.clone());
+                let off = with_threads(false, || with_helper(|| ahead_log(units.clone())));
+                [shared, alone, off]
+            });
+            for (log, spare) in logs {
+                assert_eq!(log, expected(units.clone()));
+                assert_eq!(spare, count.min(AHEAD));
+            }
+            assert_eq!(started, usize::from(count > 0 && available()));
+        }
+    }
+
+    #[test]
+    fn one_helper_serves_a_whole_call_and_none_starts_without_work() {
+        let (started, ()) = helpers_of(|| {
+            with_helper(|| {
+                assert!(has_helper());
+                assert_eq!(helpers_of(|| with_helper(|| 1 + 1)).0, 0);
+                for _ in 0..5 {
+                    with_helper(|| ahead_log(0..10));
+                    ahead_log(0..10);
+                }
+            });
+        });
+        assert_eq!(started, usize::from(available()));
+        assert!(!has_helper());
+    }
+
+    #[test]
+    fn a_panic_of_the_helper_goes_on_in_the_calling_thread() {
+        for units in [0..1, 0..50] {
+            let panicked = std::panic::catch_unwind(|| {
+                with_helper(|| {
+                    ahead(
+                        &mut (),
+                        units.clone(),
+                        &mut Vec::new(),
+                        |&n| move |_: &mut String| assert!(n != 0, "job {n}"),
+                        |(), _| {},
+                        |(), _, _| {},
+                    );
+                })
+            });
+            let panic = panicked.unwrap_err();
+            assert_eq!(panic.downcast_ref::<String>().unwrap(), "job 0");
+            assert!(!has_helper());
+        }
     }
 
     #[test]

@@ -49,19 +49,28 @@ impl Sink<'_> {
 
     /// [`Sink::fill`] for numbers, the bulk of large tensors: each item is
     /// formatted straight into the buffer, with no call per item. Long
-    /// lists are formatted on two threads ([`Sink::fill_pipelined`]).
+    /// lists are formatted on two threads ([`Sink::fill_pipelined`]): from
+    /// [`PARALLEL_MIN_SHARED`] items in a print that shares one helper
+    /// (`parallel::with_helper`) and whose other thread has no list of its
+    /// own to print (see [`Sink::each_item`]), else from [`PARALLEL_MIN`].
     pub(crate) fn fill_numbers<T: Number>(&mut self, fill: bool, items: &[T]) {
         // A float takes up to 16 bytes with its separator.
         self.expect_text(items.len().saturating_mul(16));
-        let from = |index| FillState {
+        let start = FillState {
             fill,
             indent: 2 * self.level,
-            index,
+            index: 0,
         };
-        if items.len() >= PARALLEL_MIN && crate::parallel::available() {
-            self.fill_pipelined(from(0), items);
+        let shared = crate::parallel::has_helper() && !crate::parallel::other_busy();
+        let min = if shared {
+            PARALLEL_MIN_SHARED
         } else {
-            let mut at = from(0);
+            PARALLEL_MIN
+        };
+        if items.len() >= min && crate::parallel::available() {
+            crate::parallel::with_helper(|| self.fill_pipelined(start, items));
+        } else {
+            let mut at = start;
             // About `FLUSH` bytes of text at a time, for a writer.
             for chunk in items.chunks(FLUSH / 16) {
                 at.lay_out(&mut self.buf, chunk);
@@ -71,34 +80,47 @@ impl Sink<'_> {
     }
 
     /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
-    /// segments of the list: a helper formats the last part of each segment
-    /// and lays it out into a text of its own, one segment ahead, while
-    /// this thread does the same with the first [`MINE_32NDS`]/32 straight
-    /// into the output, then appends the helper's text. The layout depends
-    /// on an item's index only (never on the text before it), so each part
-    /// is laid out where it is formatted; a writer gets the helper's text
-    /// as it is, with no copy. Each thread formats its part into a buffer
-    /// of texts ([`Formatted`]) before laying it out: two short loops
-    /// measured faster than one that does both (see `bench/README.md`).
+    /// segments of the list on the print's helper (`parallel::ahead`): the
+    /// helper formats a copy of the last part of each segment and lays it
+    /// out into a text of its own, a segment or two ahead, while this
+    /// thread does the same with the first [`MINE_32NDS`]/32 straight into
+    /// the output, then appends the helper's text. The layout depends on an
+    /// item's index only (never on the text before it), so each part is
+    /// laid out where it is formatted; a writer gets the helper's text as
+    /// it is, with no copy. Each thread formats its part into a buffer of
+    /// texts ([`Formatted`]) before laying it out: two short loops measured
+    /// faster than one that does both (see `bench/README.md`). The buffers
+    /// are the sink's, reused from list to list.
     fn fill_pipelined<T: Number>(&mut self, start: FillState, items: &[T]) {
         // This thread formats the first part of each segment, the helper the rest.
         let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
         let at = |index| FillState { index, ..start };
-        crate::parallel::pipeline(
-            &mut (self, Formatted::default()),
+        let mut spare = std::mem::take(&mut self.number_texts);
+        let own = spare.pop().unwrap_or_default();
+        let mut state = (self, own);
+        crate::parallel::ahead(
+            &mut state,
             items.chunks(SEGMENT).enumerate(),
-            |&(k, segment), (formatted, text): &mut (Formatted, Vec<u8>)| {
+            &mut spare,
+            |&(k, segment)| {
                 let split = mine(segment);
-                formatted.format(&segment[split..]);
-                text.clear();
-                at(k * SEGMENT + split).lay_out_formatted(text, formatted);
+                let theirs = segment[split..].to_vec();
+                let mut at = at(k * SEGMENT + split);
+                move |made: &mut NumberText| {
+                    made.formatted.format(&theirs);
+                    made.text.clear();
+                    at.lay_out_formatted(&mut made.text, &made.formatted);
+                }
             },
-            |(sink, formatted), &(k, segment)| {
-                formatted.format(&segment[..mine(segment)]);
-                at(k * SEGMENT).lay_out_formatted(&mut sink.buf, formatted);
+            |(sink, own), &(k, segment)| {
+                own.formatted.format(&segment[..mine(segment)]);
+                at(k * SEGMENT).lay_out_formatted(&mut sink.buf, &own.formatted);
             },
-            |(sink, _), _, (_, text)| sink.put_lines(text),
+            |(sink, _), _, made| sink.put_lines(&made.text),
         );
+        let (sink, own) = state;
+        spare.push(own);
+        sink.number_texts = spare;
     }
 
     /// Writes each of `items` with `write` (given the item's index), one
@@ -132,38 +154,42 @@ impl Sink<'_> {
         let path = self.path.clone();
         let write = &write;
         self.may_split = false;
-        crate::parallel::pipeline(
-            self,
-            units.iter(),
-            |&&(start, mine, end), (text, dropped, error): &mut Made| {
-                let mut other = Sink::in_memory(opts);
-                other.level = level;
-                other.path.clone_from(&path);
-                other.comments = comments;
-                other.may_split = false;
-                other.buf = std::mem::take(text);
-                other.buf.clear();
-                other.expect_text((end - start - mine).saturating_mul(ITEM_TEXT));
-                for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
-                    write(&mut other, i, x);
-                }
-                *text = other.buf;
-                *dropped = other.dropped;
-                *error = other.error;
-            },
-            |sink, &&(start, mine, _)| {
-                for (i, x) in items.iter().enumerate().skip(start).take(mine) {
-                    write(sink, i, x);
-                }
-            },
-            |sink, _, (text, dropped, error)| {
-                sink.put_lines(text);
-                sink.dropped.append(dropped);
-                if let Some(error) = error.take() {
-                    sink.error.get_or_insert(error);
-                }
-            },
-        );
+        // While the helper writes its parts, this thread's number lists
+        // take the other core only from `PARALLEL_MIN` items.
+        crate::parallel::with_other_busy(true, || {
+            crate::parallel::pipeline(
+                self,
+                units.iter(),
+                |&&(start, mine, end), (text, dropped, error): &mut Made| {
+                    let mut other = Sink::in_memory(opts);
+                    other.level = level;
+                    other.path.clone_from(&path);
+                    other.comments = comments;
+                    other.may_split = false;
+                    other.buf = std::mem::take(text);
+                    other.buf.clear();
+                    other.expect_text((end - start - mine).saturating_mul(ITEM_TEXT));
+                    for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
+                        write(&mut other, i, x);
+                    }
+                    *text = other.buf;
+                    *dropped = other.dropped;
+                    *error = other.error;
+                },
+                |sink, &&(start, mine, _)| {
+                    for (i, x) in items.iter().enumerate().skip(start).take(mine) {
+                        write(sink, i, x);
+                    }
+                },
+                |sink, _, (text, dropped, error)| {
+                    sink.put_lines(text);
+                    sink.dropped.append(dropped);
+                    if let Some(error) = error.take() {
+                        sink.error.get_or_insert(error);
+                    }
+                },
+            )
+        });
         self.may_split = true;
     }
 
@@ -331,7 +357,7 @@ impl FillState {
 /// of [`SPLIT_UNIT`] items or of [`SPLIT_UNIT_WEIGHT`], whichever comes
 /// first, then the helper's after the rest of either. None when the list
 /// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
-/// when the helper would get nothing.
+/// when the helper would get little of its weight ([`HELPER_SHARE_MIN`]).
 fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usize, usize)> {
     let weights: Vec<usize> = items.iter().map(weight).collect();
     if items.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
@@ -355,11 +381,23 @@ fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usiz
         units.push((start, mine - start, end));
         start = end;
     }
-    if units.iter().all(|&(start, mine, end)| start + mine == end) {
+    // The helper's parts: when they weigh little (light nodes after a
+    // heavy one, as in nested `If`s), the helper would wait for its units
+    // while this thread writes the heavy items alone, and the lists nested
+    // in them would be kept from the other core.
+    let helpers: usize = units
+        .iter()
+        .flat_map(|&(start, mine, end)| &weights[start + mine..end])
+        .sum();
+    if helpers < weights.iter().sum::<usize>() / HELPER_SHARE_MIN {
         units.clear();
     }
     units
 }
+
+/// [`split_units`] leaves a list whole when the helper's parts would weigh
+/// less than 1/`HELPER_SHARE_MIN` of it.
+const HELPER_SHARE_MIN: usize = 4;
 
 /// Lists of at least this many items (nodes) are written by
 /// [`Sink::each_item`] on two threads.
@@ -385,8 +423,13 @@ const SPLIT_MINE_32NDS: usize = 14;
 /// bytes on average in the node-heavy benchmark), to reserve room by.
 const ITEM_TEXT: usize = 256;
 
-/// Lists at least this long are formatted on two threads.
+/// Lists at least this long are formatted on two threads, a helper
+/// started for the list alone if need be (its start costs 50 to 70 µs).
 const PARALLEL_MIN: usize = 1 << 15;
+
+/// Lists at least this long are formatted on two threads in a print that
+/// shares one helper between its lists (started once, at the first).
+const PARALLEL_MIN_SHARED: usize = 1 << 12;
 
 /// The items of a list that [`Sink::fill_pipelined`] passes through its
 /// pipeline at a time.
@@ -395,6 +438,15 @@ const SEGMENT: usize = 1 << 14;
 /// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
 /// own thread formats and lays out (besides handing the whole segment on).
 const MINE_32NDS: usize = 14;
+
+/// What a thread of [`Sink::fill_pipelined`] makes of its part of a
+/// segment: the numbers formatted, then laid out (the helper's part only:
+/// this thread lays out its own into the output).
+#[derive(Default)]
+pub(crate) struct NumberText {
+    formatted: Formatted,
+    text: Vec<u8>,
+}
 
 /// Numbers formatted by [`Sink::fill_pipelined`]: their texts one after
 /// the other, each followed by room for a whole [`NUMBER_MAX`] text, and
@@ -492,8 +544,13 @@ mod tests {
     }
 
     #[test]
-    fn short_light_lists_and_one_heavy_item_stay_on_one_thread() {
-        let weights = [vec![1; SPLIT_MIN - 1], vec![10, 10, SPLIT_MIN_WEIGHT]];
+    fn short_light_lists_and_heavy_items_with_light_ones_stay_on_one_thread() {
+        let weights = [
+            vec![1; SPLIT_MIN - 1],
+            vec![10, 10, SPLIT_MIN_WEIGHT],
+            vec![10, SPLIT_MIN_WEIGHT, 10, 10],
+            vec![SPLIT_MIN_WEIGHT, SPLIT_MIN_WEIGHT / 8, SPLIT_MIN_WEIGHT / 8],
+        ];
         for weights in weights {
             assert_eq!(split_units(&weights, |&w| w), vec![]);
         }
@@ -501,12 +558,63 @@ mod tests {
         assert_eq!(units, vec![(0, 1, 2), (2, 1, 3)]);
     }
 
+    /// What `fill_numbers` prints of `items` (at `level`, filled or not),
+    /// as [`Sink::fill`] prints them item by item with `one`: the same
+    /// text, into a writer and in memory, on one thread, and on two (with
+    /// the helper of a print, shared, or one for the list alone).
+    fn assert_fill_matches<T: Number>(
+        items: &[T],
+        level: usize,
+        fill: bool,
+        one: impl Fn(&mut Sink<'_>, &T),
+    ) {
+        let opts = Printer::new();
+        let open = |s: &mut Sink<'_>| {
+            (0..level).for_each(|_| s.indent());
+            s.text("{");
+        };
+        let slow = render_with(opts, |s| {
+            open(s);
+            s.fill(fill, items, |s, _, x| one(s, x));
+            s.text("}");
+        })
+        .0;
+        let fast = |s: &mut Sink<'_>| {
+            open(s);
+            s.fill_numbers(fill, items);
+            s.text("}");
+        };
+        let count = items.len();
+        /// Runs its work one way.
+        type Way = fn(&mut dyn FnMut());
+        let ways: [(&str, Way); 3] = [
+            ("shared", |f| crate::parallel::with_helper(f)),
+            ("alone", |f| f()),
+            ("one thread", |f| crate::parallel::with_threads(false, f)),
+        ];
+        for (way, run) in ways {
+            let (mut streamed, mut memory) = (String::new(), String::new());
+            run(&mut || {
+                streamed = render_with(opts, fast).0;
+                let mut sink = Sink::in_memory(opts);
+                fast(&mut sink);
+                memory = sink.finish_text().0;
+            });
+            assert!(streamed == slow, "{way}: {count} items, {level}, {fill}");
+            assert!(memory == slow, "{way}: {count} items in memory");
+        }
+    }
+
     #[test]
     fn number_fill_matches_item_by_item() {
-        // On either side of the two-thread path's threshold, and segments
+        // On either side of the two-thread path's thresholds, and segments
         // ending with a part of each thread (the last of one or two items
         // is the helper's alone).
         let counts = [
+            PARALLEL_MIN_SHARED - 1,
+            PARALLEL_MIN_SHARED,
+            PARALLEL_MIN_SHARED + 1,
+            SEGMENT - 1,
             PARALLEL_MIN - 1,
             PARALLEL_MIN,
             SEGMENT + PARALLEL_MIN + 7,
@@ -514,13 +622,16 @@ mod tests {
             2 * SEGMENT + 2,
         ];
         let count = counts.into_iter().max().unwrap();
-        let mut bits = 0x1234_5678u32;
+        let mut bits = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            bits
+        };
         let floats: Vec<f32> = (0..count)
             .map(|i| {
-                bits ^= bits << 13;
-                bits ^= bits >> 17;
-                bits ^= bits << 5;
-                let x = f32::from_bits(bits);
+                let x = f32::from_bits(next() as u32);
                 match i % 5 {
                     0 if x.has_text() => x,
                     1 => (x.to_bits() % 2000) as f32 / 1e4,
@@ -529,38 +640,71 @@ mod tests {
                 }
             })
             .collect();
-        let ints: Vec<i64> = (0..count as i64)
-            .map(|i| i * i * 7919 - 1_000_000_000)
+        let doubles: Vec<f64> = (0..count)
+            .map(|i| match f64::from_bits(next()) {
+                x if i % 3 > 0 && x.has_text() => x,
+                _ => i as f64 / 3.0,
+            })
             .collect();
+        let int64s: Vec<i64> = (0..count).map(|_| next() as i64).collect();
+        let int32s: Vec<i32> = (0..count).map(|_| next() as i32).collect();
+        let uint64s: Vec<u64> = (0..count).map(|_| next()).collect();
         let configurations = [(1, true), (3, true), (0, false), (20, true)];
-        for (count, (level, fill)) in counts.into_iter().zip(configurations.iter().cycle()) {
-            let (floats, ints) = (&floats[..count], &ints[..count]);
-            let opts = Printer::new();
-            let lists = |s: &mut Sink<'_>| {
-                (0..*level).for_each(|_| s.indent());
-                s.text("{");
-                s.fill_numbers(*fill, floats);
-                s.fill_numbers(*fill, ints);
-                s.text("}");
-            };
-            let streamed = render_with(opts, lists).0;
-            let slow = render_with(opts, |s| {
-                (0..*level).for_each(|_| s.indent());
-                s.text("{");
-                s.fill(*fill, floats, |s, _, x| s.float(*x));
-                s.fill(*fill, ints, |s, _, x| s.int(*x));
-                s.text("}");
+        for (count, &(level, fill)) in counts.into_iter().zip(configurations.iter().cycle()) {
+            assert_fill_matches(&floats[..count], level, fill, |s, x| s.float(*x));
+            assert_fill_matches(&doubles[..count], level, fill, |s, x| s.float(*x));
+            assert_fill_matches(&int64s[..count], level, fill, |s, x| s.int(*x));
+            assert_fill_matches(&int32s[..count], level, fill, |s, x| s.int(*x));
+            assert_fill_matches(&uint64s[..count], level, fill, |s, x| s.int(*x));
+        }
+    }
+
+    #[test]
+    fn a_print_starts_one_helper_for_all_its_lists_and_none_for_short_ones() {
+        let short = vec![0.5f32; PARALLEL_MIN_SHARED - 1];
+        let long = vec![0.5f32; PARALLEL_MIN_SHARED];
+        let helpers = |lists: &[&[f32]]| {
+            crate::parallel::tests::helpers_of(|| {
+                crate::parallel::with_helper(|| {
+                    render(|s| lists.iter().for_each(|list| s.fill_numbers(true, list)))
+                })
+            })
+            .0
+        };
+        assert_eq!(helpers(&[&short, &short, &short]), 0);
+        let two_cores = crate::parallel::available();
+        assert_eq!(
+            helpers(&[&short, &long, &long, &long]),
+            usize::from(two_cores)
+        );
+    }
+
+    #[test]
+    fn only_a_heavy_binary_print_shares_a_helper_between_its_lists() {
+        use prost::Message as _;
+        // Lists of 4Ki floats: 16 KiB of encoding each.
+        let model = |lists: usize| {
+            let values = vec!["0.5"; PARALLEL_MIN_SHARED].join(", ");
+            let weights: Vec<String> = (0..lists)
+                .map(|i| format!("float[{PARALLEL_MIN_SHARED}] w{i} = {{{values}}}"))
+                .collect();
+            let text = format!(
+                "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                 g (float x) => (float y) <{}> {{ y = Relu(x) }}",
+                weights.join(", ")
+            );
+            crate::parse_model(&text).unwrap().encode_to_vec()
+        };
+        let two_cores = crate::parallel::available();
+        for (lists, shared) in [(8, false), (70, true)] {
+            let bytes = model(lists);
+            assert_eq!(bytes.len() >= super::super::SHARED_HELPER_MIN, shared);
+            let (started, printed) = crate::parallel::tests::helpers_of(|| {
+                Printer::new().print_binary_model(&bytes).unwrap().text
             });
-            assert!(
-                streamed == slow.0,
-                "{count} items, level {level}, fill {fill}"
-            );
-            let mut memory = Sink::in_memory(opts);
-            lists(&mut memory);
-            assert!(
-                memory.finish_text().0 == streamed,
-                "{count} items in memory"
-            );
+            assert_eq!(started, usize::from(shared && two_cores), "{lists} lists");
+            let alone = Printer::new().threads(false).print_binary_model(&bytes);
+            assert!(printed == alone.unwrap().text, "{lists} lists");
         }
     }
 

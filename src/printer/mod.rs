@@ -171,7 +171,8 @@ impl Printer {
     /// With `false`, everything is printed on the calling thread. By
     /// default long lists are printed with a second thread (node and
     /// initializer lists of 1024 items or 1 MiB of encoding and more,
-    /// number lists of 32Ki numbers and more); the text is the same.
+    /// number lists of 32Ki numbers and more, of 4Ki in a binary model of
+    /// 1 MiB and more, whose lists share one helper); the text is the same.
     #[must_use]
     pub fn threads(mut self, threads: bool) -> Self {
         self.threads = threads;
@@ -184,9 +185,10 @@ impl Printer {
     }
 
     /// What `print` prints into a string made with room for `expected`
-    /// bytes of text and a small model's more.
+    /// bytes of text and a small model's more (`expected` is the size of
+    /// the encoding printed, 0 when not known).
     fn print_in_memory(&self, expected: usize, print: impl FnOnce(&mut Sink<'_>)) -> Printed {
-        crate::parallel::with_threads(self.threads, || {
+        self.on_threads(expected, || {
             let mut sink = Sink::in_memory(*self);
             // Room for a small model's text, which would otherwise be
             // copied a dozen times as it doubles from nothing.
@@ -199,7 +201,7 @@ impl Printer {
 
     /// Prints a model with `comments` where they belong (for `fmt`).
     pub(crate) fn print_with_comments(&self, model: &ModelProto, comments: &Comments) -> String {
-        crate::parallel::with_threads(self.threads, || {
+        self.on_threads(0, || {
             let mut sink = Sink::in_memory(*self).with_comments(comments);
             model.print_to(&mut sink);
             sink.finish_text().0
@@ -225,7 +227,7 @@ impl Printer {
     /// assert!(dropped.is_empty());
     /// ```
     pub fn write<T: Print + ?Sized, W: Write>(&self, item: &T, out: W) -> io::Result<Vec<Dropped>> {
-        self.write_with(out, |sink| item.print_to(sink))
+        self.write_with(0, out, |sink| item.print_to(sink))
     }
 
     /// Prints the binary model `bytes` to `out`: the text that
@@ -260,7 +262,7 @@ impl Printer {
         out: W,
     ) -> Result<io::Result<Vec<Dropped>>, crate::Error> {
         let lazy = crate::decode::decode_model_lazily(bytes)?;
-        Ok(self.write_with(out, |sink| {
+        Ok(self.write_with(bytes.len(), out, |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
         }))
     }
@@ -289,14 +291,30 @@ impl Printer {
         }))
     }
 
-    /// Writes what `print` prints to `out` through one buffer; returns what
-    /// compat mode dropped.
+    /// Runs the print `print` of an encoding of `weight` bytes (0 when not
+    /// known) with this printer's threads: helpers allowed or not, and
+    /// from [`SHARED_HELPER_MIN`] one helper shared by the whole print
+    /// (`parallel::with_helper`), started at its first long number list.
+    fn on_threads<T>(&self, weight: usize, print: impl FnOnce() -> T) -> T {
+        crate::parallel::with_threads(self.threads, || {
+            if weight >= SHARED_HELPER_MIN {
+                crate::parallel::with_helper(print)
+            } else {
+                print()
+            }
+        })
+    }
+
+    /// Writes what `print` prints of an encoding of `weight` bytes (0 when
+    /// not known) to `out` through one buffer; returns what compat mode
+    /// dropped.
     fn write_with<W: Write>(
         &self,
+        weight: usize,
         mut out: W,
         print: impl FnOnce(&mut Sink<'_>),
     ) -> io::Result<Vec<Dropped>> {
-        crate::parallel::with_threads(self.threads, || {
+        self.on_threads(weight, || {
             // The sink buffers: it hands `out` pieces of about 64 KiB.
             let mut sink = Sink::new(&mut out, *self);
             print(&mut sink);
@@ -306,6 +324,13 @@ impl Printer {
         })
     }
 }
+
+/// The encoding (bytes) of a print from which its number lists share one
+/// helper thread, from 4Ki numbers: starting it costs about a list of
+/// 16Ki numbers' gain, so a lighter print splits its lists only from
+/// 32Ki numbers, each with a helper of its own (`bench/results.md`, "A
+/// print helper for the whole print, session 5").
+pub(super) const SHARED_HELPER_MIN: usize = 1 << 20;
 
 /// Prints any IR value the parser accepts, with the default [`Printer`].
 ///

@@ -43,7 +43,7 @@ pub(super) const NUMBER_MAX: usize = 24;
 
 /// A tensor element written by [`Sink::fill_numbers`]: an integer in
 /// decimal, or a float as [`Sink::float`] writes it.
-pub(crate) trait Number: Copy + Send + Sync {
+pub(crate) trait Number: Copy + Send + Sync + 'static {
     /// Writes the text at the start of `out` and returns its length.
     fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize;
 }

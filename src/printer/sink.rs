@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::comments::Comments;
+use super::lists::NumberText;
 
 use super::{Dropped, Printer};
 
@@ -33,6 +34,9 @@ pub struct Sink<'a> {
     /// Whether [`Sink::each_item`] may hand half a list to another thread
     /// (not in a sink that already shares the work with one).
     pub(super) may_split: bool,
+    /// The buffers of [`Sink::fill_numbers`]' two threads, kept from one
+    /// list to the next.
+    pub(super) number_texts: Vec<NumberText>,
 }
 
 impl<'a> Sink<'a> {
@@ -57,6 +61,7 @@ impl<'a> Sink<'a> {
             path: String::new(),
             comments: None,
             may_split: true,
+            number_texts: Vec::new(),
         }
     }
 

@@ -544,8 +544,14 @@ fn a_closed_pipe_ends_the_command_quietly() {
     }
     text.push_str("  y = Identity(y19999)\n}\n");
     let model = write(dir.path(), "big.onnxtxt", text.as_bytes());
-    let mut command = start(&["print", arg(&model)]);
-    let mut first = [0; 16];
+    print_then_close_the_pipe(&model, 16);
+}
+
+/// `onnxtxt print model | head -c read`: the command ends quietly and
+/// successfully when its reader goes.
+fn print_then_close_the_pipe(model: &Path, read: usize) {
+    let mut command = start(&["print", arg(model)]);
+    let mut first = vec![0; read];
     command
         .stdout
         .take()
@@ -554,8 +560,32 @@ fn a_closed_pipe_ends_the_command_quietly() {
         .unwrap();
     // The pipe is closed: the read end is dropped.
     let (status, stderr) = finish_with_stderr(&mut command);
-    assert_eq!(status.code(), Some(0), "{status}: {stderr}");
+    assert_eq!(status.code(), Some(0), "{read}: {status}: {stderr}");
     assert_eq!(stderr, "");
+}
+
+/// `onnxtxt print heavy.onnx | head -c 16`, where the binary model's
+/// number lists are printed with the helper the whole print shares (1 MiB
+/// of encoding, lists of 4Ki numbers): the command ends quietly and
+/// successfully, its helper joined, whether the pipe closes in a list or
+/// before.
+#[test]
+fn a_closed_pipe_in_a_split_list_ends_the_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = vec!["0.125"; 4096].join(", ");
+    let weights: Vec<String> = (0..100)
+        .map(|i| format!("float[4096] w{i} = {{{values}}}"))
+        .collect();
+    let text = format!(
+        "<ir_version: 10, opset_import: [\"\": 21]>\ng (float x) => (float y) <{}> {{ y = Relu(x) }}",
+        weights.join(", ")
+    );
+    let binary = onnxtxt::prost::Message::encode_to_vec(&onnxtxt::parse_model(&text).unwrap());
+    assert!(binary.len() > 1 << 20);
+    let model = write(dir.path(), "heavy.onnx", &binary);
+    for read in [16, 200_000] {
+        print_then_close_the_pipe(&model, read);
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -592,13 +592,14 @@ fn number_tensors(prefix: &str, len: usize) -> Vec<TensorProto> {
     ]
 }
 
-#[test]
-fn long_lists_print_the_same_on_one_thread_and_two() {
+/// A model of long number lists on either side of the two-thread
+/// thresholds (numbers, from 4Ki in a print's shared helper and 32Ki
+/// alone, and segments of 16Ki numbers; list items), in initializers, in
+/// `Constant`s of the main graph, of an `If` branch and of an `If` branch
+/// in that branch.
+fn long_lists_model() -> ModelProto {
     use attribute_proto::AttributeType as A;
-    // Lists on either side of the two-thread thresholds (numbers and
-    // segments of numbers; list items), in initializers, in `Constant`s of
-    // the main graph and of an `If` branch.
-    let lengths = [1, 9, 8191, 8192, 16385, 16386, 32769];
+    let lengths = [1, 9, 4095, 4096, 4097, 8192, 16385, 16386, 32769];
     let constant = |t: TensorProto| NodeProto {
         output: vec![t.name.clone().unwrap()],
         op_type: Some("Constant".into()),
@@ -610,37 +611,41 @@ fn long_lists_print_the_same_on_one_thread_and_two() {
         }],
         ..NodeProto::default()
     };
-    let branch = GraphProto {
-        name: Some("then".into()),
-        node: lengths
+    let constants = |prefix: &str| -> Vec<NodeProto> {
+        lengths
             .iter()
-            .flat_map(|&len| number_tensors("then_", len))
+            .flat_map(|&len| number_tensors(prefix, len))
             .map(constant)
-            .collect(),
-        ..GraphProto::default()
+            .collect()
     };
+    let branch = |name: &str, mut node: Vec<NodeProto>| {
+        node.push(NodeProto {
+            input: vec!["cond".into()],
+            output: vec![format!("{name}_y")],
+            op_type: Some("If".into()),
+            attribute: vec![AttributeProto {
+                name: Some("then_branch".into()),
+                r#type: Some(A::Graph as i32),
+                g: Some(Box::new(GraphProto {
+                    name: Some(name.into()),
+                    node: constants(&format!("{name}_")),
+                    ..GraphProto::default()
+                })),
+                ..AttributeProto::default()
+            }],
+            ..NodeProto::default()
+        });
+        node
+    };
+    let inner = branch("inner", Vec::new());
+    let outer = branch("outer", inner);
     let mut initializers: Vec<TensorProto> = (0..400)
         .flat_map(|i| number_tensors(&format!("small{i}_"), 1 + i % 9))
         .collect();
     initializers.extend(lengths.iter().flat_map(|&len| number_tensors("", len)));
-    let mut nodes: Vec<NodeProto> = lengths
-        .iter()
-        .flat_map(|&len| number_tensors("c_", len))
-        .map(constant)
-        .collect();
-    nodes.push(NodeProto {
-        input: vec!["cond".into()],
-        output: vec!["y".into()],
-        op_type: Some("If".into()),
-        attribute: vec![AttributeProto {
-            name: Some("then_branch".into()),
-            r#type: Some(A::Graph as i32),
-            g: Some(Box::new(branch)),
-            ..AttributeProto::default()
-        }],
-        ..NodeProto::default()
-    });
-    let model = ModelProto {
+    let mut nodes = constants("c_");
+    nodes.extend(outer);
+    ModelProto {
         ir_version: Some(10),
         graph: Some(GraphProto {
             name: Some("g".into()),
@@ -649,7 +654,12 @@ fn long_lists_print_the_same_on_one_thread_and_two() {
             ..GraphProto::default()
         }),
         ..ModelProto::default()
-    };
+    }
+}
+
+#[test]
+fn long_lists_print_the_same_on_one_thread_and_two() {
+    let model = long_lists_model();
     let text = round_trip(&model);
     let alone = Printer::new().threads(false).print(&model).text;
     assert!(text == alone, "two threads and one print different texts");
@@ -670,5 +680,69 @@ fn long_lists_print_the_same_on_one_thread_and_two() {
             streamed == text.as_bytes(),
             "{printer:?} streams another text"
         );
+    }
+}
+
+/// A writer that takes `room` bytes, then fails every write.
+struct FailingAfter {
+    written: Vec<u8>,
+    room: usize,
+}
+
+impl std::io::Write for FailingAfter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let n = bytes.len().min(self.room - self.written.len());
+        if n == 0 && !bytes.is_empty() {
+            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
+        }
+        self.written.extend_from_slice(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An output that fails part way, in the middle of a number list printed
+/// on two threads (or anywhere else): the print ends with the writer's
+/// error, having written what was before it, on one thread or two.
+#[test]
+fn an_output_error_in_a_split_list_ends_the_print_with_it() {
+    let model = long_lists_model();
+    let text = Printer::new().threads(false).print(&model).text;
+    let bytes = model.encode_to_vec();
+    // Where item `k` of the list named `name` ends.
+    let after_item = |name: &str, k: usize| {
+        let list = text.find(name).unwrap();
+        let (comma, _) = text[list..].match_indices(',').nth(k).unwrap();
+        list + comma
+    };
+    // In the helper's part of the second segment of 16Ki floats of an
+    // initializer, in this thread's part of a main graph's `Constant`, in
+    // the helper's part of an inner branch's `Constant`, and at the end.
+    let rooms = [
+        after_item("float[32769] float_32769", 16384 + 16384 * 3 / 4),
+        after_item("c_float_4097", 1000),
+        after_item("inner_raw_float_4097", 3000),
+        text.len() - 1,
+    ];
+    for room in rooms {
+        for printer in [Printer::new(), Printer::new().threads(false)] {
+            let mut out = FailingAfter {
+                written: Vec::new(),
+                room,
+            };
+            let error = printer.write(&model, &mut out).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
+            assert!(out.written == text.as_bytes()[..room], "{room} {printer:?}");
+            let mut out = FailingAfter {
+                written: Vec::new(),
+                room,
+            };
+            let error = printer.write_binary_model(&bytes, &mut out).unwrap();
+            assert_eq!(error.unwrap_err().kind(), std::io::ErrorKind::StorageFull);
+            assert!(out.written == text.as_bytes()[..room], "{room} {printer:?}");
+        }
     }
 }
