@@ -13,23 +13,26 @@ use super::findings::{named_subject, node_subject, Findings, Severity};
 use super::model::{Body, BodyKind, Item};
 use crate::infer::names::{Names, ValueId};
 
-/// Where a value is defined in its body.
+/// Where a value is defined in its body (by index: a body's scope holds
+/// one of these for each of its values).
 #[derive(Debug, Clone, Copy)]
-enum Definition<'a> {
-    /// An input or an initializer.
-    Item(Item<'a>),
+enum Definition {
+    /// Input `index` of the body.
+    Input(u32),
+    /// Initializer `index` of the body.
+    Initializer(u32),
     /// Output `slot` of node `node`.
-    Output { node: usize, slot: usize },
+    Output { node: u32, slot: u32 },
 }
 
 /// A value defined in a scope, and whether anything reads it.
-struct Value<'a> {
-    definition: Definition<'a>,
+struct Value {
+    definition: Definition,
     used: Cell<bool>,
 }
 
-impl<'a> Value<'a> {
-    fn new(definition: Definition<'a>) -> Self {
+impl Value {
+    fn new(definition: Definition) -> Self {
         Value {
             definition,
             used: Cell::new(false),
@@ -44,7 +47,7 @@ impl<'a> Value<'a> {
 pub(crate) struct Scope<'p, 'a> {
     body: &'p Body<'a>,
     /// The body's values defined so far, by number.
-    local: Vec<Option<Value<'a>>>,
+    local: Vec<Option<Value>>,
     parent: Option<&'p Scope<'p, 'a>>,
     /// Values read before anything defines them (an error), which count as
     /// used.
@@ -93,11 +96,13 @@ impl<'p, 'a> Scope<'p, 'a> {
 
 impl<'p, 'a> Scope<'p, 'a> {
     /// The IR path of `definition`, one of this scope's.
-    fn path_of(&self, definition: Definition<'_>) -> String {
+    fn path_of(&self, definition: Definition) -> String {
+        let body = self.body;
         match definition {
-            Definition::Item(item) => self.body.item_path(&item),
+            Definition::Input(index) => body.item_path(&body.inputs[index as usize]),
+            Definition::Initializer(index) => body.item_path(&body.initializers[index as usize]),
             Definition::Output { node, slot } => {
-                format!("{}.output[{slot}]", self.body.node_path(node))
+                format!("{}.output[{slot}]", body.node_path(node as usize))
             }
         }
     }
@@ -114,13 +119,13 @@ impl<'p, 'a> Scope<'p, 'a> {
     }
 
     /// Value `id` as this scope defines it.
-    fn local(&self, id: ValueId) -> Option<&Value<'a>> {
-        self.local[id as usize].as_ref()
+    fn local(&self, id: ValueId) -> Option<&Value> {
+        self.local.get(id as usize)?.as_ref()
     }
 
     /// Value `id`, defined here or in an enclosing scope, with the scope
     /// that defines it.
-    fn find(&self, id: ValueId) -> Option<(&Scope<'p, 'a>, &Value<'a>)> {
+    fn find(&self, id: ValueId) -> Option<(&Scope<'p, 'a>, &Value)> {
         let (mut scope, mut id) = (self, id);
         loop {
             if let Some(value) = scope.local(id) {
@@ -166,7 +171,7 @@ impl<'p, 'a> Scope<'p, 'a> {
 
 fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
     let body = scope.body;
-    for input in &body.inputs {
+    for (index, input) in (0..).zip(&body.inputs) {
         let name = input.name;
         if name.is_empty() {
             continue;
@@ -184,7 +189,7 @@ fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
                 )
                 .related(first, "first input of that name");
         } else {
-            scope.local[id as usize] = Some(Value::new(Definition::Item(*input)));
+            scope.local[id as usize] = Some(Value::new(Definition::Input(index)));
         }
     }
 }
@@ -192,7 +197,7 @@ fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
 fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
     let body = scope.body;
     let mut initializers: HashMap<ValueId, &Item<'_>> = HashMap::new();
-    for initializer in &body.initializers {
+    for (index, initializer) in (0..).zip(&body.initializers) {
         let name = initializer.name;
         let id = scope.id(name);
         if let Some(first) = initializers.get(&id) {
@@ -209,7 +214,7 @@ fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
         }
         initializers.insert(id, initializer);
         // An initializer may also be an input (a default value).
-        scope.local[id as usize].get_or_insert_with(|| Value::new(Definition::Item(*initializer)));
+        scope.local[id as usize].get_or_insert_with(|| Value::new(Definition::Initializer(index)));
     }
 }
 
@@ -302,7 +307,8 @@ fn define_node_outputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut F
             ),
             None => {
                 let Some(first) = scope.path_outside(id) else {
-                    let definition = Definition::Output { node: index, slot };
+                    let (node, slot) = (index as u32, slot as u32);
+                    let definition = Definition::Output { node, slot };
                     scope.local[id as usize] = Some(Value::new(definition));
                     continue;
                 };
@@ -388,8 +394,8 @@ fn report_unused(scope: &Scope<'_, '_>, findings: &mut Findings) {
         .iter()
         .filter(|&(id, _)| !scope.is_used(id))
         .filter_map(|(id, name)| match scope.local(id)?.definition {
-            Definition::Output { node, slot } => Some((node, slot, name)),
-            Definition::Item(_) => None,
+            Definition::Output { node, slot } => Some((node as usize, slot as usize, name)),
+            Definition::Input(_) | Definition::Initializer(_) => None,
         })
         .collect();
     unused.sort_unstable();

@@ -186,7 +186,7 @@ impl<'p, 'm> Scope<'p, 'm> {
 
     /// The type of value `id`, here or in an enclosing graph.
     pub(super) fn lookup(&self, id: ValueId) -> Option<&Type> {
-        self.find(id, |scope, id| scope.types[id as usize].as_ref())
+        self.find(id, |scope, id| scope.types.get(id as usize)?.as_ref())
     }
 
     /// The type of value `id` in an enclosing graph.

@@ -38,9 +38,10 @@ pub(crate) struct Names<'m> {
     names: Vec<&'m str>,
     /// Where each node's numbers start in `occurrences` (one more entry
     /// than nodes): its inputs', then its outputs'.
-    starts: Vec<usize>,
+    starts: Vec<u32>,
     occurrences: Vec<ValueId>,
-    /// For each number, where the name goes on to outside the body.
+    /// For each number, where the name goes on to outside the body (empty
+    /// for a body nested in none).
     outer: Vec<Option<Outer>>,
 }
 
@@ -60,43 +61,52 @@ impl<'m> Names<'m> {
             .iter()
             .map(|s| s.values.as_ref().and_then(|v| v.name.as_deref()));
         let declared = infos.chain(initializers).chain(sparse);
-        Names::new(
-            declared.map(Option::unwrap_or_default),
-            &graph.node,
-            enclosing,
-        )
+        let count = graph.value_info.len()
+            + graph.input.len()
+            + graph.output.len()
+            + graph.initializer.len()
+            + graph.sparse_initializer.len();
+        let declared = (declared.map(Option::unwrap_or_default), count);
+        Names::new(declared, &graph.node, enclosing)
     }
 
     /// The names of `function`'s body.
     pub(crate) fn of_function(function: &'m FunctionProto) -> Self {
         let declared = function.input.iter().chain(&function.output);
-        Names::new(declared.map(String::as_str), &function.node, &[])
+        let count = function.input.len() + function.output.len();
+        Names::new((declared.map(String::as_str), count), &function.node, &[])
     }
 
+    /// The names `declared` (as many as it says), then those of `nodes`.
     fn new(
-        declared: impl Iterator<Item = &'m str>,
+        (declared, count): (impl Iterator<Item = &'m str>, usize),
         nodes: &'m [NodeProto],
         enclosing: &[&Names<'m>],
     ) -> Self {
-        let count: usize = nodes.iter().map(|n| n.input.len() + n.output.len()).sum();
+        // Sized for nodes of one output and two inputs, as most are,
+        // without a pass over the nodes to count.
+        let values = count + nodes.len();
         let mut names = Names {
-            index: HashMap::with_capacity(nodes.len() + 16),
-            names: Vec::with_capacity(nodes.len() + 16),
+            index: HashMap::with_capacity(values),
+            names: Vec::with_capacity(values),
             starts: Vec::with_capacity(nodes.len() + 1),
-            occurrences: Vec::with_capacity(count),
+            occurrences: Vec::with_capacity(3 * nodes.len()),
             outer: Vec::new(),
         };
         for name in declared {
             names.intern(name);
         }
         for node in nodes {
-            names.starts.push(names.occurrences.len());
+            names.starts.push(names.occurrences.len() as u32);
             for name in node.input.iter().chain(&node.output) {
                 let id = names.intern(name);
                 names.occurrences.push(id);
             }
         }
-        names.starts.push(names.occurrences.len());
+        names.starts.push(names.occurrences.len() as u32);
+        if enclosing.is_empty() {
+            return names;
+        }
         names.outer = names
             .names
             .iter()
@@ -142,7 +152,8 @@ impl<'m> Names<'m> {
 
     /// The numbers of node `node`'s inputs then outputs, in order.
     fn occurrences_of(&self, node: usize) -> &[ValueId] {
-        &self.occurrences[self.starts[node]..self.starts[node + 1]]
+        let (start, end) = (self.starts[node], self.starts[node + 1]);
+        &self.occurrences[start as usize..end as usize]
     }
 
     /// The numbers of node `node`'s inputs (it has `inputs` of them).
@@ -157,7 +168,7 @@ impl<'m> Names<'m> {
 
     /// Where `id`'s name goes on to outside the body.
     pub(crate) fn outer(&self, id: ValueId) -> Option<Outer> {
-        self.outer[id as usize]
+        self.outer.get(id as usize).copied().flatten()
     }
 }
 
