@@ -48,9 +48,12 @@ g (bool c, float[3] x) => (float[3] y) {{
 const INNER: &str =
     r#"graph.node[1].attribute["then_branch"].g.node[0].attribute["then_branch"].g"#;
 
-/// Each model: its text, and `(code, path)` of each error `onnxtxt check`
-/// gives (empty: the model is valid).
-fn cases() -> Vec<(&'static str, String, Vec<(&'static str, String)>)> {
+/// A model: what it shows, its text, and `(code, path)` of each error
+/// `onnxtxt check` gives it (empty: the model is valid).
+type Case = (&'static str, String, Vec<(&'static str, String)>);
+
+/// The models.
+fn cases() -> Vec<Case> {
     let inner_node = |part: &str| format!("{INNER}.node[0].{part}");
     vec![
         (
