@@ -191,6 +191,20 @@ impl<'m> GraphTypes<'m> {
 
     /// Every value the graph knows the type of, with that type (in no
     /// particular order).
+    ///
+    /// ```
+    /// let model = onnxtxt::parse_model(r#"
+    ///     <ir_version: 10, opset_import: ["": 21]>
+    ///     g (float[2] x) => (float[2] y) { h = Neg(x)  y = Relu(h) }
+    /// "#)?;
+    /// let inference = onnxtxt::infer::infer_model(&model, Default::default());
+    /// let graph = inference.graph("graph").unwrap();
+    /// assert_eq!(graph.get("h").unwrap().to_string(), "float[2]");
+    /// let mut names: Vec<_> = graph.types().map(|(name, _)| name).collect();
+    /// names.sort();
+    /// assert_eq!(names, ["h", "x", "y"]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
     pub fn types(&self) -> impl Iterator<Item = (&'m str, &Type)> + '_ {
         let types = self.names.iter().zip(&self.types);
         types.filter_map(|((_, name), ty)| Some((name, ty.as_ref()?)))
