@@ -510,7 +510,7 @@ fn value_types(model: &ModelProto) -> ValueTypes {
     let inference = infer::infer_model(model, Options::default());
     let mut types = ValueTypes::new();
     for graph in inference.graphs() {
-        for (name, ty) in &graph.types {
+        for (name, ty) in graph.types() {
             let ty = ty.to_proto();
             types
                 .entry((*name).to_owned())

@@ -170,7 +170,7 @@ pub(super) fn inferred_types(model: Option<&ModelProto>) -> InferredTypes {
     let inference = crate::infer::infer_model(model, crate::infer::Options::default());
     let mut types = InferredTypes::default();
     for graph in inference.graphs() {
-        for (name, ty) in &graph.types {
+        for (name, ty) in graph.types() {
             if *ty != Type::Unknown {
                 types.insert((graph.path.clone(), (*name).to_owned()), ty.to_string());
             }

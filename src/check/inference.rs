@@ -13,7 +13,8 @@ use super::model::Model;
 use crate::ir_path::IrPath;
 
 pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
-    let inference = crate::infer::infer_model(model.proto, crate::infer::Options::checker());
+    let options = crate::infer::Options::checker();
+    let inference = crate::infer::infer_model_with(model.proto, options, model.tables.clone());
     let flagged = flagged_nodes(findings);
     let fresh: Vec<Finding> = inference
         .findings()

@@ -7,7 +7,9 @@
 //! clean model builds no string per node.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
+use crate::infer::names::{Names, Tables};
 use crate::ops::AI_ONNX;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
@@ -26,6 +28,9 @@ pub(crate) struct Model<'m> {
     /// function with a header, each followed by its subgraphs (depth
     /// first, in the order of their nodes).
     bodies: Vec<Body<'m>>,
+    /// The value names of the bodies, numbered once for every pass
+    /// (inference included).
+    pub(crate) tables: Tables<'m>,
     /// The first function of each key.
     functions: HashMap<FunctionKey<'m>, usize>,
     /// The attributes each function's body refers to (`@name`), by index.
@@ -100,13 +105,15 @@ impl<'m> Model<'m> {
                 false,
             )],
             bodies: Vec::new(),
+            tables: Tables::default(),
             functions,
             references: proto.functions.iter().map(references_of).collect(),
             merged_imports: merged_imports(proto),
         };
         if let Some(graph) = &proto.graph {
-            let body = Body::graph(graph, "graph".into(), 0, None, true);
-            model.add_body(body);
+            let names = model.tables.graph(graph, &[]);
+            let body = Body::graph(graph, names, "graph".into(), 0, None, true);
+            model.add_body(body, &[]);
         }
         for (index, function) in proto.functions.iter().enumerate() {
             if is_headless(function) {
@@ -117,18 +124,24 @@ impl<'m> Model<'m> {
             model
                 .imports
                 .push(Imports::new(&function.opset_import, imports, true));
-            let body = Body::function(function, path, model.imports.len() - 1);
-            model.add_body(body);
+            let names = model.tables.function(function);
+            let body = Body::function(function, names, path, model.imports.len() - 1);
+            model.add_body(body, &[]);
         }
         model
     }
 
-    /// Adds `body`, then its subgraphs; returns its index.
-    fn add_body(&mut self, body: Body<'m>) -> usize {
+    /// Adds `body`, nested in the bodies whose names are `enclosing` (the
+    /// nearest first), then its subgraphs; returns its index.
+    fn add_body(&mut self, body: Body<'m>, enclosing: &[Arc<Names<'m>>]) -> usize {
         let index = self.bodies.len();
         let nodes = body.nodes;
         let path = body.path.clone();
         let (imports, function) = (body.imports, body.function);
+        let chain: Vec<Arc<Names<'m>>> = std::iter::once(body.names.clone())
+            .chain(enclosing.iter().cloned())
+            .collect();
+        let chain_refs: Vec<&Names<'m>> = chain.iter().map(|n| &**n).collect();
         self.bodies.push(body);
         for (node_index, node) in nodes.iter().enumerate() {
             let graphs = node.attribute.iter().enumerate().flat_map(graphs_of);
@@ -137,8 +150,9 @@ impl<'m> Model<'m> {
                 let attribute_path =
                     super::attribute_path(&node_path, "attribute", attribute, &node.attribute);
                 let child_path = format!("{attribute_path}{suffix}");
-                let child = Body::graph(graph, child_path, imports, function, false);
-                let child = self.add_body(child);
+                let names = self.tables.graph(graph, &chain_refs);
+                let child = Body::graph(graph, names, child_path, imports, function, false);
+                let child = self.add_body(child, &chain);
                 self.bodies[index].subgraphs.push((node_index, child));
             }
         }
@@ -319,11 +333,14 @@ pub(crate) struct Body<'a> {
     /// Its nodes' subgraphs: the node's index and the subgraph's (in
     /// [`Model::bodies`]), in the order of the nodes.
     pub(crate) subgraphs: Vec<(usize, usize)>,
+    /// Its value names, numbered.
+    pub(crate) names: Arc<Names<'a>>,
 }
 
 impl<'a> Body<'a> {
     fn graph(
         graph: &'a GraphProto,
+        names: Arc<Names<'a>>,
         path: String,
         imports: usize,
         function: Option<&'a FunctionProto>,
@@ -348,11 +365,17 @@ impl<'a> Body<'a> {
             is_main_graph,
             graph: Some(graph),
             subgraphs: Vec::new(),
+            names,
             path,
         }
     }
 
-    fn function(function: &'a FunctionProto, path: String, imports: usize) -> Self {
+    fn function(
+        function: &'a FunctionProto,
+        names: Arc<Names<'a>>,
+        path: String,
+        imports: usize,
+    ) -> Self {
         let name = |s: &'a String| Some(s.as_str());
         Body {
             inputs: items(&function.input, "input", name).collect(),
@@ -365,6 +388,7 @@ impl<'a> Body<'a> {
             is_main_graph: false,
             graph: None,
             subgraphs: Vec::new(),
+            names,
             path,
         }
     }

@@ -2,35 +2,37 @@
 //! initializer or a node output) and before it is used; subgraphs see the
 //! values of their enclosing graphs but may not define them again; graph
 //! outputs are assigned; inputs and initializers are not named twice; and
-//! the values nobody reads are pointed out.
+//! the values nobody reads are pointed out. Values are known by their
+//! numbers in the body's [`Names`].
 
 use std::cell::Cell;
-
-use std::collections::hash_map::Entry;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{named_subject, node_subject, Findings, Severity};
 use super::model::{Body, BodyKind, Item};
-use crate::proto::NodeProto;
+use crate::infer::names::{Names, ValueId};
 
-/// Where a value is defined in its body.
+/// Where a value is defined in its body (by index: a body's scope holds
+/// one of these for each of its values).
 #[derive(Debug, Clone, Copy)]
-enum Definition<'a> {
-    /// An input or an initializer.
-    Item(Item<'a>),
+enum Definition {
+    /// Input `index` of the body.
+    Input(u32),
+    /// Initializer `index` of the body.
+    Initializer(u32),
     /// Output `slot` of node `node`.
-    Output { node: usize, slot: usize },
+    Output { node: u32, slot: u32 },
 }
 
 /// A value defined in a scope, and whether anything reads it.
-struct Value<'a> {
-    definition: Definition<'a>,
+struct Value {
+    definition: Definition,
     used: Cell<bool>,
 }
 
-impl<'a> Value<'a> {
-    fn new(definition: Definition<'a>) -> Self {
+impl Value {
+    fn new(definition: Definition) -> Self {
         Value {
             definition,
             used: Cell::new(false),
@@ -44,15 +46,16 @@ impl<'a> Value<'a> {
 /// parent, before the node) and closes it.
 pub(crate) struct Scope<'p, 'a> {
     body: &'p Body<'a>,
-    local: HashMap<&'a str, Value<'a>>,
+    /// The body's values defined so far, by number.
+    local: Vec<Option<Value>>,
     parent: Option<&'p Scope<'p, 'a>>,
-    /// Names read before anything defines them (an error), which count as
+    /// Values read before anything defines them (an error), which count as
     /// used.
-    read_early: HashSet<&'a str>,
+    read_early: HashSet<ValueId>,
     /// Which node first produces each value, to tell "used before it is
     /// defined" from "never defined" (made when needed: most bodies use no
     /// value before it is defined).
-    producers: Option<HashMap<&'a str, usize>>,
+    producers: Option<HashMap<ValueId, usize>>,
 }
 
 impl<'p, 'a> Scope<'p, 'a> {
@@ -65,7 +68,9 @@ impl<'p, 'a> Scope<'p, 'a> {
     ) -> Self {
         let mut scope = Scope {
             body,
-            local: HashMap::new(),
+            local: std::iter::repeat_with(|| None)
+                .take(body.names.len())
+                .collect(),
             parent,
             read_early: HashSet::new(),
             producers: None,
@@ -89,63 +94,91 @@ impl<'p, 'a> Scope<'p, 'a> {
     }
 }
 
-impl<'a> Scope<'_, 'a> {
+impl<'p, 'a> Scope<'p, 'a> {
     /// The IR path of `definition`, one of this scope's.
-    fn path_of(&self, definition: Definition<'_>) -> String {
+    fn path_of(&self, definition: Definition) -> String {
+        let body = self.body;
         match definition {
-            Definition::Item(item) => self.body.item_path(&item),
+            Definition::Input(index) => body.item_path(&body.inputs[index as usize]),
+            Definition::Initializer(index) => body.item_path(&body.initializers[index as usize]),
             Definition::Output { node, slot } => {
-                format!("{}.output[{slot}]", self.body.node_path(node))
+                format!("{}.output[{slot}]", body.node_path(node as usize))
             }
         }
     }
 
-    /// The IR path of `name`'s definition in this scope.
-    fn local_path(&self, name: &str) -> Option<String> {
-        self.local.get(name).map(|e| self.path_of(e.definition))
+    fn names(&self) -> &'p Names<'a> {
+        &self.body.names
     }
 
-    /// The IR path of `name`'s definition in this scope or an enclosing
-    /// one.
-    fn path_in_scope(&self, name: &str) -> Option<String> {
-        let mut scope = Some(self);
-        while let Some(s) = scope {
-            if let Some(path) = s.local_path(name) {
-                return Some(path);
+    /// The number of `name`, one of the body's names.
+    fn id(&self, name: &str) -> ValueId {
+        self.names()
+            .id(name)
+            .expect("a body's names are all numbered")
+    }
+
+    /// Value `id` as this scope defines it.
+    fn local(&self, id: ValueId) -> Option<&Value> {
+        self.local.get(id as usize)?.as_ref()
+    }
+
+    /// Value `id`, defined here or in an enclosing scope, with the scope
+    /// that defines it.
+    fn find(&self, id: ValueId) -> Option<(&Scope<'p, 'a>, &Value)> {
+        let (mut scope, mut id) = (self, id);
+        loop {
+            if let Some(value) = scope.local(id) {
+                return Some((scope, value));
             }
-            scope = s.parent;
+            (scope, id) = scope.outside(id)?;
         }
-        None
     }
 
-    /// Whether `name` is visible here; if it is, it is now used.
-    fn read(&self, name: &str) -> bool {
-        let mut scope = Some(self);
-        while let Some(s) = scope {
-            if let Some(entry) = s.local.get(name) {
-                entry.used.set(true);
-                return true;
-            }
-            scope = s.parent;
+    /// The enclosing scope where value `id`'s name goes on to, and its
+    /// number there.
+    fn outside(&self, id: ValueId) -> Option<(&Scope<'p, 'a>, ValueId)> {
+        let outer = self.names().outer(id)?;
+        let mut scope = self;
+        for _ in 0..outer.up {
+            scope = scope.parent?;
         }
-        false
+        Some((scope, outer.id))
     }
 
-    /// Whether `name`, defined here, is read (or was read before its
+    /// The IR path of value `id`'s definition in an enclosing scope.
+    fn path_outside(&self, id: ValueId) -> Option<String> {
+        let (scope, id) = self.outside(id)?;
+        let (scope, value) = scope.find(id)?;
+        Some(scope.path_of(value.definition))
+    }
+
+    /// Whether value `id` is visible here; if it is, it is now used.
+    fn read(&self, id: ValueId) -> bool {
+        let found = self.find(id);
+        if let Some((_, value)) = found {
+            value.used.set(true);
+        }
+        found.is_some()
+    }
+
+    /// Whether value `id`, defined here, is read (or was read before its
     /// definition).
-    fn is_used(&self, name: &str) -> bool {
-        self.local.get(name).is_none_or(|v| v.used.get()) || self.read_early.contains(name)
+    fn is_used(&self, id: ValueId) -> bool {
+        self.local(id).is_none_or(|v| v.used.get()) || self.read_early.contains(&id)
     }
 }
 
 fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
     let body = scope.body;
-    for input in &body.inputs {
+    for (index, input) in (0..).zip(&body.inputs) {
         let name = input.name;
         if name.is_empty() {
             continue;
         }
-        if let Some(first) = scope.local_path(name) {
+        let id = scope.id(name);
+        if let Some(first) = scope.local(id) {
+            let first = scope.path_of(first.definition);
             let path = body.item_path(input);
             findings
                 .error(
@@ -156,19 +189,18 @@ fn declare_inputs(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
                 )
                 .related(first, "first input of that name");
         } else {
-            scope
-                .local
-                .insert(name, Value::new(Definition::Item(*input)));
+            scope.local[id as usize] = Some(Value::new(Definition::Input(index)));
         }
     }
 }
 
 fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
     let body = scope.body;
-    let mut initializers: HashMap<&str, &Item<'_>> = HashMap::new();
-    for initializer in &body.initializers {
+    let mut initializers: HashMap<ValueId, &Item<'_>> = HashMap::new();
+    for (index, initializer) in (0..).zip(&body.initializers) {
         let name = initializer.name;
-        if let Some(first) = initializers.get(name) {
+        let id = scope.id(name);
+        if let Some(first) = initializers.get(&id) {
             let path = body.item_path(initializer);
             findings
                 .error(
@@ -180,12 +212,9 @@ fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
                 .related(body.item_path(first), "first initializer of that name");
             continue;
         }
-        initializers.insert(name, initializer);
+        initializers.insert(id, initializer);
         // An initializer may also be an input (a default value).
-        scope
-            .local
-            .entry(name)
-            .or_insert_with(|| Value::new(Definition::Item(*initializer)));
+        scope.local[id as usize].get_or_insert_with(|| Value::new(Definition::Initializer(index)));
     }
 }
 
@@ -194,18 +223,17 @@ fn declare_initializers(scope: &mut Scope<'_, '_>, findings: &mut Findings) {
 fn check_node_inputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut Findings) {
     let body = scope.body;
     let node = &body.nodes[index];
-    for (slot, input) in node.input.iter().enumerate() {
-        if input.is_empty() || scope.read(input) {
+    let ids = body.names.inputs(index, node.input.len());
+    for (slot, (input, &id)) in node.input.iter().zip(ids).enumerate() {
+        if input.is_empty() || scope.read(id) {
             continue;
         }
-        scope.read_early.insert(input);
+        scope.read_early.insert(id);
         let path = body.node_path(index);
         let subject = node_subject(node, &path);
         let input_path = format!("{path}.input[{slot}]");
-        let producers = scope
-            .producers
-            .get_or_insert_with(|| first_producers(body.nodes));
-        let Some(&later) = producers.get(input.as_str()) else {
+        let producers = scope.producers.get_or_insert_with(|| first_producers(body));
+        let Some(&later) = producers.get(&id) else {
             let initializer = if body.kind == BodyKind::Graph {
                 ", an initializer"
             } else {
@@ -250,12 +278,12 @@ fn check_node_inputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut Fin
     }
 }
 
-/// The first node that produces each value of `nodes`.
-fn first_producers(nodes: &[NodeProto]) -> HashMap<&str, usize> {
+/// The first node of `body` that produces each value.
+fn first_producers(body: &Body<'_>) -> HashMap<ValueId, usize> {
     let mut producers = HashMap::new();
-    for (index, node) in nodes.iter().enumerate() {
-        for output in &node.output {
-            producers.entry(output.as_str()).or_insert(index);
+    for (index, node) in body.nodes.iter().enumerate() {
+        for &output in body.names.outputs(index, node.input.len()) {
+            producers.entry(output).or_insert(index);
         }
     }
     producers
@@ -265,22 +293,23 @@ fn first_producers(nodes: &[NodeProto]) -> HashMap<&str, usize> {
 fn define_node_outputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut Findings) {
     let body = scope.body;
     let node = &body.nodes[index];
-    for (slot, output) in node.output.iter().enumerate() {
+    let ids = body.names.outputs(index, node.input.len());
+    for (slot, (output, &id)) in node.output.iter().zip(ids).enumerate() {
         if output.is_empty() {
             continue;
         }
-        let parent = scope.parent;
-        let (first, summary, message, help) = match scope.local.entry(output) {
-            Entry::Occupied(first) => (
-                first.get().definition,
+        let (first, summary, message, help) = match scope.local(id) {
+            Some(first) => (
+                first.definition,
                 format!("`{output}` is assigned a second time"),
                 format!("`{output}` is first defined here"),
                 "every value must be assigned exactly once; rename one of them",
             ),
-            Entry::Vacant(vacant) => {
-                let Some(first) = parent.and_then(|p| p.path_in_scope(output)) else {
-                    let definition = Definition::Output { node: index, slot };
-                    vacant.insert(Value::new(definition));
+            None => {
+                let Some(first) = scope.path_outside(id) else {
+                    let (node, slot) = (index as u32, slot as u32);
+                    let definition = Definition::Output { node, slot };
+                    scope.local[id as usize] = Some(Value::new(definition));
                     continue;
                 };
                 let path = body.node_path(index);
@@ -313,13 +342,14 @@ fn define_node_outputs(scope: &mut Scope<'_, '_>, index: usize, findings: &mut F
 /// Every output must be assigned, and listed once.
 fn check_outputs(scope: &Scope<'_, '_>, findings: &mut Findings) {
     let body = scope.body;
-    let mut listed: HashSet<&str> = HashSet::new();
+    let mut listed: HashSet<ValueId> = HashSet::new();
     for output in &body.outputs {
         let name = output.name;
         if name.is_empty() {
             continue;
         }
-        if !scope.read(name) {
+        let id = scope.id(name);
+        if !scope.read(id) {
             // onnx.checker rejects this in a graph, not in a function.
             let severity = match body.kind {
                 BodyKind::Graph => Severity::Error,
@@ -338,7 +368,7 @@ fn check_outputs(scope: &Scope<'_, '_>, findings: &mut Findings) {
                     "assign `{name}` in a node, or remove it from the outputs"
                 ));
         }
-        if !listed.insert(name) {
+        if !listed.insert(id) {
             // onnx.checker rejects this in a function, not in a graph.
             let severity = match body.kind {
                 BodyKind::Graph => Severity::Warning,
@@ -359,13 +389,13 @@ fn check_outputs(scope: &Scope<'_, '_>, findings: &mut Findings) {
 /// Node outputs and initializers nobody reads, in the order of the body.
 fn report_unused(scope: &Scope<'_, '_>, findings: &mut Findings) {
     let body = scope.body;
-    let mut unused: Vec<(usize, usize, &str)> = scope
-        .local
+    let mut unused: Vec<(usize, usize, &str)> = body
+        .names
         .iter()
-        .filter(|(name, value)| !value.used.get() && !scope.read_early.contains(*name))
-        .filter_map(|(name, value)| match value.definition {
-            Definition::Output { node, slot } => Some((node, slot, *name)),
-            Definition::Item(_) => None,
+        .filter(|&(id, _)| !scope.is_used(id))
+        .filter_map(|(id, name)| match scope.local(id)?.definition {
+            Definition::Output { node, slot } => Some((node as usize, slot as usize, name)),
+            Definition::Input(_) | Definition::Initializer(_) => None,
         })
         .collect();
     unused.sort_unstable();
@@ -385,7 +415,7 @@ fn report_unused(scope: &Scope<'_, '_>, findings: &mut Findings) {
     }
     for initializer in &body.initializers {
         let name = initializer.name;
-        if !scope.is_used(name) {
+        if !scope.is_used(scope.id(name)) {
             let path = body.item_path(initializer);
             findings.warning(
                 "onnxtxt::check::unused_initializer",

@@ -72,7 +72,7 @@ pub(super) fn check(
             }
             let shape = |slot: usize| {
                 let name = site.node.input.get(slot).filter(|n| !n.is_empty())?;
-                types.types.get(name.as_str())?.shape()
+                types.get(name)?.shape()
             };
             let node = Node {
                 site: &site,

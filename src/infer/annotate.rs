@@ -53,7 +53,7 @@ fn annotate_graph(
     inference: &Inference<'_>,
     comments: &mut crate::printer::Comments,
 ) {
-    let types = inference.graph(path).map(|g| &g.types);
+    let types = inference.graph(path);
     for (i, node) in graph.node.iter().enumerate() {
         let node_path = format!("{path}.node[{i}]");
         let shown: Vec<String> = node

@@ -14,6 +14,7 @@ use crate::proto::{AttributeProto, FunctionProto, NodeProto, TensorProto};
 use super::context::Node;
 use super::engine::{opsets_of, Inferred, NodeError, NodeFailure, Run, Scope};
 use super::error::{ErrorKind, InferError};
+use super::names::ValueId;
 use super::types::{Dim, Type};
 
 /// A function a node calls: a model-local one or a schema's body.
@@ -37,11 +38,12 @@ pub(super) struct CallSite<'a, 'm> {
     symbolic: Vec<Option<&'a [Dim]>>,
 }
 
-/// What a call needs of `node` (whose attributes, bound, are
-/// `attributes`), from the values of `scope`.
+/// What a call needs of `node` (whose inputs are the values `ids`, and
+/// whose attributes, bound, are `attributes`), from the values of `scope`.
 pub(super) fn call_site<'a, 'm>(
     scope: &'a Scope<'_, 'm>,
     node: &'m NodeProto,
+    ids: &[ValueId],
     attributes: &'a [AttributeProto],
 ) -> CallSite<'a, 'm> {
     let mut site = CallSite {
@@ -51,16 +53,15 @@ pub(super) fn call_site<'a, 'm>(
         constants: Vec::with_capacity(node.input.len()),
         symbolic: Vec::with_capacity(node.input.len()),
     };
-    for name in &node.input {
-        let name = name.as_str();
+    for (name, &id) in node.input.iter().zip(ids) {
         let present = !name.is_empty();
-        let constant = scope.constants.get(name).filter(|_| present).map(|c| &**c);
-        let ty = scope.lookup(name).filter(|t| present && !t.is_unknown());
+        let constant = scope.constants.get(&id).filter(|_| present).map(|c| &**c);
+        let ty = scope.lookup(id).filter(|t| present && !t.is_unknown());
         site.inputs.push(ty.cloned());
         site.constants.push(constant);
         let symbolic = present && constant.is_none();
         site.symbolic
-            .push(symbolic.then(|| scope.lookup_data(name)).flatten());
+            .push(symbolic.then(|| scope.lookup_data(id)).flatten());
     }
     site
 }
@@ -97,11 +98,12 @@ impl<'m> Run<'m> {
         }
         let opsets = opsets_of(&function.opset_import);
         let bindings = call_bindings(site.attributes, function, callee.schema);
-        let mut scope = Scope::new(None, &opsets, Some(&bindings), &callee.path);
+        let names = self.tables.function(function);
+        let mut scope = Scope::new(None, names, &opsets, Some(&bindings), &callee.path);
         for (i, formal) in function.input.iter().enumerate() {
-            let formal = formal.as_str();
+            let formal = scope.id(formal);
             if let Some(Some(ty)) = site.inputs.get_mut(i) {
-                scope.types.insert(formal, std::mem::take(ty));
+                scope.types[formal as usize] = Some(std::mem::take(ty));
             }
             if let Some(Some(constant)) = site.constants.get(i) {
                 scope
@@ -122,19 +124,22 @@ impl<'m> Run<'m> {
             return Err(body_failure(&callee, std::mem::take(&mut scope.errors)));
         }
         let count = site.node.output.len();
-        let formal = |i: usize| function.output.get(i).map(String::as_str);
+        let formal = |scope: &Scope<'_, '_>, i: usize| {
+            let name = function.output.get(i)?;
+            Some(scope.id(name))
+        };
         let outputs = (0..count)
             .map(|i| {
-                let ty = formal(i).and_then(|name| scope.types.get(name));
+                let ty = formal(&scope, i).and_then(|id| scope.types[id as usize].as_ref());
                 ty.cloned().unwrap_or_default()
             })
             .collect();
         let data = (0..count)
             .map(|i| {
                 let actual = !site.node.output[i].is_empty();
-                formal(i)
+                formal(&scope, i)
                     .filter(|_| actual)
-                    .and_then(|name| scope.data.remove(name))
+                    .and_then(|id| scope.data.remove(&id))
             })
             .collect();
         Ok((outputs, data))

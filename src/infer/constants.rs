@@ -12,6 +12,7 @@ use crate::proto::tensor_proto::DataType;
 use crate::proto::{AttributeProto, NodeProto, TensorProto};
 
 use super::engine::Scope;
+use super::names::ValueId;
 
 /// The node's attributes with attribute references replaced by the values
 /// they are bound to (an unbound reference is dropped), as onnx's
@@ -43,9 +44,9 @@ pub(super) fn bind<'a>(
     Cow::Owned(bound)
 }
 
-/// Records the value of a `Constant` node (of `ai.onnx`, one output) for
-/// later nodes.
-pub(super) fn constant_of<'m>(scope: &mut Scope<'_, 'm>, node: &'m NodeProto) {
+/// Records the value of a `Constant` node (of `ai.onnx`, one output, the
+/// value `outputs[0]`) for later nodes.
+pub(super) fn constant_of<'m>(scope: &mut Scope<'_, 'm>, node: &'m NodeProto, outputs: &[ValueId]) {
     let domain = node.domain.as_deref().unwrap_or("");
     let onnx = domain.is_empty() || domain == ops::AI_ONNX;
     if node.op_type.as_deref() != Some("Constant") || !onnx || node.output.len() != 1 {
@@ -56,7 +57,7 @@ pub(super) fn constant_of<'m>(scope: &mut Scope<'_, 'm>, node: &'m NodeProto) {
         Cow::Owned(attributes) => constant_value(&attributes, |t| Cow::Owned(t.clone())),
     };
     if let Some(tensor) = constant {
-        scope.constants.insert(node.output[0].as_str(), tensor);
+        scope.constants.insert(outputs[0], tensor);
     }
 }
 

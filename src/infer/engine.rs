@@ -12,6 +12,7 @@
 use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::error::Diagnostic;
 use crate::finding::{node_subject, Finding, Related, Severity};
@@ -27,6 +28,7 @@ use super::constraints;
 use super::context::{propagation_input, DataNode, Node};
 use super::data::{tensor_type, MAX_PROPAGATED_ELEMENTS, MAX_PROPAGATED_TOTAL};
 use super::error::{fail, ErrorKind, InferError, Stop};
+use super::names::{Names, Tables, ValueId};
 use super::rules;
 use super::symbols::Symbols;
 use super::types::{contradiction, merge_into, Dim, TensorType, Type};
@@ -44,6 +46,8 @@ pub(crate) struct Run<'m> {
     pub(super) findings: Vec<Finding>,
     /// The types of each graph of the model (not of function bodies).
     pub(super) graphs: Vec<GraphTypes<'m>>,
+    /// The value names of the bodies inferred, numbered.
+    pub(super) tables: Tables<'m>,
     /// The functions being inferred, innermost last (to stop recursion).
     pub(super) active: Vec<*const FunctionProto>,
     /// Errors of a subgraph just inferred, for the node that holds it.
@@ -113,18 +117,24 @@ impl<'m> Opsets<'m> {
     }
 }
 
+/// A node with a schema: the node, its attributes (bound), the numbers of
+/// its inputs.
+type SchemaNode<'a, 'm> = (&'m NodeProto, &'a [AttributeProto], &'a [ValueId]);
+
 /// A node's inferred output types and the contents propagated to them.
 pub(super) type Inferred = (Vec<Type>, Vec<Option<Vec<Dim>>>);
 
-/// One graph or function body being inferred.
+/// One graph or function body being inferred. Its values are known by
+/// their numbers in its [`Names`].
 pub(crate) struct Scope<'p, 'm> {
     pub(super) parent: Option<&'p Scope<'p, 'm>>,
-    /// The types known, by value name.
-    pub(super) types: HashMap<&'m str, Type>,
+    pub(super) names: Arc<Names<'m>>,
+    /// The types known, by value number.
+    pub(super) types: Vec<Option<Type>>,
     /// Constant values (initializers, `Constant` outputs); not inherited.
-    pub(super) constants: HashMap<&'m str, Cow<'m, TensorProto>>,
+    pub(super) constants: HashMap<ValueId, Cow<'m, TensorProto>>,
     /// Contents computed by data propagation.
-    pub(super) data: HashMap<&'m str, Vec<Dim>>,
+    pub(super) data: HashMap<ValueId, Vec<Dim>>,
     pub(super) opsets: &'p Opsets<'m>,
     /// Attribute references' values, in a function body.
     pub(super) bindings: Option<&'p HashMap<String, AttributeProto>>,
@@ -139,20 +149,22 @@ pub(crate) struct Scope<'p, 'm> {
     /// it are not reported, since they may come from its unknown outputs.
     unsupported: bool,
     pub(super) errors: Vec<NodeError>,
-    /// Names given a type by inference that had none (value infos to add).
-    appended: Vec<&'m str>,
+    /// Values given a type by inference that had none (value infos to add).
+    appended: Vec<ValueId>,
 }
 
 impl<'p, 'm> Scope<'p, 'm> {
     pub(super) fn new(
         parent: Option<&'p Scope<'p, 'm>>,
+        names: Arc<Names<'m>>,
         opsets: &'p Opsets<'m>,
         bindings: Option<&'p HashMap<String, AttributeProto>>,
         path: &str,
     ) -> Self {
         Scope {
             parent,
-            types: HashMap::new(),
+            types: vec![None; names.len()],
+            names,
             constants: HashMap::new(),
             data: HashMap::new(),
             opsets,
@@ -165,28 +177,66 @@ impl<'p, 'm> Scope<'p, 'm> {
         }
     }
 
-    /// The type of `name`, here or in an enclosing graph.
-    pub(super) fn lookup(&self, name: &str) -> Option<&Type> {
-        let mut scope = Some(self);
-        while let Some(s) = scope {
-            if let Some(ty) = s.types.get(name) {
-                return Some(ty);
-            }
-            scope = s.parent;
-        }
-        None
+    /// The number of `name`, which the body names.
+    pub(super) fn id(&self, name: &str) -> ValueId {
+        self.names
+            .id(name)
+            .expect("a body's names are all numbered")
     }
 
-    /// The propagated contents of `name`, here or in an enclosing graph.
-    pub(super) fn lookup_data(&self, name: &str) -> Option<&[Dim]> {
+    /// The type of value `id`, here or in an enclosing graph.
+    pub(super) fn lookup(&self, id: ValueId) -> Option<&Type> {
+        self.find(id, |scope, id| scope.types.get(id as usize)?.as_ref())
+    }
+
+    /// The type of value `id` in an enclosing graph.
+    fn lookup_outside(&self, id: ValueId) -> Option<&Type> {
+        let (scope, id) = self.outside(id)?;
+        scope.lookup(id)
+    }
+
+    /// The propagated contents of value `id`, here or in an enclosing graph.
+    pub(super) fn lookup_data(&self, id: ValueId) -> Option<&[Dim]> {
+        self.find(id, |scope, id| scope.data.get(&id).map(Vec::as_slice))
+    }
+
+    /// What `get` finds of value `id` here, else in the nearest enclosing
+    /// graph that has it.
+    fn find<'s, T: ?Sized>(
+        &'s self,
+        id: ValueId,
+        get: impl Fn(&'s Scope<'p, 'm>, ValueId) -> Option<&'s T>,
+    ) -> Option<&'s T> {
+        let (mut scope, mut id) = (self, id);
+        loop {
+            if let Some(found) = get(scope, id) {
+                return Some(found);
+            }
+            (scope, id) = scope.outside(id)?;
+        }
+    }
+
+    /// The enclosing scope where value `id`'s name goes on to, and its
+    /// number there.
+    fn outside(&self, id: ValueId) -> Option<(&Scope<'p, 'm>, ValueId)> {
+        let outer = self.names.outer(id)?;
+        let mut scope = self;
+        for _ in 0..outer.up {
+            scope = scope.parent?;
+        }
+        Some((scope, outer.id))
+    }
+
+    /// The names of this scope's body and of those it is in, the nearest
+    /// first.
+    fn chain(&self) -> Vec<&Names<'m>> {
+        let mut chain = Vec::new();
         let mut scope = Some(self);
         while let Some(s) = scope {
-            if let Some(dims) = s.data.get(name) {
-                return Some(dims);
-            }
+            chain.push(&*s.names);
             scope = s.parent;
         }
-        None
+        chain
     }
 
     /// The opset version the scope imports for `domain`; `ai.onnx` stands
@@ -218,7 +268,11 @@ pub(super) fn opsets_of(imports: &[OperatorSetIdProto]) -> Opsets<'_> {
 }
 
 impl<'m> Run<'m> {
-    pub(super) fn new(options: Options, functions: &'m [FunctionProto]) -> Self {
+    pub(super) fn new(
+        options: Options,
+        functions: &'m [FunctionProto],
+        tables: Tables<'m>,
+    ) -> Self {
         let functions = functions
             .iter()
             .enumerate()
@@ -238,6 +292,7 @@ impl<'m> Run<'m> {
             operators: HashMap::new(),
             findings: Vec::new(),
             graphs: Vec::new(),
+            tables,
             active: Vec::new(),
             pending: Vec::new(),
             propagation_left: MAX_PROPAGATED_TOTAL,
@@ -254,7 +309,8 @@ impl<'m> Run<'m> {
         ir_version: i64,
     ) {
         self.symbols.take_from(graph);
-        let mut scope = Scope::new(None, opsets, None, "graph");
+        let names = self.tables.graph(graph, &[]);
+        let mut scope = Scope::new(None, names, opsets, None, "graph");
         declare(&mut scope, graph);
         self.initializers_and_nodes(&mut scope, graph, ir_version);
         let errors = std::mem::take(&mut scope.errors);
@@ -283,10 +339,12 @@ impl<'m> Run<'m> {
     /// Records what a graph of the model holds, for its value infos.
     fn keep(&mut self, scope: Scope<'_, 'm>) {
         if scope.record {
+            let appended = scope.appended.iter();
             self.graphs.push(GraphTypes {
                 path: scope.path.to_string(),
+                appended: appended.map(|&id| scope.names.name(id)).collect(),
+                names: scope.names,
                 types: scope.types,
-                appended: scope.appended,
             });
         }
     }
@@ -299,7 +357,9 @@ impl<'m> Run<'m> {
     ) {
         for (index, tensor) in graph.initializer.iter().enumerate() {
             let name = tensor.name.as_deref().unwrap_or("");
-            scope.constants.insert(name, Cow::Borrowed(tensor));
+            scope
+                .constants
+                .insert(scope.id(name), Cow::Borrowed(tensor));
             let path = format!("{}.initializer[{index}]", scope.path);
             self.initializer(scope, name, tensor_type(tensor), path, ir_version);
         }
@@ -317,11 +377,8 @@ impl<'m> Run<'m> {
     }
 
     /// Infers `nodes` in order.
+    /// Infers `nodes`, the nodes of `scope`'s body, in order.
     pub(super) fn nodes(&mut self, scope: &mut Scope<'_, 'm>, nodes: &'m [NodeProto]) {
-        // Room for every output at once, rather than rehashing as they come.
-        scope
-            .types
-            .reserve(nodes.iter().map(|node| node.output.len()).sum());
         for (index, node) in nodes.iter().enumerate() {
             self.node(scope, index, node);
         }
@@ -337,7 +394,8 @@ impl<'m> Run<'m> {
         path: String,
         ir_version: i64,
     ) {
-        if let Some(declared) = scope.lookup(name) {
+        let id = scope.id(name);
+        if let Some(declared) = scope.lookup(id) {
             if let Some(why) = contradiction(&ty, declared) {
                 scope.error(NodeError {
                     subject: format!("{path} {name:?}"),
@@ -350,7 +408,7 @@ impl<'m> Run<'m> {
                 });
             }
         } else if ir_version >= 4 {
-            scope.types.insert(name, ty);
+            scope.types[id as usize] = Some(ty);
         }
     }
 
@@ -364,7 +422,9 @@ impl<'m> Run<'m> {
                 format!("{prefix}.node[{index}]")
             }
         };
-        let outcome = self.infer_node(scope, node, &path);
+        let names = Arc::clone(&scope.names);
+        let inputs = names.inputs(index, node.input.len());
+        let outcome = self.infer_node(scope, node, inputs, &path);
         for e in std::mem::take(&mut self.pending) {
             scope.error(e);
         }
@@ -382,12 +442,13 @@ impl<'m> Run<'m> {
             }
             None => return,
         };
-        for (i, (name, mut ty)) in node.output.iter().zip(outputs).enumerate() {
+        let ids = names.outputs(index, node.input.len());
+        for (i, ((name, &id), mut ty)) in node.output.iter().zip(ids).zip(outputs).enumerate() {
             if name.is_empty() || ty.is_unknown() {
                 continue;
             }
             self.symbols.materialize(&mut ty);
-            if let Err(error) = update(scope, name, ty) {
+            if let Err(error) = update(scope, id, ty) {
                 let node_path = path();
                 scope.error(NodeError {
                     subject: node_subject(node, &node_path),
@@ -398,10 +459,10 @@ impl<'m> Run<'m> {
                 return;
             }
         }
-        constant_of(scope, node);
-        for (name, dims) in node.output.iter().zip(data) {
+        constant_of(scope, node, ids);
+        for ((name, &id), dims) in node.output.iter().zip(ids).zip(data) {
             if let Some(dims) = dims.filter(|_| !name.is_empty()) {
-                scope.data.entry(name.as_str()).or_insert(dims);
+                scope.data.entry(id).or_insert(dims);
             }
         }
     }
@@ -412,6 +473,7 @@ impl<'m> Run<'m> {
         &mut self,
         scope: &mut Scope<'_, 'm>,
         node: &'m NodeProto,
+        inputs: &[ValueId],
         path: &dyn Fn() -> String,
     ) -> Option<Result<Inferred, NodeFailure>> {
         let domain = node.domain.as_deref().unwrap_or("");
@@ -428,14 +490,15 @@ impl<'m> Run<'m> {
                 .or_insert_with(|| Operator::resolve(domain, op, version))
         };
         if let Some(operator) = operator {
-            return Some(self.schema_node(scope, node, &attributes, operator, path));
+            let schema_node = (node, &*attributes, inputs);
+            return Some(self.schema_node(scope, schema_node, operator, path));
         }
         let overload = node.overload.as_deref().unwrap_or("");
         let Some(&(index, function)) = self.functions.get(&(domain, op, overload)) else {
             scope.unsupported = true;
             return None;
         };
-        let mut site = call_site(scope, node, &attributes);
+        let mut site = call_site(scope, node, inputs, &attributes);
         let callee = Callee {
             function,
             path: format!("functions[{index}]"),
@@ -445,12 +508,12 @@ impl<'m> Run<'m> {
         Some(self.call(&mut site, callee))
     }
 
-    /// The context a rule sees for `node`.
+    /// The context a rule sees for `node`, whose inputs are the values
+    /// `ids`.
     fn context<'a>(
         &'a mut self,
         scope: &'a Scope<'_, 'm>,
-        node: &'m NodeProto,
-        attributes: &'a [AttributeProto],
+        (node, attributes, ids): SchemaNode<'a, 'm>,
         schema: &'static Schema,
         path: &'a dyn Fn() -> String,
     ) -> Node<'a, 'm> {
@@ -458,18 +521,17 @@ impl<'m> Run<'m> {
         let mut inputs = Vec::with_capacity(n);
         let mut constants = Vec::with_capacity(n);
         let mut symbolic = Vec::with_capacity(n);
-        for name in &node.input {
-            let name = name.as_str();
+        for (name, &id) in node.input.iter().zip(ids) {
             if name.is_empty() {
                 inputs.push(None);
                 constants.push(None);
                 symbolic.push(None);
                 continue;
             }
-            inputs.push(scope.lookup(name).filter(|t| !t.is_unknown()));
-            let constant = scope.constants.get(name).map(|c| &**c);
+            inputs.push(scope.lookup(id).filter(|t| !t.is_unknown()));
+            let constant = scope.constants.get(&id).map(|c| &**c);
             constants.push(constant);
-            symbolic.push(constant.map_or_else(|| scope.lookup_data(name), |_| None));
+            symbolic.push(constant.map_or_else(|| scope.lookup_data(id), |_| None));
         }
         Node {
             proto: node,
@@ -490,15 +552,15 @@ impl<'m> Run<'m> {
     fn schema_node(
         &mut self,
         scope: &Scope<'_, 'm>,
-        node: &'m NodeProto,
-        attributes: &[AttributeProto],
+        node: SchemaNode<'_, 'm>,
         operator: Operator,
         path: &dyn Fn() -> String,
     ) -> Result<Inferred, NodeFailure> {
         let check = self.options.check_types;
         let propagation = self.options.propagation;
         let Operator { schema, rule, body } = operator;
-        let mut context = self.context(scope, node, attributes, schema, path);
+        let ids = node.2;
+        let mut context = self.context(scope, node, schema, path);
         let mut data = Vec::new();
         let mut outcome = match (rule, body) {
             (Some(rule), _) => (rule.infer)(&mut context),
@@ -531,7 +593,7 @@ impl<'m> Run<'m> {
             };
             if let (true, Some(propagate)) = (wanted, rule.propagate) {
                 let mut left = context.run.propagation_left;
-                data = propagated(&context, propagate, scope, &mut left);
+                data = propagated(&context, propagate, (scope, ids), &mut left);
                 context.run.propagation_left = left;
             }
         }
@@ -559,14 +621,16 @@ impl<'m> Run<'m> {
                 ),
             ));
         }
-        let mut scope = Scope::new(Some(parent), parent.opsets, parent.bindings, &path);
+        let names = self.tables.graph(graph, &parent.chain());
+        let mut scope = Scope::new(Some(parent), names, parent.opsets, parent.bindings, &path);
         declare(&mut scope, graph);
         for (input, given) in graph.input.iter().zip(inputs) {
             let Some(given) = given.filter(|t| !t.is_unknown()) else {
                 continue;
             };
             let name = input.name.as_deref().unwrap_or("");
-            let slot = scope.types.entry(name).or_default();
+            let id = scope.id(name);
+            let slot = scope.types[id as usize].get_or_insert_default();
             if let Some(why) = contradiction(&given, slot) {
                 return Err(fail(
                     ErrorKind::DeclaredMismatch,
@@ -606,7 +670,8 @@ fn declare<'m>(scope: &mut Scope<'_, 'm>, graph: &'m GraphProto) {
     for info in infos {
         if let Some(ty) = &info.r#type {
             let name = info.name.as_deref().unwrap_or("");
-            scope.types.insert(name, Type::from_proto(ty));
+            let id = scope.id(name);
+            scope.types[id as usize] = Some(Type::from_proto(ty));
         }
     }
 }
@@ -615,9 +680,9 @@ fn declare<'m>(scope: &mut Scope<'_, 'm>, graph: &'m GraphProto) {
 /// with what was inferred, or what a node of the graph inferred for an
 /// undeclared one.
 fn output_type(scope: &Scope<'_, '_>, output: &ValueInfoProto) -> Type {
-    let name = output.name.as_deref().unwrap_or("");
-    let inferred = output.r#type.is_some() || scope.appended.contains(&name);
-    match scope.types.get(name) {
+    let id = scope.id(output.name.as_deref().unwrap_or(""));
+    let inferred = output.r#type.is_some() || scope.appended.contains(&id);
+    match &scope.types[id as usize] {
         Some(ty) if inferred => ty.clone(),
         _ => Type::Unknown,
     }
@@ -625,25 +690,26 @@ fn output_type(scope: &Scope<'_, '_>, output: &ValueInfoProto) -> Type {
 
 /// Merges an output's inferred type into what is known of the value, as
 /// onnx's `UpdateType` does; a contradiction is an error.
-fn update<'m>(scope: &mut Scope<'_, 'm>, name: &'m str, ty: Type) -> Result<(), InferError> {
-    if let Some(existing) = scope.types.get_mut(name) {
+fn update(scope: &mut Scope<'_, '_>, id: ValueId, ty: Type) -> Result<(), InferError> {
+    let name = scope.names.name(id);
+    if let Some(existing) = &mut scope.types[id as usize] {
         if let Some(why) = contradiction(&ty, existing) {
             return Err(declared_mismatch(name, &why));
         }
         merge_into(&ty, existing);
         return Ok(());
     }
-    if let Some(outer) = scope.parent.and_then(|p| p.lookup(name)) {
+    if let Some(outer) = scope.lookup_outside(id) {
         if let Some(why) = contradiction(&ty, outer) {
             return Err(declared_mismatch(name, &why));
         }
         let mut merged = outer.clone();
         merge_into(&ty, &mut merged);
-        scope.types.insert(name, merged);
+        scope.types[id as usize] = Some(merged);
         return Ok(());
     }
-    scope.types.insert(name, ty);
-    scope.appended.push(name);
+    scope.types[id as usize] = Some(ty);
+    scope.appended.push(id);
     Ok(())
 }
 
@@ -661,17 +727,16 @@ fn declared_mismatch(name: &str, why: &str) -> InferError {
 fn propagated(
     context: &Node<'_, '_>,
     propagate: rules::PropagateFn,
-    scope: &Scope<'_, '_>,
+    (scope, ids): (&Scope<'_, '_>, &[ValueId]),
     left: &mut usize,
 ) -> Vec<Option<Vec<Dim>>> {
     let unknown = vec![None; context.output_count()];
     let mut data = Vec::with_capacity(context.input_count());
-    for i in 0..context.input_count() {
-        let name = context.input_name(i);
-        let known = if name.is_empty() {
+    for (i, &id) in ids.iter().enumerate() {
+        let known = if context.input_name(i).is_empty() {
             None
         } else {
-            scope.lookup_data(name)
+            scope.lookup_data(id)
         };
         let input = propagation_input(context, i, known);
         let read = input.as_ref().map_or(0, |dims| dims.len());

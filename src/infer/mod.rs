@@ -87,11 +87,14 @@ mod context;
 mod data;
 mod engine;
 mod error;
+pub(crate) mod names;
 mod ops;
 mod rules;
 mod symbols;
 mod types;
 mod value_info;
+
+use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -104,6 +107,7 @@ use crate::finding::Finding;
 use crate::proto::{FunctionProto, GraphProto, ModelProto, OperatorSetIdProto};
 
 use engine::{opsets_of, Run, Scope};
+use names::{Names, Tables};
 
 /// What inference does besides inferring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,13 +172,43 @@ pub struct GraphTypes<'m> {
     /// Its IR path: `graph`, or a subgraph's
     /// (`graph.node[3].attribute["body"].g`).
     pub path: String,
-    /// The type of every value the graph knows of: its inputs,
-    /// initializers and node outputs (what they declare, merged with what
-    /// was inferred).
-    pub types: HashMap<&'m str, Type>,
     /// The values that had no declared type and got one, in the order
     /// onnx adds them to `value_info`.
     pub appended: Vec<&'m str>,
+    /// The graph's value names, numbered.
+    names: Arc<Names<'m>>,
+    /// The type known of each value, by number.
+    types: Vec<Option<Type>>,
+}
+
+impl<'m> GraphTypes<'m> {
+    /// The type of value `name`, when the graph knows it: one of its
+    /// inputs, initializers and node outputs (what it declares, merged
+    /// with what was inferred).
+    pub fn get(&self, name: &str) -> Option<&Type> {
+        self.types[self.names.id(name)? as usize].as_ref()
+    }
+
+    /// Every value the graph knows the type of, with that type (in no
+    /// particular order).
+    ///
+    /// ```
+    /// let model = onnxtxt::parse_model(r#"
+    ///     <ir_version: 10, opset_import: ["": 21]>
+    ///     g (float[2] x) => (float[2] y) { h = Neg(x)  y = Relu(h) }
+    /// "#)?;
+    /// let inference = onnxtxt::infer::infer_model(&model, Default::default());
+    /// let graph = inference.graph("graph").unwrap();
+    /// assert_eq!(graph.get("h").unwrap().to_string(), "float[2]");
+    /// let mut names: Vec<_> = graph.types().map(|(name, _)| name).collect();
+    /// names.sort();
+    /// assert_eq!(names, ["h", "x", "y"]);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn types(&self) -> impl Iterator<Item = (&'m str, &Type)> + '_ {
+        let types = self.names.iter().zip(&self.types);
+        types.filter_map(|((_, name), ty)| Some((name, ty.as_ref()?)))
+    }
 }
 
 /// The result of inferring a model or graph.
@@ -207,13 +241,23 @@ impl<'m> Inference<'m> {
 
     /// The type of value `name` in the graph at `path`.
     pub fn value_type(&self, path: &str, name: &str) -> Option<&Type> {
-        self.graph(path)?.types.get(name)
+        self.graph(path)?.get(name)
     }
 }
 
 /// Infers the types of every value of `model`'s graph and subgraphs.
 pub fn infer_model(model: &ModelProto, options: Options) -> Inference<'_> {
-    let mut run = Run::new(options, &model.functions);
+    infer_model_with(model, options, Tables::default())
+}
+
+/// [`infer_model`], with the value names of the model's bodies numbered
+/// already in `tables` (those it lacks are numbered as they come).
+pub(crate) fn infer_model_with<'m>(
+    model: &'m ModelProto,
+    options: Options,
+    tables: Tables<'m>,
+) -> Inference<'m> {
+    let mut run = Run::new(options, &model.functions, tables);
     if let Some(graph) = &model.graph {
         let opsets = opsets_of(&model.opset_import);
         run.top_graph(graph, &opsets, model.ir_version.unwrap_or(0));
@@ -248,7 +292,7 @@ pub fn infer_graph<'m>(
     opset_import: &'m [OperatorSetIdProto],
     options: Options,
 ) -> Inference<'m> {
-    let mut run = Run::new(options, &[]);
+    let mut run = Run::new(options, &[], Tables::default());
     let opsets = opsets_of(opset_import);
     run.top_graph(graph, &opsets, i64::MAX);
     Inference {
@@ -290,17 +334,19 @@ pub fn infer_function<'m>(
     inputs: &[Type],
     options: Options,
 ) -> FunctionTypes<'m> {
-    let mut run = Run::new(options, &[]);
+    let mut run = Run::new(options, &[], Tables::default());
     let opsets = opsets_of(&function.opset_import);
     let defaults = function
         .attribute_proto
         .iter()
         .map(|a| (a.name.clone().unwrap_or_default(), a.clone()))
         .collect();
-    let mut scope = Scope::new(None, &opsets, Some(&defaults), "");
+    let names = run.tables.function(function);
+    let mut scope = Scope::new(None, names, &opsets, Some(&defaults), "");
     for (name, ty) in function.input.iter().zip(inputs) {
         if !ty.is_unknown() {
-            scope.types.insert(name, ty.clone());
+            let id = scope.id(name);
+            scope.types[id as usize] = Some(ty.clone());
         }
     }
     run.nodes(&mut scope, &function.node);
@@ -309,11 +355,14 @@ pub fn infer_function<'m>(
     let outputs = function
         .output
         .iter()
-        .map(|o| scope.types.get(o.as_str()).cloned().unwrap_or_default())
+        .map(|o| scope.lookup(scope.id(o)).cloned().unwrap_or_default())
         .collect();
+    let types = scope.names.iter().zip(scope.types);
     FunctionTypes {
         outputs,
-        types: scope.types,
+        types: types
+            .filter_map(|((_, name), ty)| Some((name, ty?)))
+            .collect(),
         findings: run.findings,
     }
 }

@@ -46,11 +46,7 @@ pub fn fill_value_info(model: &mut ModelProto, options: Options) -> Vec<Finding>
             .into_iter()
             .map(|g| {
                 let update = GraphUpdate {
-                    types: g
-                        .types
-                        .into_iter()
-                        .map(|(k, v)| (k.to_owned(), v))
-                        .collect(),
+                    types: g.types().map(|(k, v)| (k.to_owned(), v.clone())).collect(),
                     appended: g.appended.into_iter().map(str::to_owned).collect(),
                 };
                 (g.path, update)

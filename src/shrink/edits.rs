@@ -31,7 +31,7 @@ impl Facts {
             .graphs()
             .iter()
             .map(|g| {
-                let types = g.types.iter().map(|(k, v)| ((*k).to_owned(), v.clone()));
+                let types = g.types().map(|(k, v)| (k.to_owned(), v.clone()));
                 (g.path.clone(), types.collect())
             })
             .collect();

@@ -12,6 +12,7 @@ mod check;
 mod check_checker;
 #[cfg(feature = "cli")]
 mod check_cli;
+mod check_names;
 mod check_reference;
 #[cfg(feature = "cli")]
 mod cli;
