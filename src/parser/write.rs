@@ -86,19 +86,21 @@ impl EncodedModel {
         }
         let nodes =
             (model.graph.as_mut()).map_or_else(Vec::new, |graph| std::mem::take(&mut graph.node));
-        let model_len = model.encoded_len();
+        // The model's other fields measured without the graph, so that the
+        // rest of the graph (its initializers, value infos, ...) is measured
+        // once.
+        let graph = model.graph.take();
+        let others_len = model.encoded_len();
+        model.graph = graph;
         let (graph_len, len) = match &model.graph {
-            None => (0, model_len),
+            None => (0, others_len),
             Some(rest) => {
-                let rest_len = rest.encoded_len();
                 let graph_len = (nodes.iter())
                     .map(|node| field_len(GRAPH_NODE, node.encoded_len()))
                     .sum::<usize>()
                     + runs_len(&encoded)
-                    + rest_len;
-                let len = model_len - field_len(MODEL_GRAPH, rest_len)
-                    + field_len(MODEL_GRAPH, graph_len);
-                (graph_len, len)
+                    + rest.encoded_len();
+                (graph_len, others_len + field_len(MODEL_GRAPH, graph_len))
             }
         };
         EncodedModel {
