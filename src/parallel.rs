@@ -89,7 +89,7 @@ pub(crate) fn available() -> bool {
 /// [`with_other_busy`]) or there is no second core. The caller checks that
 /// the list has no comment: a comma in a comment separates nothing.
 pub(crate) fn split_point(text: &[u8]) -> Option<usize> {
-    let min = if OTHER_BUSY.with(Cell::get) {
+    let min = if other_busy() {
         MIN_TEXT
     } else {
         MIN_TEXT_IDLE
