@@ -18,7 +18,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from onnxtxt import _onnxtxt
-from onnxtxt._onnxtxt import Diagnostic, ParseError
+# to_text is the extension's own: a proto or its bytes are told apart there,
+# with no Python frame around the call.
+from onnxtxt._onnxtxt import Diagnostic, ParseError, to_text
 
 __all__ = [
     "Diagnostic",
@@ -114,32 +116,6 @@ def parse_nodes(text: str) -> list[Any]:
     return [node.FromString(data) for data in _onnxtxt.parse_nodes(text)]
 
 
-def _serialized(proto: Any, default_kind: str) -> tuple[str, bytes | bytearray | memoryview]:
-    """The message name and serialized bytes of a proto, or of bytes taken
-    as a ``default_kind``. Bytes are passed on as they are: the extension
-    reads ``bytes`` and memoryviews of them in place."""
-    if isinstance(proto, (bytes, bytearray, memoryview)):
-        return default_kind, proto
-    descriptor = getattr(proto, "DESCRIPTOR", None)
-    if descriptor is None or not hasattr(proto, "SerializeToString"):
-        raise TypeError(f"expected an onnx proto or bytes, not {type(proto).__name__}")
-    return descriptor.name, proto.SerializeToString()
-
-
-def to_text(proto: Any, *, compat: bool = False) -> str:
-    """The canonical text of ``proto``: an ``onnx`` ModelProto, GraphProto,
-    FunctionProto, NodeProto, TypeProto, TensorProto, AttributeProto or
-    ValueInfoProto, or a serialized ModelProto (``bytes``, read in place,
-    as is a memoryview of ``bytes``; a ``bytearray`` or other buffer is
-    copied once, as another thread could change it during the call).
-
-    The text parses back to the same bytes. With ``compat``, only the
-    syntax ``onnx.parser`` reads is written, and what it cannot hold (doc
-    strings, metadata, ...) is left out. A serialized model that is not valid raises ParseError."""
-    kind, data = _serialized(proto, "ModelProto")
-    return _onnxtxt.to_text(kind, data, compat)
-
-
 def check(model: Any) -> list[Diagnostic]:
     """The findings of ``onnxtxt check`` about a model: its text (``str``),
     an ``onnx.ModelProto`` or a serialized one (``bytes``). Each is a
@@ -149,10 +125,7 @@ def check(model: Any) -> list[Diagnostic]:
     A text that does not parse raises ParseError."""
     if isinstance(model, str):
         return _onnxtxt.check_text(model)
-    kind, data = _serialized(model, "ModelProto")
-    if kind != "ModelProto":
-        raise TypeError(f"onnxtxt.check checks models, not {kind}")
-    return _onnxtxt.check_model(data)
+    return _onnxtxt.check_model(model)
 
 
 def format(text: str) -> str:  # noqa: A001 (the name of `onnxtxt fmt`'s function)

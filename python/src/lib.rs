@@ -22,6 +22,7 @@ use onnxtxt::{EncodedModel, Severity, Span};
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyMemoryView, PyString};
@@ -229,15 +230,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Serialized {
         }
         let view = match object.cast::<PyMemoryView>() {
             Ok(view) => view.to_owned(),
-            Err(_) => PyMemoryView::from(&object).map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "expected bytes, a memoryview or another buffer, not {}",
-                    object
-                        .get_type()
-                        .name()
-                        .map_or_else(|_| "?".into(), |n| n.to_string())
-                ))
-            })?,
+            Err(_) => PyMemoryView::from(&object)
+                .map_err(|_| not_expected("bytes, a memoryview or another buffer", &object))?,
         };
         if let Some(within) = within_bytes(&view)? {
             return Ok(within);
@@ -245,6 +239,12 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Serialized {
         let copy = object.py().get_type::<PyBytes>().call1((view,))?;
         Ok(Serialized::whole(copy.cast_into::<PyBytes>()?))
     }
+}
+
+/// A `TypeError` saying that `object` is not what was `expected`.
+fn not_expected(expected: &str, object: &Bound<'_, PyAny>) -> PyErr {
+    let type_name = (object.get_type().name()).map_or_else(|_| "?".into(), |n| n.to_string());
+    PyTypeError::new_err(format!("expected {expected}, not {type_name}"))
 }
 
 impl Serialized {
@@ -389,6 +389,51 @@ const fn kind<T: Parse + Decode + Print + Send + 'static>(name: &'static str) ->
     }
 }
 
+/// An IR message handed over from Python to be printed or checked: an
+/// `onnx` proto, serialized here (its kind its `DESCRIPTOR.name`), or a
+/// serialized ModelProto ([`Serialized`]). Told apart in Rust, not in a
+/// Python wrapper: on a small model, the wrapper's attribute lookups and
+/// its frame were a quarter of a print's call.
+struct Given {
+    kind: &'static Kind,
+    data: Serialized,
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Given {
+    type Error = PyErr;
+
+    fn extract(object: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = object.py();
+        let model = || -> &'static Kind { &MODEL };
+        if let Ok(bytes) = object.cast::<PyBytes>() {
+            let data = Serialized::whole(bytes.to_owned());
+            return Ok(Given {
+                kind: model(),
+                data,
+            });
+        }
+        let message = (object.getattr(intern!(py, "DESCRIPTOR")))
+            .and_then(|descriptor| descriptor.getattr(intern!(py, "name")))
+            .and_then(|name| {
+                Ok((
+                    name.extract::<PyBackedStr>()?,
+                    object.getattr(intern!(py, "SerializeToString"))?,
+                ))
+            });
+        let Ok((name, serialize)) = message else {
+            let data = Serialized::extract(object)
+                .map_err(|_| not_expected("an onnx proto or bytes", &object))?;
+            return Ok(Given {
+                kind: model(),
+                data,
+            });
+        };
+        let kind = find_kind(&name)?;
+        let data = Serialized::whole(serialize.call0()?.cast_into::<PyBytes>()?);
+        Ok(Given { kind, data })
+    }
+}
+
 fn find_kind(name: &str) -> PyResult<&'static Kind> {
     KINDS.iter().find(|kind| kind.name == name).ok_or_else(|| {
         PyTypeError::new_err(format!(
@@ -423,18 +468,22 @@ fn parse_nodes<'py>(py: Python<'py>, text: PyBackedStr) -> PyResult<Vec<Bound<'p
     }
 }
 
-/// Prints the serialized `kind` in `data` as text.
+/// The canonical text of ``proto``: an ``onnx`` ModelProto, GraphProto,
+/// FunctionProto, NodeProto, TypeProto, TensorProto, AttributeProto or
+/// ValueInfoProto, or a serialized ModelProto (``bytes``, read in place,
+/// as is a memoryview of ``bytes``; a ``bytearray`` or other buffer is
+/// copied once, as another thread could change it during the call).
+///
+/// The text parses back to the same bytes. With ``compat``, only the
+/// syntax ``onnx.parser`` reads is written, and what it cannot hold (doc
+/// strings, metadata, ...) is left out. A serialized model that is not
+/// valid raises ParseError.
 #[pyfunction]
-fn to_text<'py>(
-    py: Python<'py>,
-    kind: &str,
-    data: Serialized,
-    compat: bool,
-) -> PyResult<Bound<'py, PyString>> {
-    let kind = find_kind(kind)?;
-    let data: &[u8] = &data;
+#[pyo3(signature = (proto, *, compat = false))]
+fn to_text(py: Python<'_>, proto: Given, compat: bool) -> PyResult<Bound<'_, PyString>> {
+    let data: &[u8] = &proto.data;
     let printer = Printer::new().compat(compat);
-    match py.detach(|| (kind.print)(&printer, data)) {
+    match py.detach(|| (proto.kind.print)(&printer, data)) {
         // Made a `str` as it is checked to be UTF-8, in one pass.
         Ok(text) => PyString::from_bytes(py, &text),
         Err(error) => Err(parse_error(py, &error, None)),
@@ -454,10 +503,15 @@ fn check_model_text(py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<Diagnosti
     }
 }
 
-/// Checks the serialized model in `data` and returns its findings.
+/// Checks the model in `model`, an `onnx.ModelProto` or serialized, and
+/// returns its findings.
 #[pyfunction(name = "check_model")]
-fn check_model_bytes(py: Python<'_>, data: Serialized) -> PyResult<Vec<Diagnostic>> {
-    let data: &[u8] = &data;
+fn check_model_bytes(py: Python<'_>, model: Given) -> PyResult<Vec<Diagnostic>> {
+    if model.kind.name != MODEL.name {
+        let message = format!("onnxtxt.check checks models, not {}", model.kind.name);
+        return Err(PyTypeError::new_err(message));
+    }
+    let data: &[u8] = &model.data;
     match py.detach(|| decode_model(data).map(|model| check_model(&model))) {
         Ok(findings) => Ok(findings
             .iter()

@@ -77,6 +77,37 @@ def test_to_text_takes_serialized_models_and_honours_compat():
         onnxtxt.to_text("not a proto")
 
 
+def test_to_text_prints_every_kind_of_proto_as_onnx_reads_it_back():
+    # The extension tells an onnx proto from serialized bytes and names its
+    # kind: each prints as its kind, parses back to the same proto, and in
+    # compat mode reads with onnx.parser as the proto it printed.
+    texts = {
+        "model": MODEL,
+        "graph": "g (float x) => (float y) { y = Relu(x) }",
+        "function": '<domain: "d", opset_import: ["": 21]> f (x) => (y) { y = Relu(x) }',
+        "node": "y = Relu(x)",
+        "type": "float[N, 3]",
+        "tensor": "int64[2] {1, 2}",
+        "attribute": "axes: ints = [0, 1]",
+        "value_info": "float[N] x",
+    }
+    for what, text in texts.items():
+        reference_parse = getattr(onnx.parser, f"parse_{what}", None)
+        proto = reference_parse(text) if reference_parse else getattr(onnxtxt, f"parse_{what}")(text)
+        printed = onnxtxt.to_text(proto)
+        assert getattr(onnxtxt, f"parse_{what}")(printed) == proto, what
+        assert onnxtxt.to_text(proto=proto, compat=False) == printed
+        if reference_parse:
+            compat = onnxtxt.to_text(proto, compat=True)
+            assert without_defaults(reference_parse(compat)) == without_defaults(proto), what
+    with pytest.raises(TypeError, match="reads and writes .*, not OperatorSetIdProto"):
+        onnxtxt.to_text(onnx.OperatorSetIdProto(domain="d", version=1))
+    with pytest.raises(TypeError, match="checks models, not GraphProto"):
+        onnxtxt.check(onnx.parser.parse_graph(texts["graph"]))
+    with pytest.raises(TypeError):
+        onnxtxt.to_text(onnx.parser.parse_model(MODEL), True)  # compat is keyword-only
+
+
 def test_errors_carry_every_diagnostic_with_its_line():
     text = "g (float x) => (float y) {\n  t = Relu(x$)\n  y = Relu(t%)\n}"
     with pytest.raises(onnxtxt.ParseError) as caught:
@@ -273,12 +304,10 @@ def test_other_buffers_are_read_too():
     data = model.SerializeToString()
     doubled = bytes(byte for byte in data for _ in range(2))
     for given in [bytearray(data), memoryview(bytearray(data)), memoryview(doubled)[::2], array.array("B", data)]:
-        assert onnxtxt._onnxtxt.to_text("ModelProto", given, False) == onnxtxt.to_text(model)
-        assert onnxtxt._onnxtxt.check_model(given) == []
-    for given in [bytearray(data), memoryview(doubled)[::2]]:
         assert onnxtxt.to_text(given) == onnxtxt.to_text(model)
-    with pytest.raises(TypeError, match="expected bytes, a memoryview or another buffer, not int"):
-        onnxtxt._onnxtxt.to_text("ModelProto", 5, False)
+        assert onnxtxt.check(given) == []
+    with pytest.raises(TypeError, match="expected an onnx proto or bytes, not int"):
+        onnxtxt.to_text(5)
 
 
 def chain(nodes: int) -> onnx.ModelProto:
