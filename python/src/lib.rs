@@ -6,9 +6,9 @@
 //!
 //! Nothing is copied on the way in or out that need not be: a `str` is
 //! read in place (its UTF-8, which CPython keeps for an ASCII string), as
-//! are `bytes` and memoryviews of them ([`Serialized`]); a parse's result
-//! is encoded straight into the `bytes` returned ([`Encoded`]), but for a
-//! short model's, copied once (a few KiB) to save a walk over the model.
+//! are `bytes` and memoryviews of them ([`Serialized`]); an `onnx` proto
+//! is serialized here, not in a Python wrapper ([`Given`]); a parse's
+//! result is encoded straight into the `bytes` returned ([`Encoded`]).
 
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
