@@ -146,7 +146,7 @@ impl Parser {
             });
             let (model, encoded) = match on_two_threads {
                 Some(parsed) => parsed,
-                None => (ModelProto::parse_on_one_thread(text)?, Vec::new()),
+                None => (ModelProto::parse_on_one_thread(text)?, Default::default()),
             };
             Ok(EncodedModel::new(model, encoded))
         })
