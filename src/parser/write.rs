@@ -80,13 +80,16 @@ pub struct EncodedModel {
     graph_len: usize,
     /// The length of the model's encoding.
     len: usize,
+    /// How deep the text's plain brackets nest.
+    depth: usize,
 }
 
 impl EncodedModel {
     /// `model` with the nodes and initializers of `encoded` back in its
     /// graph's lists (each run before the item of its index, in order),
-    /// measured.
-    pub(super) fn new(mut model: ModelProto, encoded: EncodedRuns) -> Self {
+    /// measured; parsed from a text whose `(`, `[` and `{` nest `depth`
+    /// deep.
+    pub(super) fn new(mut model: ModelProto, encoded: EncodedRuns, depth: usize) -> Self {
         if !encoded.nodes.is_empty() || !encoded.initializers.is_empty() {
             // The runs come from the graph's lists: there is a graph.
             model.graph.get_or_insert_default();
@@ -123,7 +126,25 @@ impl EncodedModel {
             encoded,
             graph_len,
             len,
+            depth,
         }
+    }
+
+    /// How deep the `(`, `[` and `{` of the text nest, those in strings and
+    /// comments left out. Each level holds at most three levels of
+    /// messages (a graph's `{`: a node, its attribute, the attribute's
+    /// graph), so a caller that must not write a model nested deeper than
+    /// decoders read ([`MAX_MESSAGE_DEPTH`](crate::MAX_MESSAGE_DEPTH)) can
+    /// tell from it, before writing, whether the model may be.
+    ///
+    /// ```
+    /// let text = "g (float[2] x) => (float[2] y) { y = Relu(x) }";
+    /// let encoded = onnxtxt::Parser::new().encode_model(text)?;
+    /// assert_eq!(encoded.deepest_brackets(), 2);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn deepest_brackets(&self) -> usize {
+        self.depth
     }
 
     /// The length of the model's binary encoding: how many bytes
@@ -232,7 +253,7 @@ pub(super) fn write_model(
     encoded: EncodedRuns,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    EncodedModel::new(model, encoded).write(out)
+    EncodedModel::new(model, encoded, 0).write(out)
 }
 
 /// A `BufMut` over a writer: the encoder fills `buffer`, which goes to
@@ -424,7 +445,7 @@ mod tests {
     fn an_encoded_model_is_the_bytes_prost_gives_written_in_one_call() {
         for model in models() {
             let expected = model.encode_to_vec();
-            let encoded = EncodedModel::new(model, EncodedRuns::default());
+            let encoded = EncodedModel::new(model, EncodedRuns::default(), 0);
             assert_eq!(encoded.encoded_len(), expected.len());
             let mut out = Trickle {
                 written: Vec::new(),
@@ -454,7 +475,7 @@ mod tests {
             calls: 0,
             largest: 0,
         };
-        EncodedModel::new(model, EncodedRuns::default())
+        EncodedModel::new(model, EncodedRuns::default(), 0)
             .write(&mut out)
             .unwrap();
         assert!(out.written == expected);
@@ -522,7 +543,7 @@ mod tests {
                     nodes,
                     initializers,
                 };
-                let encoded = EncodedModel::new(partial, runs);
+                let encoded = EncodedModel::new(partial, runs, 0);
                 let kept = format!("nodes {nodes_kept:?}, initializers {initializers_kept:?} kept");
                 assert_eq!(encoded.encoded_len(), expected.len(), "{kept}");
                 let mut out = Vec::new();

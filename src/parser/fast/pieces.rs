@@ -354,17 +354,43 @@ enum Read<'s> {
     Nodes {
         nodes: Run<NodeProto>,
         span: SimpleSpan,
-        deepest: usize,
+        deepest: Depth,
     },
     /// The entries of a graph's `<...>` list in the text from
     /// `span.start` to `span.end`, where brackets nest `deepest` deep.
     Entries {
         entries: EntryRun,
         span: SimpleSpan,
-        deepest: usize,
+        deepest: Depth,
     },
     /// Tokens for the grammar to read.
     Tokens(SpannedTokens<'s>),
+}
+
+/// How deep the brackets of a stretch of tokens nest, all of them and the
+/// plain ones ([`Brackets::deepest_plain`]).
+#[derive(Debug, Clone, Copy)]
+struct Depth {
+    all: usize,
+    plain: usize,
+}
+
+impl Depth {
+    /// How deep the brackets walked by `brackets` nested.
+    fn of(brackets: &Brackets) -> Depth {
+        Depth {
+            all: brackets.deepest,
+            plain: brackets.deepest_plain,
+        }
+    }
+
+    /// The deeper of the two, kind by kind.
+    fn max(self, other: Depth) -> Depth {
+        Depth {
+            all: self.all.max(other.all),
+            plain: self.plain.max(other.plain),
+        }
+    }
 }
 
 /// What `read` (an entry point of the fast grammar) parses from the tokens
@@ -374,17 +400,18 @@ pub(in crate::parser) fn parse<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
 ) -> Option<O> {
-    parse_counting(text, Keep::Read, read).map(|(output, _)| output.0)
+    parse_counting(text, Keep::Read, read).map(|((output, ..), _)| output)
 }
 
 /// [`parse`] of a model, the nodes of its main graph's node list and the
 /// initializers of its `<...>` list kept encoded as they are read
 /// ([`Keep::Encoded`]): the model, whose graph holds only the nodes and
-/// initializers that were not, and those that were, in order.
+/// initializers that were not, and those that were, in order; and how deep
+/// the text's plain brackets nest ([`Brackets::deepest_plain`]).
 pub(in crate::parser) fn parse_encoding<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
-) -> Option<(O, EncodedRuns)> {
+) -> Option<(O, EncodedRuns, usize)> {
     parse_counting(text, Keep::Encoded, read).map(|(output, _)| output)
 }
 
@@ -394,7 +421,7 @@ pub(super) fn parse_counting<O>(
     text: &str,
     keep: Keep,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
-) -> Option<((O, EncodedRuns), usize)> {
+) -> Option<((O, EncodedRuns, usize), usize)> {
     if text.len() < MIN_TEXT || !crate::parallel::available() {
         return None;
     }
@@ -420,6 +447,8 @@ pub(super) fn parse_counting<O>(
         return None;
     }
     let mut splice = Splice::default();
+    // How deep the plain brackets of the runs nest, where they are.
+    let mut runs_plain = 0;
     for read in merged.reads {
         let (span, deepest) = match &read {
             Read::Nodes { span, deepest, .. } | Read::Entries { span, deepest, .. } => {
@@ -433,9 +462,10 @@ pub(super) fn parse_counting<O>(
                 continue;
             }
         };
-        if brackets.open() + deepest > MAX_NESTING {
+        if brackets.open() + deepest.all > MAX_NESTING {
             return None;
         }
+        runs_plain = runs_plain.max(brackets.plain_open() + deepest.plain);
         tokens.push((Token::Spliced, span));
         match read {
             Read::Nodes { nodes, .. } => splice.runs.push((span.start, Some(nodes))),
@@ -460,9 +490,10 @@ pub(super) fn parse_counting<O>(
         },
     )?;
     let splice = state.pieces.splice;
+    let depth = runs_plain.max(brackets.deepest_plain);
     splice
         .all_taken()
-        .then_some(((output, splice.encoded), merged.pieces_with_nodes))
+        .then_some(((output, splice.encoded, depth), merged.pieces_with_nodes))
 }
 
 impl Splice {
@@ -932,7 +963,7 @@ fn read_piece<'s>(
             .get(stretch.end)
             .map_or(until, |(_, span)| span.start);
         let span = SimpleSpan::from(start..end);
-        let deepest = brackets.deepest;
+        let deepest = Depth::of(&brackets);
         let read = FAST_GRAMMAR.with(|cache| {
             let grammar = cache.get();
             let tokens = &tokens[stretch.clone()];
@@ -1062,8 +1093,9 @@ mod tests {
     use crate::parser::fast::tests::assert_read_as_the_grammar_reads;
     use crate::{parse_model, parse_model_with_source_map};
 
-    /// The encoding of the model `text` read in pieces, if it is, how many
-    /// pieces' nodes were read apart, and how many runs of the main graph's
+    /// The encoding of the model `text` read in pieces, if it is (checking
+    /// that its brackets are found to nest as deep as on one thread), how
+    /// many pieces' nodes were read apart, and how many runs of the main graph's
     /// node list and of its initializers were left encoded; its nodes and
     /// initializers kept as `keep` says, then written as
     /// `Parser::write_model` writes them.
@@ -1071,7 +1103,10 @@ mod tests {
         let model = parse_counting(text, keep, |tokens, state| {
             FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
         });
-        let ((model, encoded), pieces) = model?;
+        let ((model, encoded, depth), pieces) = model?;
+        // As deep as on one thread.
+        let (_, one_thread) = crate::parser::tokens::tokenize(text).unwrap();
+        assert_eq!(depth, one_thread, "{text}");
         let left_encoded = (encoded.nodes.len(), encoded.initializers.len());
         // Each piece of the main graph's node list, or none.
         assert!(keep == Keep::Encoded || left_encoded == (0, 0));
