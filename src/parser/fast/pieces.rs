@@ -23,6 +23,8 @@
 //! `},` of the one before ([`entry_cut`]): a piece that starts so holds
 //! entries of the list up to its `>`, read apart by the plain list reader
 //! and spliced in the same way, then maybe the start of the node list.
+//! When the model is written, the main graph's nodes and initializers read
+//! apart stay encoded as each piece encoded them ([`Keep::Encoded`]).
 //!
 //! The output is used only when each piece's lexing ends exactly at the
 //! next cut, the brackets of the whole pair up within [`MAX_NESTING`], the
