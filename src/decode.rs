@@ -194,7 +194,7 @@ pub(crate) const MODEL_GRAPH: u32 = 7;
 /// `GraphProto.node`'s field number.
 pub(crate) const GRAPH_NODE: u32 = 1;
 /// `GraphProto.initializer`'s field number.
-const GRAPH_INITIALIZER: u32 = 5;
+pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 
 /// [`decode_model`], but leaving the main graph's nodes and initializers
 /// encoded: the same checks and errors, and the same model once they are

@@ -1,7 +1,7 @@
 //! The fast path through the bulk of a big tensor constant: plain decimals
 //! followed by a comma (`-0.0123,`), recognized sixteen bytes at a time
-//! with integer arithmetic on the whole block (SWAR), and converted to
-//! `f32`/`f64` with correct rounding.
+//! (SSE2 compares on x86-64, integer arithmetic on the whole block, SWAR,
+//! elsewhere), and converted to `f32`/`f64` with correct rounding.
 //!
 //! [`crate::lexer::list_items`] tries [`plain_number`] first on every item
 //! of a number list, and falls back to the general path for anything else:
@@ -86,18 +86,33 @@ const LOW_BYTES: [u128; 17] = {
 };
 
 /// Bit `i` set for each byte `i` of `block` that is a comma, and for each
-/// that is not an ASCII digit.
+/// that is not an ASCII digit: with SSE2, which every x86-64 has, two
+/// compares and a move of their masks, a short step in the chain from one
+/// number's start to the next one's (the comma's place); elsewhere with
+/// integer arithmetic on the whole block (`swar`).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn byte_masks(block: &[u8; 16]) -> (u32, u32) {
-    let half = |i: usize| {
-        let mut bytes = [0; 8];
-        bytes.copy_from_slice(&block[8 * i..8 * i + 8]);
-        let x = u64::from_le_bytes(bytes);
-        (gather(bytes_equal_to(x, b',')), gather(non_digit_bytes(x)))
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+        _mm_sub_epi8,
     };
-    let ((commas_low, others_low), (commas_high, others_high)) = (half(0), half(1));
-    (commas_low | commas_high << 8, others_low | others_high << 8)
+    // SAFETY: the load reads the 16 bytes of `block` (unaligned loads take
+    // any address); the other intrinsics need SSE2, part of x86-64.
+    unsafe {
+        let bytes = _mm_loadu_si128(block.as_ptr().cast());
+        let commas = _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b',' as i8)));
+        // Digits are the bytes 0 to 9 once `0` is taken off: those that
+        // the unsigned minimum with 9 leaves as they are.
+        let from_zero = _mm_sub_epi8(bytes, _mm_set1_epi8(b'0' as i8));
+        let nine = _mm_set1_epi8(9);
+        let digits = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(from_zero, nine), from_zero));
+        (commas as u32, !digits as u32 & 0xFFFF)
+    }
 }
+
+#[cfg(not(target_arch = "x86_64"))]
+use swar::byte_masks;
 
 /// A float type a [`PlainNumber`] converts to, correctly rounded.
 pub(crate) trait FromPlain: Sized {
@@ -207,36 +222,54 @@ macro_rules! integer_from_plain {
 
 integer_from_plain!(i32, i64, u64);
 
-/// The bytes of a `u64` all set to `b`.
-const fn splat(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
+/// [`byte_masks`] with integer arithmetic on the whole block (SWAR), where
+/// there is no SSE2 (and in tests, to compare).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+mod swar {
+    /// [`super::byte_masks`], with integer arithmetic.
+    #[inline(always)]
+    pub(super) fn byte_masks(block: &[u8; 16]) -> (u32, u32) {
+        let half = |i: usize| {
+            let mut bytes = [0; 8];
+            bytes.copy_from_slice(&block[8 * i..8 * i + 8]);
+            let x = u64::from_le_bytes(bytes);
+            (gather(bytes_equal_to(x, b',')), gather(non_digit_bytes(x)))
+        };
+        let ((commas_low, others_low), (commas_high, others_high)) = (half(0), half(1));
+        (commas_low | commas_high << 8, others_low | others_high << 8)
+    }
 
-/// The high bit of each byte of `x` that equals `b`, and no other bit.
-#[inline(always)]
-fn bytes_equal_to(x: u64, b: u8) -> u64 {
-    let x = x ^ splat(b);
-    // A byte's low seven bits plus 0x7F set its high bit unless they are
-    // all zero, and never carry into the next byte.
-    !(((x & splat(0x7F)) + splat(0x7F)) | x) & splat(0x80)
-}
+    /// The bytes of a `u64` all set to `b`.
+    const fn splat(b: u8) -> u64 {
+        u64::from_ne_bytes([b; 8])
+    }
 
-/// The high bit of each byte of `x` that is not an ASCII digit.
-#[inline(always)]
-fn non_digit_bytes(x: u64) -> u64 {
-    let t = x ^ splat(b'0');
-    // Digits are now 0 to 9; a byte's low seven bits plus 0x76 set its
-    // high bit when they are 10 or more, and never carry.
-    (((t & splat(0x7F)) + splat(0x76)) | t) & splat(0x80)
-}
+    /// The high bit of each byte of `x` that equals `b`, and no other bit.
+    #[inline(always)]
+    fn bytes_equal_to(x: u64, b: u8) -> u64 {
+        let x = x ^ splat(b);
+        // A byte's low seven bits plus 0x7F set its high bit unless they are
+        // all zero, and never carry into the next byte.
+        !(((x & splat(0x7F)) + splat(0x7F)) | x) & splat(0x80)
+    }
 
-/// The high bits of the eight bytes of `marks` (and no other bits set) as
-/// the eight bits of a byte, the lowest byte's first. The multiplication
-/// moves byte `k`'s bit, at `8k` once shifted, up by `56 - 7k` to bit
-/// `56 + k`; no two of its partial products meet, so nothing carries.
-#[inline(always)]
-fn gather(marks: u64) -> u32 {
-    ((marks >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+    /// The high bit of each byte of `x` that is not an ASCII digit.
+    #[inline(always)]
+    fn non_digit_bytes(x: u64) -> u64 {
+        let t = x ^ splat(b'0');
+        // Digits are now 0 to 9; a byte's low seven bits plus 0x76 set its
+        // high bit when they are 10 or more, and never carry.
+        (((t & splat(0x7F)) + splat(0x76)) | t) & splat(0x80)
+    }
+
+    /// The high bits of the eight bytes of `marks` (and no other bits set) as
+    /// the eight bits of a byte, the lowest byte's first. The multiplication
+    /// moves byte `k`'s bit, at `8k` once shifted, up by `56 - 7k` to bit
+    /// `56 + k`; no two of its partial products meet, so nothing carries.
+    #[inline(always)]
+    fn gather(marks: u64) -> u32 {
+        ((marks >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+    }
 }
 
 /// The value of eight ASCII digits (or zero bytes, read as `0`), the first
@@ -364,6 +397,60 @@ mod tests {
     /// Conversions agree with `str::parse` to the bit, on ties between two
     /// `f32`s (which go to the general path), next to them, and on a spread
     /// of lengths and scales.
+    /// The masks of every byte value at every place of a block, and of
+    /// random blocks, as the SWAR arithmetic gives them.
+    #[test]
+    fn byte_masks_are_those_of_the_swar_arithmetic() {
+        let mut blocks = Vec::new();
+        for place in 0..16 {
+            for byte in 0..=255u8 {
+                let mut block = *b"0123456789,-.9,0";
+                block[place] = byte;
+                blocks.push(block);
+            }
+        }
+        let mut random = xorshift(0xD1B5_4A32_D192_ED03);
+        for _ in 0..10_000 {
+            let (low, high) = (random(), random());
+            let mut block = [0; 16];
+            block[..8].copy_from_slice(&low.to_le_bytes());
+            block[8..].copy_from_slice(&high.to_le_bytes());
+            blocks.push(block);
+            // Mostly digits and commas, as number lists are.
+            blocks.push(block.map(|b| b"0123456789,-.,98"[usize::from(b % 16)]));
+        }
+        for block in &blocks {
+            assert_eq!(byte_masks(block), swar::byte_masks(block), "{block:?}");
+        }
+    }
+
+    /// The shortest forms of random `f32` bit patterns, of any exponent and
+    /// of those of weights (2^-10 to 2^3), and of the `f32`s next to powers
+    /// of ten: those that are plain numbers read as `str::parse` reads
+    /// them, to the bit.
+    #[test]
+    fn shortest_forms_of_random_floats_convert_like_str_parse() {
+        let mut random = xorshift(0x6A09_E667_F3BC_C909);
+        let mut floats = Vec::new();
+        for _ in 0..100_000 {
+            let bits = random() as u32;
+            floats.push(f32::from_bits(bits));
+            let exponent = 117 + (bits >> 23) % 14;
+            floats.push(f32::from_bits((bits & 0x807F_FFFF) | exponent << 23));
+        }
+        for exponent in -13..=14 {
+            let bits = 10f32.powi(exponent).to_bits();
+            floats.extend((bits - 3..=bits + 3).map(f32::from_bits));
+        }
+        let texts: Vec<String> = (floats.iter())
+            .filter(|x| x.is_finite())
+            .flat_map(|x| [format!("{x}"), format!("{x:?}")])
+            .filter(|text| plain(&format!("{text},")).is_some())
+            .collect();
+        assert!(texts.len() > floats.len() / 2, "{} plain", texts.len());
+        count_general_path(&texts);
+    }
+
     #[test]
     fn converts_like_str_parse() {
         let mut texts: Vec<String> = [

@@ -3,7 +3,6 @@
 //! refuse: messages nested past [`MAX_MESSAGE_DEPTH`] or over 2 GiB are
 //! refused, located in the text.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use onnxtxt::external::{inline_from_dir, inlined_len_from_dir, InlineError, InlineProblem};
@@ -17,7 +16,7 @@ use super::case;
 use super::diagnostic_output::ErrorFormat;
 use super::input::read_input;
 use super::io::{
-    beside, directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
+    directory_of, invalid_text, left_to_exit, write_output, write_output_with, Failure,
 };
 use super::progress::Progress;
 
@@ -67,14 +66,8 @@ impl ParseArgs {
         // output would refuse before the text is found to be no model.
         let into_dir = self.output.as_ref().is_some_and(|path| path.is_dir());
         let deep = if !self.inline_external && !self.check && !into_dir {
-            // How deep the brackets nest is found on another thread while
-            // the text is parsed, and waited for before the first byte is
-            // written: text that may nest too deep takes the way below.
-            let streamed = std::thread::scope(|scope| {
-                let deep = beside(scope, move || may_nest_too_deep(text));
-                write_parsed(name, text, self.output.as_ref(), &progress, deep)
-            });
-            match streamed {
+            // Text that may nest too deep takes the way below.
+            match write_parsed(name, text, self.output.as_ref(), &progress) {
                 Ok(Some(written)) => return written,
                 Ok(None) => true,
                 Err(error) => {
@@ -161,45 +154,29 @@ impl ParseArgs {
     }
 }
 
-/// Parses `text` and writes the binary model to `output` as the parse goes
-/// ([`onnxtxt::Parser::write_model`]): the main graph's nodes are encoded
-/// as they are read, never all in memory as IR. `Err` when the text does
-/// not parse (nothing is written then); `None`, with nothing written, when
-/// `deep` (asked before the first byte is written) says it may nest too
-/// deep for this way; else what writing gave, which stops when the model
-/// grows past [`MAX_ENCODED_BYTES`].
+/// Parses `text` and writes the binary model to `output`
+/// ([`onnxtxt::Parser::encode_model`]): the main graph's nodes and
+/// initializers are encoded as they are read, never all in memory as IR.
+/// `Err` when the text does not parse; `None` when its brackets nest deep
+/// enough that the model may nest too deep for decoders (nothing is
+/// written in both cases); else what writing gave, or the refusal of a
+/// model over [`MAX_ENCODED_BYTES`] (measured before anything is written).
 fn write_parsed(
     name: &str,
     text: &str,
     output: Option<&PathBuf>,
     progress: &Progress,
-    deep: impl FnOnce() -> bool,
 ) -> Result<Option<Result<(), Failure>>, onnxtxt::Error> {
-    let mut invalid = None;
-    let (mut capped, mut too_deep) = (false, false);
-    let written = write_output_with(output, true, |out| {
-        let mut out = Guarded {
-            out: progress.counting(out),
-            written: 0,
-            deep: Some(deep),
-            too_deep: false,
-        };
-        let written = match onnxtxt::Parser::new().write_model(text, &mut out) {
-            Ok(written) => written.and_then(|()| out.refuse_deep()),
-            Err(error) => {
-                invalid = Some(error);
-                Err(std::io::Error::other("the text does not parse"))
-            }
-        };
-        (capped, too_deep) = (out.written > MAX_ENCODED_BYTES, out.too_deep);
-        written
-    });
-    match invalid {
-        Some(error) => Err(error),
-        None if too_deep => Ok(None),
-        None if capped => Ok(Some(refuse_too_big(name, text, MAX_ENCODED_BYTES + 1))),
-        None => Ok(Some(written)),
+    let encoded = onnxtxt::Parser::new().encode_model(text)?;
+    if nests_too_deep(encoded.deepest_brackets()) {
+        return Ok(None);
     }
+    if let Err(refused) = refuse_too_big(name, text, encoded.encoded_len() as u64) {
+        return Ok(Some(Err(refused)));
+    }
+    Ok(Some(write_output_with(output, true, |out| {
+        encoded.write(progress.counting(out))
+    })))
 }
 
 /// The most bytes a binary model can have: protobuf sizes messages with
@@ -222,47 +199,6 @@ fn refuse_too_big(name: &str, text: &str, len: u64) -> Result<(), Failure> {
     Err(at_item(name, text, "", "onnxtxt::parse::too_big", message))
 }
 
-/// The writer of a parsed model: before the first byte it asks `deep`
-/// whether the text may nest too deep, and then writes nothing at all
-/// (whatever the output is: a pipe cannot take bytes back); and it takes
-/// at most [`MAX_ENCODED_BYTES`]: past them, it fails (and counts what it
-/// was given, so that the caller can tell why).
-struct Guarded<W, D> {
-    out: W,
-    written: u64,
-    deep: Option<D>,
-    too_deep: bool,
-}
-
-impl<W, D: FnOnce() -> bool> Guarded<W, D> {
-    /// Fails when the text may nest too deep (`deep` is asked once).
-    fn refuse_deep(&mut self) -> std::io::Result<()> {
-        if let Some(deep) = self.deep.take() {
-            self.too_deep = deep();
-        }
-        match self.too_deep {
-            true => Err(std::io::Error::other("the text may nest too deep")),
-            false => Ok(()),
-        }
-    }
-}
-
-impl<W: Write, D: FnOnce() -> bool> Write for Guarded<W, D> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.refuse_deep()?;
-        self.written += buf.len() as u64;
-        if self.written > MAX_ENCODED_BYTES {
-            return Err(std::io::Error::other("the binary model is over 2 GiB"));
-        }
-        self.out.write_all(buf)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
-}
-
 /// Whether `text` may encode to messages nested deeper than
 /// [`MAX_MESSAGE_DEPTH`], which decoders refuse: not when its brackets
 /// nest shallowly ([`deepest_brackets`]). Each level of them holds at most
@@ -271,7 +207,13 @@ impl<W: Write, D: FnOnce() -> bool> Write for Guarded<W, D> {
 /// type, shape and dimension); 3 per level and 10 besides is more than
 /// that.
 fn may_nest_too_deep(text: &str) -> bool {
-    3 * deepest_brackets(text.as_bytes()) + 10 > MAX_MESSAGE_DEPTH
+    nests_too_deep(deepest_brackets(text.as_bytes()))
+}
+
+/// Whether text whose brackets nest `deepest` deep may encode to messages
+/// nested deeper than [`MAX_MESSAGE_DEPTH`] (see [`may_nest_too_deep`]).
+fn nests_too_deep(deepest: usize) -> bool {
+    3 * deepest + 10 > MAX_MESSAGE_DEPTH
 }
 
 /// How deep the brackets of `bytes` (`(`, `[`, `{`) nest, those in
@@ -496,6 +438,12 @@ mod tests {
                 let model = onnxtxt::parse_model(&text).unwrap();
                 let readable = onnxtxt::decode_model(&model.encode_to_vec()).is_ok();
                 let marked = may_nest_too_deep(&text);
+                // The parse finds the same depth on the way.
+                let encoded = onnxtxt::Parser::new().encode_model(&text).unwrap();
+                assert_eq!(
+                    encoded.deepest_brackets(),
+                    deepest_brackets(text.as_bytes())
+                );
                 assert!(readable || marked, "{levels} levels around {leaf}");
                 unreadable += usize::from(!readable);
                 shallow += usize::from(!marked);

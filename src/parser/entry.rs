@@ -144,11 +144,14 @@ impl Parser {
             let on_two_threads = pieces::parse_encoding(text, |tokens, state| {
                 FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
             });
-            let (model, encoded) = match on_two_threads {
+            let (model, encoded, depth) = match on_two_threads {
                 Some(parsed) => parsed,
-                None => (ModelProto::parse_on_one_thread(text)?, Vec::new()),
+                None => {
+                    let (model, depth) = ModelProto::parse_on_one_thread(text)?;
+                    (model, Default::default(), depth)
+                }
             };
-            Ok(EncodedModel::new(model, encoded))
+            Ok(EncodedModel::new(model, encoded, depth))
         })
     }
 
@@ -193,8 +196,9 @@ pub trait Parse: sealed::Sealed + Sized {
 /// Parsing on the calling thread, with errors that say why.
 trait OneThread: Sized {
     /// Parses `text` on the calling thread (the grammar, with errors that
-    /// say why when it fails).
-    fn parse_on_one_thread(text: &str) -> Result<Self, Error>;
+    /// say why when it fails); also how deep its plain brackets nest (see
+    /// [`EncodedModel::deepest_brackets`]).
+    fn parse_on_one_thread(text: &str) -> Result<(Self, usize), Error>;
 }
 
 macro_rules! entry_points {
@@ -208,16 +212,16 @@ macro_rules! entry_points {
                 });
                 match on_two_threads {
                     Some(output) => Ok(output),
-                    None => Self::parse_on_one_thread(text),
+                    None => Self::parse_on_one_thread(text).map(|(output, _)| output),
                 }
             }
         }
 
         impl OneThread for $ty {
-            fn parse_on_one_thread(text: &str) -> Result<$ty, Error> {
+            fn parse_on_one_thread(text: &str) -> Result<($ty, usize), Error> {
                 located(text, || {
-                    let tokens = tokenize(text)?;
-                    parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| output)
+                    let (tokens, depth) = tokenize(text)?;
+                    parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| (output, depth))
                 })
             }
         }
@@ -250,7 +254,7 @@ pub(crate) fn parse_model_with_comments(
     let text = &*blank_bom(text);
     located(text, || {
         let (tokens, comments) = scan(text);
-        let tokens = check_tokens(tokens, text)?;
+        let (tokens, _) = check_tokens(tokens, text)?;
         let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
         let map = SourceMap::of_model(&model, state.landmarks.recorded());
         Ok((model, map, comments))
@@ -412,7 +416,7 @@ pub(crate) fn data_sets_offset(text: &str) -> Option<usize> {
 /// they start, and each as written.
 pub(crate) fn parse_data_sets(text: &str) -> Result<Option<(usize, Vec<RawDataSet>)>, Error> {
     located(text, || {
-        let tokens = tokenize(text)?;
+        let (tokens, _) = tokenize(text)?;
         let Some(start) = data_sets_start(tokens.iter().copied()) else {
             return Ok(None);
         };

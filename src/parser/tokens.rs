@@ -12,21 +12,27 @@ use crate::error::{Diagnostic, Error};
 use crate::lexer::{scan, SpannedTokens, Token};
 
 /// Lexes `source` and checks the tokens before parsing: unreadable text
-/// and excessive nesting are reported here.
-pub(super) fn tokenize(source: &str) -> Result<SpannedTokens<'_>, Error> {
+/// and excessive nesting are reported here. The tokens, and how deep
+/// their plain brackets nest (see [`check_tokens`]).
+pub(super) fn tokenize(source: &str) -> Result<(SpannedTokens<'_>, usize), Error> {
     check_tokens(scan(source).0, source)
 }
 
 /// Checks lexed tokens before parsing: unreadable text, unpaired brackets
-/// and excessive nesting are reported here.
+/// and excessive nesting are reported here. The tokens, and how deep
+/// their plain brackets nest ([`Brackets::deepest_plain`]; [`MAX_NESTING`]
+/// for tokens that are not [`well_formed`] but not refused either).
 pub(super) fn check_tokens<'s>(
     tokens: SpannedTokens<'s>,
     source: &str,
-) -> Result<SpannedTokens<'s>, Error> {
-    if !well_formed(&tokens) {
-        explain_malformed(&tokens, source)?;
+) -> Result<(SpannedTokens<'s>, usize), Error> {
+    match well_formed_depth(&tokens) {
+        Some(depth) => Ok((tokens, depth)),
+        None => {
+            explain_malformed(&tokens, source)?;
+            Ok((tokens, MAX_NESTING))
+        }
     }
-    Ok(tokens)
 }
 
 /// Reports what is wrong with tokens that are not [`well_formed`].
@@ -58,8 +64,15 @@ pub(super) fn explain_malformed(
 /// quick pass for the common case; [`explain_malformed`] says what is
 /// wrong with tokens that fail it.
 pub(super) fn well_formed(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+    well_formed_depth(tokens).is_some()
+}
+
+/// How deep the plain brackets of `tokens` nest
+/// ([`Brackets::deepest_plain`]), when they are [`well_formed`].
+fn well_formed_depth(tokens: &[(Token<'_>, SimpleSpan)]) -> Option<usize> {
     let mut brackets = Brackets::default();
-    brackets.walk(tokens) == Some(tokens.len()) && brackets.open() == 0
+    let whole = brackets.walk(tokens) == Some(tokens.len()) && brackets.open() == 0;
+    whole.then_some(brackets.deepest_plain)
 }
 
 /// A walk over the brackets of tokens, one stretch of them after another.
@@ -69,6 +82,11 @@ pub(super) struct Brackets {
     closers: Vec<Token<'static>>,
     /// The deepest nesting so far.
     pub(super) deepest: usize,
+    /// How many of the brackets open are plain ones, `(`, `[` or `{` (not
+    /// `<` or `@<`), and the deepest they nested so far: what a binary
+    /// model's messages nest with (see `EncodedModel::deepest_brackets`).
+    plain_open: usize,
+    pub(super) deepest_plain: usize,
     /// The `=` tokens outside every bracket the walk opened: in a run of
     /// nodes, one for each node.
     pub(super) outer_eqs: usize,
@@ -78,6 +96,11 @@ impl Brackets {
     /// How many brackets are open.
     pub(super) fn open(&self) -> usize {
         self.closers.len()
+    }
+
+    /// How many plain brackets are open (see [`Brackets::deepest_plain`]).
+    pub(super) fn plain_open(&self) -> usize {
+        self.plain_open
     }
 
     /// Walks on over `tokens`, up to the first closer that closes no
@@ -92,9 +115,15 @@ impl Brackets {
                 }
                 self.closers.push(closer);
                 self.deepest = self.deepest.max(self.closers.len());
+                if closer != Token::RAngle {
+                    self.plain_open += 1;
+                    self.deepest_plain = self.deepest_plain.max(self.plain_open);
+                }
             } else if hints::is_closer(token) {
                 match self.closers.pop() {
-                    Some(expected) if expected == token => {}
+                    Some(expected) if expected == token => {
+                        self.plain_open -= usize::from(token != Token::RAngle);
+                    }
                     Some(_) => return None,
                     None => return Some(index),
                 }
@@ -211,6 +240,28 @@ mod tests {
                 *expected,
                 "{text}"
             );
+        }
+    }
+
+    /// The depth that `check_tokens` gives counts `(`, `[` and `{`, not
+    /// `<` or `@<`, outside strings and comments.
+    #[test]
+    fn plain_brackets_are_counted_on_the_way() {
+        let cases = [
+            ("g () => () { y = Relu (x) }", 2),
+            ("g (float[2] x) => () <float[1] w = {1}> {}", 2),
+            ("<a: [1, 2]> f @<k: [3]> (x)", 1),
+            (
+                "y = If (c) <then_branch: graph = t () => () { z = Relu (x) }>",
+                2,
+            ),
+            ("y = Op (\"((\" # [[[\n)", 1),
+            ("y = Op <a = [\"x\"]> ()", 1),
+            ("y = Op <a = \"x\"> ()", 1),
+        ];
+        for (text, depth) in cases {
+            let (_, found) = check_tokens(scan(text).0, text).unwrap();
+            assert_eq!(found, depth, "{text}");
         }
     }
 

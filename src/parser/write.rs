@@ -1,7 +1,7 @@
 //! Writing a model's binary encoding straight into the output, the bytes
 //! prost gives: through one buffer no larger than the encoding (at most
 //! 256 KiB), never into a vector the size of the whole binary, with the
-//! main graph's nodes that the parse left encoded
+//! main graph's nodes and initializers that the parse left encoded
 //! ([`Parser::write_model`](super::Parser::write_model)) put back where
 //! they go.
 //!
@@ -9,8 +9,9 @@
 //! is encoded or measured: `encode_to_vec` measures the main graph's nodes
 //! three times (for the model's length, the graph's, their own). An
 //! [`EncodedModel`] measures the model once, when it is made, and writes
-//! the model's and the graph's framing itself: each node is measured
-//! twice. (Keeping each node's length to measure it once costs a vector,
+//! the model's framing and the graph's first fields (its nodes, name and
+//! initializers, around the runs left encoded) itself: each node is
+//! measured twice. (Keeping each node's length to measure it once costs a vector,
 //! which on small models costs more than it saves.)
 
 use std::io::{self, Write};
@@ -20,9 +21,12 @@ use prost::bytes::{Buf, BufMut};
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
 use prost::Message;
 
-use super::fast::pieces::EncodedRun;
-use crate::decode::{GRAPH_NODE, MODEL_GRAPH};
-use crate::proto::{ModelProto, NodeProto};
+use super::fast::pieces::{EncodedRun, EncodedRuns};
+use crate::decode::{GRAPH_INITIALIZER, GRAPH_NODE, MODEL_GRAPH};
+use crate::proto::{ModelProto, NodeProto, TensorProto};
+
+/// `GraphProto.name`'s field number.
+const GRAPH_NAME: u32 = 2;
 
 /// The largest buffer between the encoder and the output (256 KiB): big
 /// enough that a write call is rare next to the encoding, small enough to
@@ -63,42 +67,53 @@ fn field_len(number: u32, len: usize) -> usize {
 /// [`Parser::encode_model`]: crate::Parser::encode_model
 #[derive(Debug)]
 pub struct EncodedModel {
-    /// The model, its main graph's nodes taken out.
+    /// The model, its main graph's nodes, name and initializers taken out.
     model: ModelProto,
-    /// The main graph's nodes in the IR (field 1, which prost writes
-    /// first)...
+    /// The main graph's fields that prost writes first, in its order:
+    /// nodes (field 1), name (2), initializers (5), those in the IR...
     nodes: Vec<NodeProto>,
-    /// ... and the nodes the parse left encoded, in runs.
-    encoded: Vec<EncodedRun>,
+    name: Option<String>,
+    initializers: Vec<TensorProto>,
+    /// ... and the nodes and initializers the parse left encoded, in runs.
+    encoded: EncodedRuns,
     /// The length of the main graph's encoding (its field's payload).
     graph_len: usize,
     /// The length of the model's encoding.
     len: usize,
+    /// How deep the text's plain brackets nest.
+    depth: usize,
 }
 
 impl EncodedModel {
-    /// `model` with the nodes of `encoded` back in its graph's node list
-    /// (each run before the node of its index, in order), measured.
-    pub(super) fn new(mut model: ModelProto, encoded: Vec<EncodedRun>) -> Self {
-        if !encoded.is_empty() {
-            // The runs come from the graph's node list: there is a graph.
+    /// `model` with the nodes and initializers of `encoded` back in its
+    /// graph's lists (each run before the item of its index, in order),
+    /// measured; parsed from a text whose `(`, `[` and `{` nest `depth`
+    /// deep.
+    pub(super) fn new(mut model: ModelProto, encoded: EncodedRuns, depth: usize) -> Self {
+        if !encoded.nodes.is_empty() || !encoded.initializers.is_empty() {
+            // The runs come from the graph's lists: there is a graph.
             model.graph.get_or_insert_default();
         }
-        let nodes =
-            (model.graph.as_mut()).map_or_else(Vec::new, |graph| std::mem::take(&mut graph.node));
         // The model's other fields measured without the graph, so that the
-        // rest of the graph (its initializers, value infos, ...) is measured
-        // once.
-        let graph = model.graph.take();
+        // rest of the graph (its value infos, ...) is measured once.
+        let mut graph = model.graph.take();
         let others_len = model.encoded_len();
+        let (nodes, name, initializers) = graph.as_mut().map_or_else(Default::default, |graph| {
+            (
+                std::mem::take(&mut graph.node),
+                graph.name.take(),
+                std::mem::take(&mut graph.initializer),
+            )
+        });
         model.graph = graph;
         let (graph_len, len) = match &model.graph {
             None => (0, others_len),
             Some(rest) => {
-                let graph_len = (nodes.iter())
-                    .map(|node| field_len(GRAPH_NODE, node.encoded_len()))
-                    .sum::<usize>()
-                    + runs_len(&encoded)
+                let graph_len = repeated_len(GRAPH_NODE, &nodes, &encoded.nodes)
+                    + name
+                        .as_ref()
+                        .map_or(0, |name| field_len(GRAPH_NAME, name.len()))
+                    + repeated_len(GRAPH_INITIALIZER, &initializers, &encoded.initializers)
                     + rest.encoded_len();
                 (graph_len, others_len + field_len(MODEL_GRAPH, graph_len))
             }
@@ -106,10 +121,30 @@ impl EncodedModel {
         EncodedModel {
             model,
             nodes,
+            name,
+            initializers,
             encoded,
             graph_len,
             len,
+            depth,
         }
+    }
+
+    /// How deep the `(`, `[` and `{` of the text nest, those in strings and
+    /// comments left out. Each level holds at most three levels of
+    /// messages (a graph's `{`: a node, its attribute, the attribute's
+    /// graph), so a caller that must not write a model nested deeper than
+    /// decoders read ([`MAX_MESSAGE_DEPTH`](crate::MAX_MESSAGE_DEPTH)) can
+    /// tell from it, before writing, whether the model may be.
+    ///
+    /// ```
+    /// let text = "g (float[2] x) => (float[2] y) { y = Relu(x) }";
+    /// let encoded = onnxtxt::Parser::new().encode_model(text)?;
+    /// assert_eq!(encoded.deepest_brackets(), 2);
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn deepest_brackets(&self) -> usize {
+        self.depth
     }
 
     /// The length of the model's binary encoding: how many bytes
@@ -157,16 +192,12 @@ impl EncodedModel {
         if let Some(rest) = graph {
             encode_key(MODEL_GRAPH, WireType::LengthDelimited, buf);
             encode_varint(self.graph_len as u64, buf);
-            let mut runs = self.encoded.iter().peekable();
-            for (index, node) in self.nodes.iter().enumerate() {
-                while let Some(run) = runs.next_if(|run| run.at <= index) {
-                    run.pieces.iter().for_each(|piece| buf.put_slice(piece));
-                }
-                message::encode(GRAPH_NODE, node, buf);
+            write_repeated(GRAPH_NODE, &self.nodes, &self.encoded.nodes, buf);
+            if let Some(name) = &self.name {
+                string::encode(GRAPH_NAME, name, buf);
             }
-            for piece in runs.flat_map(|run| &run.pieces) {
-                buf.put_slice(piece);
-            }
+            let initializers = &self.encoded.initializers;
+            write_repeated(GRAPH_INITIALIZER, &self.initializers, initializers, buf);
             rest.encode_raw(buf);
         }
         message::encode_repeated(8, opset_import, buf);
@@ -178,27 +209,51 @@ impl EncodedModel {
     }
 }
 
-/// The bytes of the nodes left encoded in `encoded`.
-fn runs_len(encoded: &[EncodedRun]) -> usize {
-    encoded
-        .iter()
-        .flat_map(|run| &run.pieces)
+/// The length of the repeated field `number` holding `items` and the
+/// runs of `encoded` (the same field, left encoded) between them.
+fn repeated_len<T: Message>(number: u32, items: &[T], encoded: &[EncodedRun]) -> usize {
+    let items_len: usize = (items.iter())
+        .map(|item| field_len(number, item.encoded_len()))
+        .sum();
+    let runs_len: usize = (encoded.iter().flat_map(|run| &run.pieces))
         .map(Vec::len)
-        .sum()
+        .sum();
+    items_len + runs_len
 }
 
-/// Writes the encoding of `model` with the nodes of `encoded` back in its
-/// graph's node list (each run before the node of its index, in order):
+/// Writes the repeated field `number` holding `items`, each run of
+/// `encoded` before the item of its index, in order.
+fn write_repeated<T: Message>(
+    number: u32,
+    items: &[T],
+    encoded: &[EncodedRun],
+    buf: &mut impl BufMut,
+) {
+    let mut runs = encoded.iter().peekable();
+    for (index, item) in items.iter().enumerate() {
+        while let Some(run) = runs.next_if(|run| run.at <= index) {
+            run.pieces.iter().for_each(|piece| buf.put_slice(piece));
+        }
+        prost::encoding::message::encode(number, item, buf);
+    }
+    for piece in runs.flat_map(|run| &run.pieces) {
+        buf.put_slice(piece);
+    }
+}
+
+/// Writes the encoding of `model` with the nodes and initializers of
+/// `encoded` back in its graph's lists (each run before the item of its
+/// index, in order):
 /// the bytes `prost` gives of that model, which never exists whole. (For
 /// the tests of the pieces reader; the parser goes through
 /// [`EncodedModel`].)
 #[cfg(test)]
 pub(super) fn write_model(
     model: ModelProto,
-    encoded: Vec<EncodedRun>,
+    encoded: EncodedRuns,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    EncodedModel::new(model, encoded).write(out)
+    EncodedModel::new(model, encoded, 0).write(out)
 }
 
 /// A `BufMut` over a writer: the encoder fills `buffer`, which goes to
@@ -390,7 +445,7 @@ mod tests {
     fn an_encoded_model_is_the_bytes_prost_gives_written_in_one_call() {
         for model in models() {
             let expected = model.encode_to_vec();
-            let encoded = EncodedModel::new(model, Vec::new());
+            let encoded = EncodedModel::new(model, EncodedRuns::default(), 0);
             assert_eq!(encoded.encoded_len(), expected.len());
             let mut out = Trickle {
                 written: Vec::new(),
@@ -420,7 +475,7 @@ mod tests {
             calls: 0,
             largest: 0,
         };
-        EncodedModel::new(model, Vec::new())
+        EncodedModel::new(model, EncodedRuns::default(), 0)
             .write(&mut out)
             .unwrap();
         assert!(out.written == expected);
@@ -428,43 +483,73 @@ mod tests {
         assert!(out.largest <= BUFFER_BYTES, "a write of {}", out.largest);
     }
 
+    /// `items` but those of index `kept`, which stay IR, in runs of their
+    /// field `number` before them (in two pieces when they can be), as
+    /// `EncodedModel::new` takes them.
+    fn left_encoded<T: Message + Clone>(
+        number: u32,
+        items: &[T],
+        kept: &[usize],
+    ) -> (Vec<T>, Vec<EncodedRun>) {
+        let encode = |range: std::ops::Range<usize>| {
+            let mut bytes = Vec::new();
+            for item in &items[range] {
+                prost::encoding::message::encode(number, item, &mut bytes);
+            }
+            bytes
+        };
+        let mut runs = Vec::new();
+        let mut from = 0;
+        for (at, &item) in kept.iter().chain([&items.len()]).enumerate() {
+            if from < item {
+                let middle = (from + item).div_ceil(2);
+                let pieces = vec![encode(from..middle), encode(middle..item)];
+                runs.push(EncodedRun { at, pieces });
+            }
+            from = item + 1;
+        }
+        (kept.iter().map(|&i| items[i].clone()).collect(), runs)
+    }
+
     #[test]
-    fn nodes_left_encoded_are_written_where_they_go_and_counted() {
+    fn nodes_and_initializers_left_encoded_are_written_where_they_go_and_counted() {
         let text = "<ir_version: 10, opset_import: [\"\": 21], doc_string: \"d\">\n\
-                    g (float[N] x) => (float[N] y) <float[1] w = {1}> {\n\
+                    g (float[N] x) => (float[N] y) <float[1] w = {1}, float[N] t,\n\
+                    int64[2] k = {1, 2}, @<raw: true> float[1] r = {3}, double v = {4}, uint8 u = {5}> {\n\
                     a = Relu(x)\n b = Relu(a)\n c = Relu(b)\n d = Relu(c)\n y = Relu(d)\n}\n\
                     <domain: \"f\", opset_import: [\"\": 21]> f (x) => (y) { y = Relu(x) }\n";
-        let model = crate::parse_model(text).unwrap();
-        let expected = model.encode_to_vec();
-        let nodes = &model.graph.as_ref().unwrap().node;
-        let encode = |range: std::ops::Range<usize>| {
-            crate::proto::GraphProto {
-                node: nodes[range].to_vec(),
-                ..Default::default()
+        let mut named = crate::parse_model(text).unwrap();
+        let graph = named.graph.as_mut().unwrap();
+        graph.doc_string = Some("the graph".to_owned());
+        assert_eq!((graph.node.len(), graph.initializer.len()), (5, 5));
+        let mut unnamed = named.clone();
+        unnamed.graph.as_mut().unwrap().name = None;
+        // Which nodes and initializers stay IR; the others go in runs
+        // before them.
+        let kept = [vec![], vec![0], vec![4], vec![1, 3], vec![0, 1, 2, 3, 4]];
+        for model in [named, unnamed] {
+            let expected = model.encode_to_vec();
+            let graph = model.graph.as_ref().unwrap();
+            for (nodes_kept, initializers_kept) in
+                kept.iter().flat_map(|n| kept.iter().map(move |i| (n, i)))
+            {
+                let mut partial = model.clone();
+                let (node, nodes) = left_encoded(GRAPH_NODE, &graph.node, nodes_kept);
+                let (initializer, initializers) =
+                    left_encoded(GRAPH_INITIALIZER, &graph.initializer, initializers_kept);
+                let rest = partial.graph.as_mut().unwrap();
+                (rest.node, rest.initializer) = (node, initializer);
+                let runs = EncodedRuns {
+                    nodes,
+                    initializers,
+                };
+                let encoded = EncodedModel::new(partial, runs, 0);
+                let kept = format!("nodes {nodes_kept:?}, initializers {initializers_kept:?} kept");
+                assert_eq!(encoded.encoded_len(), expected.len(), "{kept}");
+                let mut out = Vec::new();
+                encoded.write(&mut out).unwrap();
+                assert!(out == expected, "{kept}");
             }
-            .encode_to_vec()
-        };
-        // Which nodes stay IR; the others go in runs before them.
-        for kept in [vec![], vec![0], vec![4], vec![1, 3], vec![0, 1, 2, 3, 4]] {
-            let mut partial = model.clone();
-            let graph = partial.graph.as_mut().unwrap();
-            graph.node = kept.iter().map(|&i| nodes[i].clone()).collect();
-            let mut encoded = Vec::new();
-            let mut from = 0;
-            for (at, &node) in kept.iter().chain([&nodes.len()]).enumerate() {
-                if from < node {
-                    // A run in two pieces when it can be.
-                    let middle = (from + node).div_ceil(2);
-                    let pieces = vec![encode(from..middle), encode(middle..node)];
-                    encoded.push(EncodedRun { at, pieces });
-                }
-                from = node + 1;
-            }
-            let encoded = EncodedModel::new(partial, encoded);
-            assert_eq!(encoded.encoded_len(), expected.len(), "nodes {kept:?} kept");
-            let mut out = Vec::new();
-            encoded.write(&mut out).unwrap();
-            assert!(out == expected, "nodes {kept:?} kept");
         }
     }
 

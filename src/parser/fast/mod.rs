@@ -225,7 +225,7 @@ mod tests {
             let read = super::pieces::parse_counting(&text, Keep::Read, |tokens, state| {
                 FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, &text, state).ok())
             });
-            let ((model, _), pieces) =
+            let ((model, ..), pieces) =
                 read.unwrap_or_else(|| panic!("{} not read in pieces", path.display()));
             assert!(pieces >= 1, "{}: no piece read apart", path.display());
             assert_eq!(model, parse(&text).0, "{}", path.display());

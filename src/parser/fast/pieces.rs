@@ -23,6 +23,8 @@
 //! `},` of the one before ([`entry_cut`]): a piece that starts so holds
 //! entries of the list up to its `>`, read apart by the plain list reader
 //! and spliced in the same way, then maybe the start of the node list.
+//! When the model is written, the main graph's nodes and initializers read
+//! apart stay encoded as each piece encoded them ([`Keep::Encoded`]).
 //!
 //! The output is used only when each piece's lexing ends exactly at the
 //! next cut, the brackets of the whole pair up within [`MAX_NESTING`], the
@@ -36,17 +38,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use chumsky::span::SimpleSpan;
-use prost::Message as _;
+use prost::Message;
 
 use super::plain::ListEntries;
 use super::PieceNodes;
-use crate::decode::GRAPH_NODE;
+use crate::decode::{GRAPH_INITIALIZER, GRAPH_NODE};
 use crate::lexer::{scan_into, scan_part, SpannedTokens, Token};
 use crate::parser::grammar::{run, State, FAST_GRAMMAR};
 use crate::parser::hints;
 use crate::parser::tokens::Brackets;
 use crate::parser::MAX_NESTING;
-use crate::proto::{GraphProto, NodeProto};
+use crate::proto::{GraphProto, NodeProto, TensorProto, ValueInfoProto};
 use crate::vocabulary::element_type_by_name;
 
 /// Texts shorter than this, in bytes, are parsed on one thread. The tests
@@ -74,25 +76,61 @@ const PROBE: usize = 1 << 10;
 #[derive(Debug, Default)]
 pub(crate) struct Splice {
     /// Each run's nodes by where it starts, in text order, until taken.
-    runs: Vec<(usize, Option<Run>)>,
+    runs: Vec<(usize, Option<Run<NodeProto>>)>,
     /// Where the `{` that opens the main graph's node list starts, when
     /// the runs of that list are left encoded ([`Keep::Encoded`]).
     main_list: Option<usize>,
-    /// The runs of the main graph's node list taken so far, encoded.
-    encoded: Vec<EncodedRun>,
+    /// Where the `<` that opens the main graph's `<...>` list starts, when
+    /// the runs of its initializers are left encoded.
+    main_entries: Option<usize>,
+    /// The runs of the main graph's node list and initializers taken so
+    /// far, encoded.
+    encoded: EncodedRuns,
     /// Each run of a graph's `<...>` list by where it starts, in text
     /// order, until taken.
-    lists: Vec<(usize, Option<ListEntries>)>,
+    lists: Vec<(usize, Option<EntryRun>)>,
 }
 
-/// The nodes of a run of pieces.
+/// The nodes, or the initializers, of a run of pieces.
 #[derive(Debug)]
-enum Run {
+enum Run<T> {
     /// As read.
-    Read(Vec<NodeProto>),
-    /// Encoded as they were read, piece by piece: the `node` fields of a
-    /// graph, each its tag, length and encoding as `prost` writes them.
-    Encoded { pieces: Vec<Vec<u8>>, nodes: usize },
+    Read(Vec<T>),
+    /// Encoded as they were read, piece by piece: the fields of a graph
+    /// that hold them ([`Item::FIELD`]), each its tag, length and encoding
+    /// as `prost` writes them.
+    Encoded { pieces: Vec<Vec<u8>>, items: usize },
+}
+
+/// What a [`Run`] holds: a repeated field of a graph.
+trait Item: Message + Default + Sized {
+    /// The field's number in `GraphProto`.
+    const FIELD: u32;
+    /// The field, in `graph`.
+    fn field(graph: &mut GraphProto) -> &mut Vec<Self>;
+}
+
+impl Item for NodeProto {
+    const FIELD: u32 = GRAPH_NODE;
+    fn field(graph: &mut GraphProto) -> &mut Vec<Self> {
+        &mut graph.node
+    }
+}
+
+impl Item for TensorProto {
+    const FIELD: u32 = GRAPH_INITIALIZER;
+    fn field(graph: &mut GraphProto) -> &mut Vec<Self> {
+        &mut graph.initializer
+    }
+}
+
+/// The entries of a run of a graph's `<...>` list: [`ListEntries`], the
+/// initializers kept as the pieces were asked to.
+#[derive(Debug)]
+struct EntryRun {
+    value_info: Vec<ValueInfoProto>,
+    initializers: Run<TensorProto>,
+    comma_after: bool,
 }
 
 /// How the pieces' nodes are kept until the parse takes them.
@@ -101,18 +139,29 @@ pub(in crate::parser) enum Keep {
     /// As read.
     Read,
     /// Encoded as soon as each piece is read, those of the main graph's
-    /// node list until the model is written (`Parser::write_model`): a
-    /// node's IR takes several times its encoding.
+    /// node list and `<...>` list's initializers until the model is
+    /// written (`Parser::write_model`): a node's IR takes several times its
+    /// encoding, and is built, encoded and dropped on both threads.
     Encoded,
 }
 
-/// Nodes of the main graph's node list left encoded by the parse, in
-/// pieces (see [`Run::Encoded`]): they come before the node at index `at`
-/// of the list it returned.
+/// Nodes of the main graph's node list (or initializers of its `<...>`
+/// list) left encoded by the parse, in pieces (see [`Run::Encoded`]): they
+/// come before the node (initializer) at index `at` of the list it
+/// returned.
 #[derive(Debug)]
 pub(in crate::parser) struct EncodedRun {
     pub(in crate::parser) at: usize,
     pub(in crate::parser) pieces: Vec<Vec<u8>>,
+}
+
+/// What the parse left encoded of the main graph ([`Keep::Encoded`]).
+#[derive(Debug, Default)]
+pub(in crate::parser) struct EncodedRuns {
+    /// The runs of its node list, in order.
+    pub(in crate::parser) nodes: Vec<EncodedRun>,
+    /// The runs of its initializers, in order.
+    pub(in crate::parser) initializers: Vec<EncodedRun>,
 }
 
 impl Splice {
@@ -130,25 +179,35 @@ impl Splice {
             .runs
             .binary_search_by_key(&start, |&(start, _)| start)
             .ok()?;
-        match self.runs[index].1.take()? {
-            Run::Read(nodes) => Some(nodes),
-            // Only the main list's runs are left encoded.
-            Run::Encoded { pieces, .. } => {
-                (self.main_list == Some(list)).then_some(())?;
-                self.encoded.push(EncodedRun { at: read, pieces });
-                Some(Vec::new())
-            }
-        }
+        let main = self.main_list == Some(list);
+        self.runs[index]
+            .1
+            .take()?
+            .take(main, read, &mut self.encoded.nodes)
     }
 
     /// The entries of the run of a graph's `<...>` list that starts at
-    /// `start`, once; `None` if there is no such run or it was taken before.
-    pub(crate) fn take_entries(&mut self, start: usize) -> Option<ListEntries> {
+    /// `start`, once, for the list whose `<` starts at `list`, which has
+    /// `read` initializers so far: none when they stay encoded (the main
+    /// graph's list's, kept here). `None` if there is no such run or it was
+    /// taken before.
+    pub(crate) fn take_entries(
+        &mut self,
+        start: usize,
+        list: usize,
+        read: usize,
+    ) -> Option<ListEntries> {
         let index = self
             .lists
             .binary_search_by_key(&start, |&(start, _)| start)
             .ok()?;
-        self.lists[index].1.take()
+        let run = self.lists[index].1.take()?;
+        let main = self.main_entries == Some(list);
+        Some(ListEntries {
+            value_info: run.value_info,
+            initializer: (run.initializers).take(main, read, &mut self.encoded.initializers)?,
+            comma_after: run.comma_after,
+        })
     }
 
     /// How many nodes read are still to be taken.
@@ -169,62 +228,76 @@ impl Splice {
     }
 }
 
-impl Run {
-    /// How many nodes the run has.
+impl<T: Item> Run<T> {
+    /// How many items the run has.
     fn len(&self) -> usize {
         match self {
-            Run::Read(nodes) => nodes.len(),
-            Run::Encoded { nodes, .. } => *nodes,
+            Run::Read(items) => items.len(),
+            Run::Encoded { items, .. } => *items,
         }
     }
 
-    /// `nodes`, read from `text_len` bytes of text, kept as `keep` says.
-    fn new(nodes: Vec<NodeProto>, text_len: usize, keep: Keep) -> Run {
+    /// `items`, read from `text_len` bytes of text, kept as `keep` says.
+    fn new(items: Vec<T>, text_len: usize, keep: Keep) -> Run<T> {
         match keep {
-            Keep::Read => Run::Read(nodes),
+            Keep::Read => Run::Read(items),
             Keep::Encoded => {
-                // Encoded node by node, each measured once (prost's
+                // Encoded item by item, each measured once (prost's
                 // `encode_to_vec` of a graph would measure every node twice
                 // and every attribute three times), into room for as many
-                // bytes as the text had: a node's encoding is shorter than
+                // bytes as the text had: an item's encoding is shorter than
                 // its text unless it holds escaped strings.
                 let mut bytes = Vec::with_capacity(text_len);
-                for node in &nodes {
-                    prost::encoding::message::encode(GRAPH_NODE, node, &mut bytes);
+                for item in &items {
+                    prost::encoding::message::encode(T::FIELD, item, &mut bytes);
                 }
                 Run::Encoded {
-                    nodes: nodes.len(),
+                    items: items.len(),
                     pieces: vec![bytes],
                 }
             }
         }
     }
 
-    /// The run, encoded.
-    fn into_encoded(self) -> Run {
+    /// The run's items as read, for a list that has `read` items so far;
+    /// none when they stay encoded, `encoded` then taking them, which only
+    /// the `main` graph's lists do (`None` for others).
+    fn take(self, main: bool, read: usize, encoded: &mut Vec<EncodedRun>) -> Option<Vec<T>> {
         match self {
-            Run::Read(nodes) => Run::new(nodes, 0, Keep::Encoded),
+            Run::Read(items) => Some(items),
+            Run::Encoded { pieces, .. } => {
+                main.then_some(())?;
+                encoded.push(EncodedRun { at: read, pieces });
+                Some(Vec::new())
+            }
+        }
+    }
+
+    /// The run, encoded.
+    fn into_encoded(self) -> Run<T> {
+        match self {
+            Run::Read(items) => Run::new(items, 0, Keep::Encoded),
             Run::Encoded { .. } => self,
         }
     }
 
-    /// The run's nodes as read (decoded again if need be); `None` if they
+    /// The run's items as read (decoded again if need be); `None` if they
     /// do not decode, which a run encoded by [`Run::new`] always does.
-    fn read(self) -> Option<Run> {
-        self.into_nodes().ok().map(Run::Read)
+    fn read(self) -> Option<Run<T>> {
+        self.into_items().ok().map(Run::Read)
     }
 
-    /// The run's nodes as read (decoded again if need be), or the run as it
+    /// The run's items as read (decoded again if need be), or the run as it
     /// was if they do not decode.
-    fn into_nodes(self) -> Result<Vec<NodeProto>, Run> {
+    fn into_items(self) -> Result<Vec<T>, Run<T>> {
         match self {
-            Run::Read(nodes) => Ok(nodes),
-            Run::Encoded { pieces, nodes } => {
-                let mut read = Vec::with_capacity(nodes);
+            Run::Read(items) => Ok(items),
+            Run::Encoded { pieces, items } => {
+                let mut read = Vec::with_capacity(items);
                 for piece in &pieces {
                     match GraphProto::decode(piece.as_slice()) {
-                        Ok(mut graph) => read.append(&mut graph.node),
-                        Err(_) => return Err(Run::Encoded { pieces, nodes }),
+                        Ok(mut graph) => read.append(T::field(&mut graph)),
+                        Err(_) => return Err(Run::Encoded { pieces, items }),
                     }
                 }
                 Ok(read)
@@ -232,26 +305,26 @@ impl Run {
         }
     }
 
-    /// Appends `other`'s nodes (kept the same way), with room for
-    /// `expected` nodes in all when it grows.
-    fn append(&mut self, other: Run, expected: usize) {
+    /// Appends `other`'s items (kept the same way), with room for
+    /// `expected` items in all when it grows.
+    fn append(&mut self, other: Run<T>, expected: usize) {
         let len = self.len();
         match (self, other) {
-            (Run::Read(run), Run::Read(mut nodes)) => {
-                if run.capacity() - run.len() < nodes.len() {
-                    run.reserve(expected.saturating_sub(len).max(nodes.len()));
+            (Run::Read(run), Run::Read(mut items)) => {
+                if run.capacity() - run.len() < items.len() {
+                    run.reserve(expected.saturating_sub(len).max(items.len()));
                 }
-                run.append(&mut nodes);
+                run.append(&mut items);
             }
             (
-                Run::Encoded { pieces, nodes },
+                Run::Encoded { pieces, items },
                 Run::Encoded {
                     pieces: mut more,
-                    nodes: count,
+                    items: count,
                 },
             ) => {
                 pieces.append(&mut more);
-                *nodes += count;
+                *items += count;
             }
             // Nodes read and nodes encoded: the run is in a subgraph or a
             // function (only their runs are read, see `read_piece`), whose
@@ -259,13 +332,14 @@ impl Run {
             // now, or, should they not decode, the others are encoded.
             (this, other) => {
                 let taken = std::mem::replace(this, Run::Read(Vec::new()));
-                match (taken.into_nodes(), other.into_nodes()) {
+                match (taken.into_items(), other.into_items()) {
                     (Ok(nodes), Ok(more)) => {
                         *this = Run::Read(nodes);
                         this.append(Run::Read(more), expected);
                     }
                     (taken, other) => {
-                        let run = |nodes: Result<_, Run>| nodes.map_or_else(|run| run, Run::Read);
+                        let run =
+                            |nodes: Result<_, Run<T>>| nodes.map_or_else(|run| run, Run::Read);
                         *this = run(taken).into_encoded();
                         this.append(run(other).into_encoded(), expected);
                     }
@@ -280,19 +354,45 @@ enum Read<'s> {
     /// The nodes of the text from `span.start` to `span.end`, where
     /// brackets nest `deepest` deep.
     Nodes {
-        nodes: Run,
+        nodes: Run<NodeProto>,
         span: SimpleSpan,
-        deepest: usize,
+        deepest: Depth,
     },
     /// The entries of a graph's `<...>` list in the text from
     /// `span.start` to `span.end`, where brackets nest `deepest` deep.
     Entries {
-        entries: ListEntries,
+        entries: EntryRun,
         span: SimpleSpan,
-        deepest: usize,
+        deepest: Depth,
     },
     /// Tokens for the grammar to read.
     Tokens(SpannedTokens<'s>),
+}
+
+/// How deep the brackets of a stretch of tokens nest, all of them and the
+/// plain ones ([`Brackets::deepest_plain`]).
+#[derive(Debug, Clone, Copy)]
+struct Depth {
+    all: usize,
+    plain: usize,
+}
+
+impl Depth {
+    /// How deep the brackets walked by `brackets` nested.
+    fn of(brackets: &Brackets) -> Depth {
+        Depth {
+            all: brackets.deepest,
+            plain: brackets.deepest_plain,
+        }
+    }
+
+    /// The deeper of the two, kind by kind.
+    fn max(self, other: Depth) -> Depth {
+        Depth {
+            all: self.all.max(other.all),
+            plain: self.plain.max(other.plain),
+        }
+    }
 }
 
 /// What `read` (an entry point of the fast grammar) parses from the tokens
@@ -302,16 +402,18 @@ pub(in crate::parser) fn parse<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
 ) -> Option<O> {
-    parse_counting(text, Keep::Read, read).map(|(output, _)| output.0)
+    parse_counting(text, Keep::Read, read).map(|((output, ..), _)| output)
 }
 
-/// [`parse`] of a model, the nodes of its main graph's node list kept
-/// encoded as they are read ([`Keep::Encoded`]): the model, whose graph
-/// holds only the nodes that were not, and those that were, in order.
+/// [`parse`] of a model, the nodes of its main graph's node list and the
+/// initializers of its `<...>` list kept encoded as they are read
+/// ([`Keep::Encoded`]): the model, whose graph holds only the nodes and
+/// initializers that were not, and those that were, in order; and how deep
+/// the text's plain brackets nest ([`Brackets::deepest_plain`]).
 pub(in crate::parser) fn parse_encoding<O>(
     text: &str,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
-) -> Option<(O, Vec<EncodedRun>)> {
+) -> Option<(O, EncodedRuns, usize)> {
     parse_counting(text, Keep::Encoded, read).map(|(output, _)| output)
 }
 
@@ -321,7 +423,7 @@ pub(super) fn parse_counting<O>(
     text: &str,
     keep: Keep,
     read: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], State) -> Option<(O, State)>,
-) -> Option<((O, Vec<EncodedRun>), usize)> {
+) -> Option<((O, EncodedRuns, usize), usize)> {
     if text.len() < MIN_TEXT || !crate::parallel::available() {
         return None;
     }
@@ -347,6 +449,8 @@ pub(super) fn parse_counting<O>(
         return None;
     }
     let mut splice = Splice::default();
+    // How deep the plain brackets of the runs nest, where they are.
+    let mut runs_plain = 0;
     for read in merged.reads {
         let (span, deepest) = match &read {
             Read::Nodes { span, deepest, .. } | Read::Entries { span, deepest, .. } => {
@@ -360,9 +464,10 @@ pub(super) fn parse_counting<O>(
                 continue;
             }
         };
-        if brackets.open() + deepest > MAX_NESTING {
+        if brackets.open() + deepest.all > MAX_NESTING {
             return None;
         }
+        runs_plain = runs_plain.max(brackets.plain_open() + deepest.plain);
         tokens.push((Token::Spliced, span));
         match read {
             Read::Nodes { nodes, .. } => splice.runs.push((span.start, Some(nodes))),
@@ -387,26 +492,40 @@ pub(super) fn parse_counting<O>(
         },
     )?;
     let splice = state.pieces.splice;
+    let depth = runs_plain.max(brackets.deepest_plain);
     splice
         .all_taken()
-        .then_some(((output, splice.encoded), merged.pieces_with_nodes))
+        .then_some(((output, splice.encoded, depth), merged.pieces_with_nodes))
 }
 
 impl Splice {
     /// Of the runs, all encoded, leaves encoded those that the main graph's
-    /// node list takes, and decodes the others: the main graph's node list
-    /// is the first `{` of a model's `tokens` outside every bracket (a
-    /// model is an optional `<header>`, then a graph whose node list
-    /// follows its name and bracketed lists), and its runs are those
-    /// spliced in at the first level inside it. `None` when a run does not
-    /// decode.
+    /// node list and `<...>` list take, and decodes the others: the main
+    /// graph's node list is the first `{` of a model's `tokens` outside
+    /// every bracket (a model is an optional `<header>`, then a graph whose
+    /// node list follows its name and bracketed lists), its `<...>` list the
+    /// `<` outside every bracket closed right before that `{`, and their
+    /// runs are those spliced in at the first level inside them. `None`
+    /// when a run does not decode.
     fn keep_main_list_encoded(&mut self, tokens: &[(Token<'_>, SimpleSpan)]) -> Option<()> {
         let mut depth = 0usize;
         let mut main = Vec::new();
+        // The last `<` outside every bracket, the runs spliced in it, and
+        // whether it was closed by the token before this one.
+        let mut angle: Option<(usize, Vec<usize>)> = None;
+        let mut angle_closed = false;
+        let mut main_entries = Vec::new();
         for &(token, span) in tokens {
+            let just_closed = std::mem::take(&mut angle_closed);
             if hints::closer_of(token).is_some() {
                 if depth == 0 && token == Token::LBrace && self.main_list.is_none() {
                     self.main_list = Some(span.start);
+                    if let Some((list, runs)) = angle.take().filter(|_| just_closed) {
+                        self.main_entries = Some(list);
+                        main_entries = runs;
+                    }
+                } else if depth == 0 && token == Token::LAngle && self.main_list.is_none() {
+                    angle = Some((span.start, Vec::new()));
                 }
                 depth += 1;
             } else if hints::is_closer(token) {
@@ -414,13 +533,25 @@ impl Splice {
                 if depth == 0 && self.main_list.is_some() {
                     break;
                 }
-            } else if token == Token::Spliced && depth == 1 && self.main_list.is_some() {
-                main.push(span.start);
+                angle_closed = depth == 0 && token == Token::RAngle;
+            } else if token == Token::Spliced && depth == 1 {
+                match (&self.main_list, &mut angle) {
+                    (Some(_), _) => main.push(span.start),
+                    (None, Some((_, runs))) => runs.push(span.start),
+                    (None, None) => {}
+                }
             }
         }
         for (start, run) in &mut self.runs {
             if main.binary_search(start).is_err() {
                 *run = Some(run.take()?.read()?);
+            }
+        }
+        for (start, run) in &mut self.lists {
+            if main_entries.binary_search(start).is_err() {
+                let mut entries = run.take()?;
+                entries.initializers = entries.initializers.read()?;
+                *run = Some(entries);
             }
         }
         Some(())
@@ -524,8 +655,10 @@ impl<'s> Merged<'s> {
                     deepest,
                 },
             ) if run.comma_after => {
-                let so_far = run.initializer.len() + entries.initializer.len();
-                run.append(entries, expected(so_far, run_pieces));
+                let so_far = run.initializers.len() + entries.initializers.len();
+                (run.initializers).append(entries.initializers, expected(so_far, run_pieces));
+                run.value_info.extend(entries.value_info);
+                run.comma_after = entries.comma_after;
                 run_span.end = span.end;
                 *run_deepest = (*run_deepest).max(deepest);
             }
@@ -832,7 +965,7 @@ fn read_piece<'s>(
             .get(stretch.end)
             .map_or(until, |(_, span)| span.start);
         let span = SimpleSpan::from(start..end);
-        let deepest = brackets.deepest;
+        let deepest = Depth::of(&brackets);
         let read = FAST_GRAMMAR.with(|cache| {
             let grammar = cache.get();
             let tokens = &tokens[stretch.clone()];
@@ -855,6 +988,11 @@ fn read_piece<'s>(
                 }
                 Kind::Entries => {
                     let (entries, _) = run(grammar.list_run.clone(), tokens, text, state).ok()?;
+                    let entries = EntryRun {
+                        value_info: entries.value_info,
+                        initializers: Run::new(entries.initializer, end - start, keep),
+                        comma_after: entries.comma_after,
+                    };
                     Some(Read::Entries {
                         entries,
                         span,
@@ -957,18 +1095,23 @@ mod tests {
     use crate::parser::fast::tests::assert_read_as_the_grammar_reads;
     use crate::{parse_model, parse_model_with_source_map};
 
-    /// The encoding of the model `text` read in pieces, if it is, how many
-    /// pieces' nodes were read apart, and how many runs of the main graph's
-    /// node list were left encoded; its nodes kept as `keep` says, then
-    /// written as `Parser::write_model` writes them.
-    fn in_pieces(text: &str, keep: Keep) -> Option<(Vec<u8>, usize, usize)> {
+    /// The encoding of the model `text` read in pieces, if it is (checking
+    /// that its brackets are found to nest as deep as on one thread), how
+    /// many pieces' nodes were read apart, and how many runs of the main graph's
+    /// node list and of its initializers were left encoded; its nodes and
+    /// initializers kept as `keep` says, then written as
+    /// `Parser::write_model` writes them.
+    fn in_pieces(text: &str, keep: Keep) -> Option<(Vec<u8>, usize, (usize, usize))> {
         let model = parse_counting(text, keep, |tokens, state| {
             FAST_GRAMMAR.with(|cache| run(cache.get().model.clone(), tokens, text, state).ok())
         });
-        let ((model, encoded), pieces) = model?;
+        let ((model, encoded, depth), pieces) = model?;
+        // As deep as on one thread.
+        let (_, one_thread) = crate::parser::tokens::tokenize(text).unwrap();
+        assert_eq!(depth, one_thread, "{text}");
+        let left_encoded = (encoded.nodes.len(), encoded.initializers.len());
         // Each piece of the main graph's node list, or none.
-        assert!(keep == Keep::Encoded || encoded.is_empty());
-        let left_encoded = encoded.len();
+        assert!(keep == Keep::Encoded || left_encoded == (0, 0));
         let mut bytes = Vec::new();
         crate::parser::write::write_model(model, encoded, &mut bytes).unwrap();
         Some((bytes, pieces, left_encoded))
@@ -1084,7 +1227,7 @@ mod tests {
                     pieces.as_ref().is_some_and(|&(_, n, _)| n >= 2) || !long,
                     "not read in pieces:\n{text}"
                 );
-                if let Some((pieces, _, runs)) = pieces {
+                if let Some((pieces, _, (runs, _))) = pieces {
                     assert!(pieces == one, "different in pieces, {keep:?}:\n{text}");
                     left_encoded += runs;
                 }
@@ -1147,25 +1290,38 @@ mod tests {
                 texts.push(listed(&entries, 60, separator, 2));
             }
         }
-        // A long list in a subgraph's graph.
+        // A long list in a subgraph's graph, and in a graph after a
+        // header.
         let branch = listed(ENTRIES, 40, ", ", 2);
         let graph = &branch[branch.find("g (").unwrap()..];
         let subgraph = format!("s = If (c) <then_branch: graph = {}>", graph.trim());
-        texts.push(model(&[FORMS[0], &subgraph, FORMS[1]], 3));
+        let in_subgraph = model(&[FORMS[0], &subgraph, FORMS[1]], 3);
+        texts.push(in_subgraph.clone());
+        texts.push(in_subgraph.replacen(
+            "(float[N] y) {",
+            "(float[N] y) <float[2] w = {1, 2}, int64[1] k = {3}> {",
+            1,
+        ));
         for text in &texts {
             let one = parse_model_with_source_map(text).unwrap().0.encode_to_vec();
             for keep in [Keep::Read, Keep::Encoded] {
-                let (pieces, count, _) = in_pieces(text, keep).expect("read in pieces");
+                let (pieces, count, (_, initializer_runs)) =
+                    in_pieces(text, keep).expect("read in pieces");
                 assert!(count > 10, "{count} pieces read apart:\n{text}");
                 assert!(pieces == one, "different in pieces, {keep:?}:\n{text}");
+                // The main graph's initializers stay encoded, in one run;
+                // a subgraph's are decoded.
+                let expected = usize::from(keep == Keep::Encoded && *text != in_subgraph);
+                assert_eq!(initializer_runs, expected, "{keep:?}:\n{text}");
             }
         }
         // The nodes after the list, from the piece where it ends on, are
-        // left encoded as the main graph's node list's are.
+        // left encoded as the main graph's node list's are, and its
+        // initializers too.
         let text = listed(ENTRIES, 60, ", ", 40);
         let (bytes, _, left_encoded) = in_pieces(&text, Keep::Encoded).expect("read in pieces");
         assert!(bytes == parse_model(&text).unwrap().encode_to_vec());
-        assert_eq!(left_encoded, 1, "runs left encoded:\n{text}");
+        assert_eq!(left_encoded, (1, 1), "runs left encoded:\n{text}");
     }
 
     /// A list with an entry the plain readers give back (a string tensor)
@@ -1265,7 +1421,9 @@ mod tests {
         let [Read::Entries { entries, .. }] = reads.as_slice() else {
             panic!("the entries were not read");
         };
-        let initializers = &entries.initializer;
+        let Run::Read(initializers) = &entries.initializers else {
+            panic!("the initializers were not kept as read");
+        };
         // Made once, at its size: not grown by doubling.
         assert_eq!((initializers.len(), initializers.capacity()), (22, 22));
         assert_eq!(entries.value_info.len(), 1);

@@ -116,8 +116,10 @@ pub(super) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     expect(inp, Token::Arrow)?;
     expect(inp, Token::LParen)?;
     let output = list(inp, Token::RParen)?;
+    let open = inp.cursor();
     let (value_info, initializer) = if eat(inp, Token::LAngle) {
-        listed(inp, &grammar.ty)?
+        let start = inp.span_since(&open).start;
+        listed(inp, start, &grammar.ty)?
     } else {
         Default::default()
     };
@@ -168,10 +170,12 @@ impl ListEntries {
     }
 }
 
-/// The `<...>` list of a graph after its `<`, up to and including the `>`.
-/// A [`Token::Spliced`] in it stands for a run of its entries read apart.
+/// The `<...>` list of a graph after its `<`, which starts at `list`, up to
+/// and including the `>`. A [`Token::Spliced`] in it stands for a run of
+/// its entries read apart.
 fn listed<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
+    list: usize,
     ty: &Parsed<'t, I, E, TypeProto>,
 ) -> Option<(Vec<ValueInfoProto>, Vec<TensorProto>)> {
     let mut entries = ListEntries::default();
@@ -181,7 +185,8 @@ fn listed<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 let before = inp.cursor();
                 inp.skip();
                 let start = inp.span_since(&before).start;
-                let run = inp.state().pieces.splice.take_entries(start)?;
+                let read = entries.initializer.len();
+                let run = (inp.state().pieces.splice).take_entries(start, list, read)?;
                 let more = run.comma_after;
                 if entries.value_info.is_empty() && entries.initializer.is_empty() {
                     entries = run;
