@@ -598,7 +598,7 @@ mod tests {
                 streamed = render_with(opts, fast).0;
                 let mut sink = Sink::in_memory(opts);
                 fast(&mut sink);
-                memory = sink.finish_text().0;
+                memory = sink.finish_text().unwrap().0;
             });
             assert!(streamed == slow, "{way}: {count} items, {level}, {fill}");
             assert!(memory == slow, "{way}: {count} items in memory");
