@@ -306,7 +306,11 @@ impl Printer {
         // A sink without a writer fails only on a part it cannot decode.
         printed.map_err(|error| match sink::undecoded(error) {
             Err(undecoded) => undecoded,
-            Ok(other) => crate::Error::single("onnxtxt::decode::invalid", other.to_string(), 0..0),
+            Ok(other) => crate::Error::single(
+                "onnxtxt::decode::invalid",
+                other.to_string(),
+                0..bytes.len(),
+            ),
         })
     }
 
