@@ -104,7 +104,7 @@ pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, Error> {
     // prost checks the strings as it decodes them: the walk leaves them to
     // it.
     walk::<T>(bytes, Utf8::Nowhere)
-        .and_then(|()| T::decode(bytes).map_err(|e| not_decoded::<T>(&e, bytes.len())))
+        .and_then(|()| T::decode(bytes).map_err(|e| not_decoded::<T>(&e, 0..bytes.len())))
         .map_err(|error| first_problem::<T>(bytes, error))
 }
 
@@ -114,9 +114,6 @@ pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, Error> {
 enum Utf8 {
     /// Every string: the walk that says where the first problem is.
     Everywhere,
-    /// Those of the main graph's nodes and initializers, which
-    /// [`decode_model_lazily`] leaves encoded.
-    LeftEncoded,
     /// None.
     Nowhere,
 }
@@ -128,12 +125,7 @@ fn walk<T: Decode>(bytes: &[u8], utf8: Utf8) -> Result<(), Error> {
     let top = schema
         .index(T::MESSAGE)
         .expect("every Decode kind is a message of the schema");
-    let walker = Walker {
-        bytes,
-        schema,
-        top,
-        utf8,
-    };
+    let walker = Walker { bytes, schema, top };
     walker
         .message(top, 0, bytes.len(), 0, utf8 == Utf8::Everywhere)
         .map_err(|failure| Error::from_diagnostics(vec![failure.into_diagnostic()]))
@@ -147,14 +139,15 @@ fn first_problem<T: Decode>(bytes: &[u8], error: Error) -> Error {
     walk::<T>(bytes, Utf8::Everywhere).err().unwrap_or(error)
 }
 
-/// The error of `prost` failing on `len` bytes that the walk accepted. The
-/// walk checks everything prost checks, so this is not expected; if it
-/// happens, it is still reported rather than a panic.
-fn not_decoded<T: Decode>(error: &prost::DecodeError, len: usize) -> Error {
+/// The error of `prost` failing on the bytes at `span` that the walk
+/// accepted. The walk checks everything prost checks but the strings, so
+/// this is not expected once the walk that checks them ([`first_problem`])
+/// found nothing; if it happens, it is still reported rather than a panic.
+fn not_decoded<T: Decode>(error: &prost::DecodeError, span: Range<usize>) -> Error {
     Error::from_diagnostics(vec![Diagnostic::new(
         "onnxtxt::decode::invalid",
         format!("not a valid binary ONNX {}: {error}", T::MESSAGE),
-        0..len,
+        span,
     )])
 }
 
@@ -174,18 +167,26 @@ pub(crate) struct LazyModel<'a> {
 }
 
 /// The encoding of one message (the payload of its field, without tag and
-/// length), from input that [`decode_model_lazily`] checked.
-pub(crate) struct Encoded<'a>(&'a [u8]);
+/// length), from the model `input` that [`decode_model_lazily`] walked,
+/// its strings not yet checked.
+pub(crate) struct Encoded<'a> {
+    input: &'a [u8],
+    range: Range<usize>,
+}
 
 impl Encoded<'_> {
-    /// The message.
+    /// The message, or the first problem of the whole model, located in
+    /// it, when `prost` refuses the message (a string that is not UTF-8).
     pub(crate) fn decode<M: Decode>(&self) -> Result<M, Error> {
-        M::decode(self.0).map_err(|e| not_decoded::<M>(&e, self.0.len()))
+        M::decode(&self.input[self.range.clone()]).map_err(|e| {
+            let error = not_decoded::<M>(&e, self.range.clone());
+            first_problem::<ModelProto>(self.input, error)
+        })
     }
 
     /// The length of the encoding.
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.range.len()
     }
 }
 
@@ -198,7 +199,9 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 
 /// [`decode_model`], but leaving the main graph's nodes and initializers
 /// encoded: the same checks and errors, and the same model once they are
-/// decoded.
+/// decoded. The strings of what it leaves encoded are checked when each
+/// is decoded ([`Encoded::decode`], `prost` checks them), not here: a
+/// print finds a string that is not UTF-8 as it goes.
 ///
 /// Protobuf merges the occurrences of a message field and appends those of
 /// a repeated one, so the model is the model's fields but its graphs, the
@@ -207,7 +210,7 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 /// nodes and initializers each in order.
 pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> {
     let first_problem = |error| first_problem::<ModelProto>(bytes, error);
-    walk::<ModelProto>(bytes, Utf8::LeftEncoded).map_err(first_problem)?;
+    walk::<ModelProto>(bytes, Utf8::Nowhere).map_err(first_problem)?;
     let mut model_fields = Vec::new();
     let mut graph_fields = Vec::new();
     let (mut nodes, mut initializers) = (Vec::new(), Vec::new());
@@ -228,7 +231,10 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
         has_graph = true;
         for inner in Fields::new(bytes, field.payload) {
             let inner = inner.ok_or_else(unexpected)?;
-            let payload = Encoded(&bytes[inner.payload.clone()]);
+            let payload = Encoded {
+                input: bytes,
+                range: inner.payload.clone(),
+            };
             match (inner.number, inner.wire_type) {
                 (number, LEN) if number == u64::from(GRAPH_NODE) => nodes.push(payload),
                 (number, LEN) if number == u64::from(GRAPH_INITIALIZER) => {
@@ -239,10 +245,10 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
         }
     }
     let mut model = ModelProto::decode(Gapped::new(bytes, &model_fields))
-        .map_err(|e| first_problem(not_decoded::<ModelProto>(&e, bytes.len())))?;
+        .map_err(|e| first_problem(not_decoded::<ModelProto>(&e, 0..bytes.len())))?;
     if has_graph {
         let graph = GraphProto::decode(Gapped::new(bytes, &graph_fields))
-            .map_err(|e| first_problem(not_decoded::<GraphProto>(&e, bytes.len())))?;
+            .map_err(|e| first_problem(not_decoded::<GraphProto>(&e, 0..bytes.len())))?;
         model.graph = Some(graph);
     }
     Ok(LazyModel {
@@ -681,8 +687,6 @@ struct Walker<'a> {
     /// The index of the message being decoded, the one whose end is the
     /// end of the input.
     top: usize,
-    /// Which strings are checked.
-    utf8: Utf8,
 }
 
 impl Walker<'_> {
@@ -712,21 +716,6 @@ impl Walker<'_> {
             );
             fail("onnxtxt::decode::length", message, at..end)
         }
-    }
-
-    /// Whether `field` of `message` (at nesting `depth`) holds one of the
-    /// main graph's nodes or initializers and the walk checks their
-    /// strings ([`Utf8::LeftEncoded`]).
-    fn left_encoded(&self, message: &MessageInfo, field: &FieldInfo, depth: usize) -> bool {
-        // A model's graph at depth 1 is its main graph (field 7): the
-        // graphs of functions and training infos are deeper.
-        self.utf8 == Utf8::LeftEncoded
-            && depth == 1
-            && message.name == "GraphProto"
-            && self.schema.messages[self.top].name == "ModelProto"
-            && [GRAPH_NODE, GRAPH_INITIALIZER]
-                .map(u64::from)
-                .contains(&field.number)
     }
 
     /// Reads a varint at `*pos`, which must end by `end`.
@@ -907,7 +896,6 @@ impl Walker<'_> {
                         tag_at..payload_end,
                     ));
                 }
-                let utf8 = utf8 || self.left_encoded(info, field, depth);
                 self.message(index, *pos, payload_end, depth + 1, utf8)?;
                 *pos = payload_end;
             }

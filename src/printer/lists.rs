@@ -137,10 +137,11 @@ impl Sink<'_> {
         weight: impl Fn(&T) -> usize,
         write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
     ) {
-        let units = match self.may_split && crate::parallel::available() {
-            true => split_units(items, weight),
+        let weights: Vec<usize> = match self.may_split && crate::parallel::available() {
+            true => items.iter().map(weight).collect(),
             false => Vec::new(),
         };
+        let units = split_units(&weights);
         if units.is_empty() {
             for (i, x) in items.iter().enumerate() {
                 write(self, i, x);
@@ -149,10 +150,10 @@ impl Sink<'_> {
         }
         // Room for the whole list at once, so that the text is not copied
         // as it grows.
-        self.expect_text(items.len().saturating_mul(ITEM_TEXT));
+        self.expect_text(text_room(&weights));
         let (opts, level, comments) = (self.opts, self.level, self.comments);
         let path = self.path.clone();
-        let write = &write;
+        let (write, weights) = (&write, &weights);
         self.may_split = false;
         // While the helper writes its parts, this thread's number lists
         // take the other core only from `PARALLEL_MIN` items.
@@ -168,7 +169,7 @@ impl Sink<'_> {
                     other.may_split = false;
                     other.buf = std::mem::take(text);
                     other.buf.clear();
-                    other.expect_text((end - start - mine).saturating_mul(ITEM_TEXT));
+                    other.expect_text(text_room(&weights[start + mine..end]));
                     for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
                         write(&mut other, i, x);
                     }
@@ -351,23 +352,22 @@ impl FillState {
     }
 }
 
-/// The units [`Sink::each_item`] cuts `items` into, as the index of each
-/// unit's first item, how many of them this thread writes, and the index
-/// after its last: this thread's part ends after [`SPLIT_MINE_32NDS`]/32
+/// The units [`Sink::each_item`] cuts a list whose items weigh `weights`
+/// (bytes of encoding) into, as the index of each unit's first item, how
+/// many of them this thread writes, and the index after its last: this thread's part ends after [`SPLIT_MINE_32NDS`]/32
 /// of [`SPLIT_UNIT`] items or of [`SPLIT_UNIT_WEIGHT`], whichever comes
 /// first, then the helper's after the rest of either. None when the list
 /// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
 /// when the helper would get little of its weight ([`HELPER_SHARE_MIN`]).
-fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usize, usize)> {
-    let weights: Vec<usize> = items.iter().map(weight).collect();
-    if items.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
+fn split_units(weights: &[usize]) -> Vec<(usize, usize, usize)> {
+    if weights.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
         return Vec::new();
     }
     // The end of a part from `start` that holds `share`/32 of a unit.
     let part = |start: usize, share: usize| {
         let (most, heaviest) = (SPLIT_UNIT * share / 32, SPLIT_UNIT_WEIGHT * share / 32);
         let (mut end, mut total) = (start, 0);
-        while end < items.len() && end - start < most && total < heaviest {
+        while end < weights.len() && end - start < most && total < heaviest {
             total += weights[end];
             end += 1;
         }
@@ -375,7 +375,7 @@ fn split_units<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<(usize, usiz
     };
     let mut units = Vec::new();
     let mut start = 0;
-    while start < items.len() {
+    while start < weights.len() {
         let mine = part(start, SPLIT_MINE_32NDS);
         let end = part(mine, 32 - SPLIT_MINE_32NDS);
         units.push((start, mine - start, end));
@@ -419,9 +419,24 @@ const SPLIT_UNIT_WEIGHT: usize = 1 << 19;
 /// thread writes (besides handing the whole unit on).
 const SPLIT_MINE_32NDS: usize = 14;
 
+/// Room for the text of items of [`Sink::each_item`] that weigh `weights`
+/// (bytes of encoding), reserved at once so that the text is not copied
+/// (and its memory touched anew) each time it doubles: [`TEXT_PER_BYTE`]
+/// a byte, or [`ITEM_TEXT`] an item if that is more.
+fn text_room(weights: &[usize]) -> usize {
+    let weight: usize = weights.iter().sum();
+    let items = weights.len().saturating_mul(ITEM_TEXT);
+    weight.saturating_mul(TEXT_PER_BYTE).max(items)
+}
+
 /// About the most text an item of [`Sink::each_item`] takes (a node: 160
 /// bytes on average in the node-heavy benchmark), to reserve room by.
 const ITEM_TEXT: usize = 256;
+
+/// About the most text a byte of an item's encoding makes: a float of 4
+/// bytes takes up to 16 with its separator (numbers are the bulk of heavy
+/// items).
+const TEXT_PER_BYTE: usize = 4;
 
 /// Lists at least this long are formatted on two threads, a helper
 /// started for the list alone if need be (its start costs 50 to 70 µs).
@@ -511,7 +526,8 @@ mod tests {
         ] {
             let items: Vec<String> = (0..count).map(|i| format!("n{i}")).collect();
             let weight = |_: &String| each;
-            assert!(!split_units(&items, weight).is_empty());
+            let weights: Vec<usize> = items.iter().map(weight).collect();
+            assert!(!split_units(&weights).is_empty());
             let print = |may_split: bool| {
                 render_with(Printer::new().compat(true), |s| {
                     s.may_split = may_split;
@@ -552,9 +568,9 @@ mod tests {
             vec![SPLIT_MIN_WEIGHT, SPLIT_MIN_WEIGHT / 8, SPLIT_MIN_WEIGHT / 8],
         ];
         for weights in weights {
-            assert_eq!(split_units(&weights, |&w| w), vec![]);
+            assert_eq!(split_units(&weights), vec![]);
         }
-        let units = split_units(&[SPLIT_MIN_WEIGHT; 3], |&w| w);
+        let units = split_units(&[SPLIT_MIN_WEIGHT; 3]);
         assert_eq!(units, vec![(0, 1, 2), (2, 1, 3)]);
     }
 
@@ -598,7 +614,7 @@ mod tests {
                 streamed = render_with(opts, fast).0;
                 let mut sink = Sink::in_memory(opts);
                 fast(&mut sink);
-                memory = sink.finish_text().0;
+                memory = sink.finish_text().unwrap().0;
             });
             assert!(streamed == slow, "{way}: {count} items, {level}, {fill}");
             assert!(memory == slow, "{way}: {count} items in memory");

@@ -182,20 +182,26 @@ impl Printer {
     /// Prints `item` to a string.
     pub fn print<T: Print + ?Sized>(&self, item: &T) -> Printed {
         self.print_in_memory(0, |sink| item.print_to(sink))
+            .expect("only a part left encoded fails a print")
     }
 
     /// What `print` prints into a string made with room for `expected`
     /// bytes of text and a small model's more (`expected` is the size of
-    /// the encoding printed, 0 when not known).
-    fn print_in_memory(&self, expected: usize, print: impl FnOnce(&mut Sink<'_>)) -> Printed {
+    /// the encoding printed, 0 when not known), or the error a part that
+    /// could not be decoded failed it with ([`Sink::fail`]).
+    fn print_in_memory(
+        &self,
+        expected: usize,
+        print: impl FnOnce(&mut Sink<'_>),
+    ) -> io::Result<Printed> {
         self.on_threads(expected, || {
             let mut sink = Sink::in_memory(*self);
             // Room for a small model's text, which would otherwise be
             // copied a dozen times as it doubles from nothing.
             sink.expect_text(expected.saturating_add(1 << 12));
             print(&mut sink);
-            let (text, dropped) = sink.finish_text();
-            Printed { text, dropped }
+            let (text, dropped) = sink.finish_text()?;
+            Ok(Printed { text, dropped })
         })
     }
 
@@ -204,7 +210,8 @@ impl Printer {
         self.on_threads(0, || {
             let mut sink = Sink::in_memory(*self).with_comments(comments);
             model.print_to(&mut sink);
-            sink.finish_text().0
+            let printed = sink.finish_text();
+            printed.expect("only a part left encoded fails a print").0
         })
     }
 
@@ -237,9 +244,11 @@ impl Printer {
     /// time (a node-heavy model's IR takes several times its encoding, a
     /// weight-heavy model's as much as its encoding).
     ///
-    /// `Err` is the error of [`decode_model`](crate::decode_model), found
-    /// before anything is written; `Ok` holds what writing gave, as
-    /// [`Printer::write`] returns it.
+    /// `Err` is the error of [`decode_model`](crate::decode_model): found
+    /// before anything is written, or, for a string that is not UTF-8 in
+    /// one of the main graph's nodes and initializers, when it is printed
+    /// (`out` has the text before it then). `Ok` holds what writing gave,
+    /// as [`Printer::write`] returns it.
     ///
     /// ```
     /// use onnxtxt::prost::Message;
@@ -262,9 +271,13 @@ impl Printer {
         out: W,
     ) -> Result<io::Result<Vec<Dropped>>, crate::Error> {
         let lazy = crate::decode::decode_model_lazily(bytes)?;
-        Ok(self.write_with(bytes.len(), out, |sink| {
+        let written = self.write_with(bytes.len(), out, |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
-        }))
+        });
+        match written {
+            Ok(dropped) => Ok(Ok(dropped)),
+            Err(error) => sink::undecoded(error).map(Err),
+        }
     }
 
     /// Prints the binary model `bytes` to a string: the text
@@ -272,6 +285,7 @@ impl Printer {
     /// of the main graph decoded as it is printed, in one string that
     /// grows in place (nothing goes through a buffer of its own). For a
     /// caller that keeps the whole text anyway, such as the Python package.
+    /// `Err` is the error of [`decode_model`](crate::decode_model).
     ///
     /// ```
     /// use onnxtxt::prost::Message;
@@ -286,9 +300,18 @@ impl Printer {
         let lazy = crate::decode::decode_model_lazily(bytes)?;
         // Text takes about a byte a byte of encoding, but for tensors (which
         // make room for themselves as they are printed).
-        Ok(self.print_in_memory(bytes.len(), |sink| {
+        let printed = self.print_in_memory(bytes.len(), |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
-        }))
+        });
+        // A sink without a writer fails only on a part it cannot decode.
+        printed.map_err(|error| match sink::undecoded(error) {
+            Err(undecoded) => undecoded,
+            Ok(other) => crate::Error::single(
+                "onnxtxt::decode::invalid",
+                other.to_string(),
+                0..bytes.len(),
+            ),
+        })
     }
 
     /// Runs the print `print` of an encoding of `weight` bytes (0 when not

@@ -92,12 +92,16 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// The text of an [`in_memory`](Sink::in_memory) sink, and the report.
-    pub(crate) fn finish_text(self) -> (String, Vec<Dropped>) {
+    /// The text of an [`in_memory`](Sink::in_memory) sink and the report,
+    /// or the error that failed the print ([`Sink::fail`]).
+    pub(crate) fn finish_text(self) -> io::Result<(String, Vec<Dropped>)> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
         // The sink writes UTF-8 only: strings that are not UTF-8 are escaped
         // (or, in compat mode, replaced), comments are source text.
         let text = String::from_utf8(self.buf).expect("the printer writes UTF-8");
-        (text, self.dropped)
+        Ok((text, self.dropped))
     }
 
     /// Makes room for about `bytes` more bytes of text at once when the
@@ -139,12 +143,12 @@ impl<'a> Sink<'a> {
     }
 
     /// Fails the print here with `error` (a part that could not be
-    /// decoded): [`Sink::finish`] returns it, unless an earlier error came
-    /// first, and nothing more is handed to the writer.
+    /// decoded): [`Sink::finish`] and [`Sink::finish_text`] return it (as
+    /// an [`Undecoded`] I/O error), unless an earlier error came first, and
+    /// nothing more is handed to the writer.
     pub(crate) fn fail(&mut self, error: crate::Error) {
-        let message = format!("{}: {error}", self.path);
         self.error
-            .get_or_insert_with(|| io::Error::new(io::ErrorKind::InvalidData, message));
+            .get_or_insert_with(|| io::Error::new(io::ErrorKind::InvalidData, Undecoded(error)));
     }
 
     pub(crate) fn compat(&self) -> bool {
@@ -282,6 +286,29 @@ impl<'a> Sink<'a> {
         let result = f(self);
         self.path.truncate(len);
         result
+    }
+}
+
+/// A part of a binary model that could not be decoded as it was printed
+/// ([`Sink::fail`]), carried as the sink's I/O error so that a writer gets
+/// nothing after it; [`undecoded`] takes it back out.
+#[derive(Debug)]
+struct Undecoded(crate::Error);
+
+impl std::fmt::Display for Undecoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Undecoded {}
+
+/// The decoding error a print failed with ([`Sink::fail`]) as `Err`, any
+/// other I/O error as `Ok`.
+pub(super) fn undecoded(error: io::Error) -> Result<io::Error, crate::Error> {
+    match error.downcast::<Undecoded>() {
+        Ok(Undecoded(error)) => Err(error),
+        Err(error) => Ok(error),
     }
 }
 

@@ -405,6 +405,43 @@ fn corrupt_binary_exits_1_with_offset_and_path() {
     );
 }
 
+/// A binary model whose main graph's node 5,000 of 6,000 has an input name
+/// that is not UTF-8: found as the node is printed, after text of the
+/// nodes before it went to the writer.
+#[test]
+fn a_bad_string_in_a_node_fails_the_print_where_it_is_and_writes_no_file() {
+    let nodes: Vec<String> = (0..6000)
+        .map(|i| match i {
+            5000 => format!("y{i} = Relu(ZqZ)"),
+            _ => format!("y{i} = Relu(x)"),
+        })
+        .collect();
+    let text = format!(
+        "<ir_version: 10, opset_import: [\"\": 21]>\n\
+         g (float x, float ZqZ) => (float y5999) {{\n{}\n}}\n",
+        nodes.join("\n")
+    );
+    let mut bytes = onnxtxt::parse_model(&text).unwrap().encode_to_vec();
+    // The node's input, not the graph's (which comes after the nodes).
+    let at = bytes.windows(3).position(|w| w == b"ZqZ").unwrap() + 1;
+    bytes[at] = 0xff;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.onnx", &bytes);
+    let precious = b"precious contents\n";
+    let target = write(dir.path(), "out.txt", precious);
+    let before = listing(dir.path());
+    let out = run_in(dir.path(), &["print", "bad.onnx", "-o", "out.txt"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.starts_with(&format!(
+            "error[onnxtxt::decode::utf8]: bad.onnx: byte {at}: graph.node[5000].input[0]: "
+        )),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), precious);
+    assert_eq!(listing(dir.path()), before);
+}
+
 // ---------------------------------------------------------------------------
 // Atomic output.
 
