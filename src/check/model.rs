@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::infer::name_key::same;
 use crate::infer::names::{Names, Tables};
 use crate::ops::AI_ONNX;
 use crate::proto::{
@@ -79,7 +80,7 @@ impl<'m> Imports<'m> {
 
     /// The version of `domain` imported as written, if it is.
     pub(crate) fn literal(&self, domain: &str) -> Option<i64> {
-        let last = self.versions.iter().rev().find(|(d, _)| *d == domain);
+        let last = self.versions.iter().rev().find(|(d, _)| same(d, domain));
         last.map(|&(_, version)| version)
     }
 }

@@ -28,6 +28,7 @@ use super::constraints;
 use super::context::{propagation_input, DataNode, Node};
 use super::data::{tensor_type, MAX_PROPAGATED_ELEMENTS, MAX_PROPAGATED_TOTAL};
 use super::error::{fail, ErrorKind, InferError, Stop};
+use super::name_key::{same, NameKey};
 use super::names::{Names, Tables, ValueId};
 use super::rules;
 use super::symbols::Symbols;
@@ -38,10 +39,10 @@ use super::{GraphTypes, Options, Propagation};
 pub(crate) struct Run<'m> {
     pub(super) options: Options,
     /// The model's functions by domain, name and overload, with their index.
-    pub(super) functions: HashMap<(&'m str, &'m str, &'m str), (usize, &'m FunctionProto)>,
+    pub(super) functions: HashMap<FunctionKey<'m>, (usize, &'m FunctionProto)>,
     pub(super) symbols: Symbols,
     /// What the operators nodes have called resolve to.
-    operators: HashMap<(&'m str, &'m str, i64), Option<Operator>>,
+    operators: HashMap<(NameKey<'m>, NameKey<'m>, i64), Option<Operator>>,
     /// Findings of the graphs of the model.
     pub(super) findings: Vec<Finding>,
     /// The types of each graph of the model (not of function bodies).
@@ -56,6 +57,9 @@ pub(crate) struct Run<'m> {
     /// [`MAX_PROPAGATED_TOTAL`]).
     pub(super) propagation_left: usize,
 }
+
+/// A function of the model's key: its domain, name and overload.
+pub(super) type FunctionKey<'m> = (NameKey<'m>, NameKey<'m>, NameKey<'m>);
 
 /// An error at a node.
 pub(super) struct NodeError {
@@ -112,7 +116,7 @@ pub(crate) struct Opsets<'m>(Vec<(&'m str, i64)>);
 impl<'m> Opsets<'m> {
     /// The version imported for `domain`, as written.
     fn get(&self, domain: &str) -> Option<i64> {
-        let last = self.0.iter().rev().find(|(d, _)| *d == domain);
+        let last = self.0.iter().rev().find(|(d, _)| same(d, domain));
         last.map(|&(_, version)| version)
     }
 }
@@ -278,9 +282,9 @@ impl<'m> Run<'m> {
             .enumerate()
             .map(|(i, f)| {
                 let key = (
-                    f.domain.as_deref().unwrap_or(""),
-                    f.name.as_deref().unwrap_or(""),
-                    f.overload.as_deref().unwrap_or(""),
+                    NameKey(f.domain.as_deref().unwrap_or("")),
+                    NameKey(f.name.as_deref().unwrap_or("")),
+                    NameKey(f.overload.as_deref().unwrap_or("")),
                 );
                 (key, (i, f))
             })
@@ -376,7 +380,6 @@ impl<'m> Run<'m> {
         self.nodes(scope, &graph.node);
     }
 
-    /// Infers `nodes` in order.
     /// Infers `nodes`, the nodes of `scope`'s body, in order.
     pub(super) fn nodes(&mut self, scope: &mut Scope<'_, 'm>, nodes: &'m [NodeProto]) {
         for (index, node) in nodes.iter().enumerate() {
@@ -486,7 +489,7 @@ impl<'m> Run<'m> {
         } else {
             *self
                 .operators
-                .entry((domain, op, version))
+                .entry((NameKey(domain), NameKey(op), version))
                 .or_insert_with(|| Operator::resolve(domain, op, version))
         };
         if let Some(operator) = operator {
@@ -494,7 +497,10 @@ impl<'m> Run<'m> {
             return Some(self.schema_node(scope, schema_node, operator, path));
         }
         let overload = node.overload.as_deref().unwrap_or("");
-        let Some(&(index, function)) = self.functions.get(&(domain, op, overload)) else {
+        let Some(&(index, function)) =
+            self.functions
+                .get(&(NameKey(domain), NameKey(op), NameKey(overload)))
+        else {
             scope.unsupported = true;
             return None;
         };

@@ -87,6 +87,7 @@ mod context;
 mod data;
 mod engine;
 mod error;
+pub(crate) mod name_key;
 pub(crate) mod names;
 mod ops;
 mod rules;
