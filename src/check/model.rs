@@ -9,8 +9,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::infer::name_key::same;
 use crate::infer::names::{Names, Tables};
+use crate::name_key::same;
 use crate::ops::AI_ONNX;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,

@@ -28,12 +28,12 @@ use super::constraints;
 use super::context::{propagation_input, DataNode, Node};
 use super::data::{tensor_type, MAX_PROPAGATED_ELEMENTS, MAX_PROPAGATED_TOTAL};
 use super::error::{fail, ErrorKind, InferError, Stop};
-use super::name_key::{same, NameKey};
 use super::names::{Names, Tables, ValueId};
 use super::rules;
 use super::symbols::Symbols;
 use super::types::{contradiction, merge_into, Dim, TensorType, Type};
 use super::{GraphTypes, Options, Propagation};
+use crate::name_key::{same, NameKey};
 
 /// What the inference of one model shares.
 pub(crate) struct Run<'m> {

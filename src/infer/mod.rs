@@ -87,7 +87,6 @@ mod context;
 mod data;
 mod engine;
 mod error;
-pub(crate) mod name_key;
 pub(crate) mod names;
 mod ops;
 mod rules;

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::name_key::NameKey;
+use crate::name_key::NameKey;
 use crate::proto::{FunctionProto, GraphProto, NodeProto};
 
 /// A value's number in its body's [`Names`].

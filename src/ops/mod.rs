@@ -55,7 +55,7 @@ mod suggest;
 mod tests;
 mod types;
 
-use crate::infer::name_key::NameKey;
+use crate::name_key::NameKey;
 
 pub use context::{Node, NodeContext};
 pub use generated::data::ONNX_VERSION;

@@ -1,12 +1,13 @@
-//! Names compared without handing an empty one to `memcmp`. An empty
-//! string's pointer is dangling (`0x1`, for `String::new()` and the literal
-//! `""` alike), and glibc's AVX-512 `memcmp` reads its operands with a
-//! masked load even for a length of 0: at an unmapped address the
-//! processor suppresses the fault in microcode, about 280 ns a call on the
-//! AMD EPYC the benchmarks run on, against 1 ns for a comparison of two
-//! short names. The default domain is the empty string, so every lookup of
-//! a node's operator by `(domain, op)` paid it; [`same`] and [`NameKey`]
-//! decide an empty name by its length.
+//! Names compared without handing an empty one to `memcmp`, for `check`,
+//! `infer` and the operator registry. An empty string's pointer is
+//! dangling (`0x1`, for `String::new()` and the literal `""` alike), and
+//! glibc's AVX-512 `memcmp` reads its operands with a masked load even for
+//! a length of 0: at an unmapped address the processor suppresses the
+//! fault in microcode, about 280 ns a call on the AMD EPYC the benchmarks
+//! run on, against 1 ns for a comparison of two short names. The default
+//! domain is the empty string, so every lookup of a node's operator by
+//! `(domain, op)` paid it; [`same`] and [`NameKey`] decide an empty name by
+//! its length.
 //!
 //! They compare exactly as `==` on `str` does.
 
