@@ -13,6 +13,8 @@
 
 use std::hash::{Hash, Hasher};
 
+use crate::proto::{FunctionProto, NodeProto};
+
 /// Whether `a` and `b` are the same string (`a == b`), without calling
 /// `memcmp` when they are empty.
 #[inline]
@@ -37,6 +39,28 @@ impl Hash for NameKey<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.0.hash(state);
     }
+}
+
+/// A function of a model's key: its domain, name and overload.
+pub(crate) type FunctionKey<'m> = (NameKey<'m>, NameKey<'m>, NameKey<'m>);
+
+/// The key `function` is called by.
+pub(crate) fn function_key(function: &FunctionProto) -> FunctionKey<'_> {
+    (
+        NameKey(function.domain.as_deref().unwrap_or("")),
+        NameKey(function.name.as_deref().unwrap_or("")),
+        NameKey(function.overload.as_deref().unwrap_or("")),
+    )
+}
+
+/// The key of the function `node` calls: its domain, operator and
+/// overload.
+pub(crate) fn callee_key(node: &NodeProto) -> FunctionKey<'_> {
+    (
+        NameKey(node.domain.as_deref().unwrap_or("")),
+        NameKey(node.op_type.as_deref().unwrap_or("")),
+        NameKey(node.overload.as_deref().unwrap_or("")),
+    )
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use super::rules;
 use super::symbols::Symbols;
 use super::types::{contradiction, merge_into, Dim, TensorType, Type};
 use super::{GraphTypes, Options, Propagation};
-use crate::name_key::{same, NameKey};
+use crate::name_key::{callee_key, function_key, same, FunctionKey, NameKey};
 
 /// What the inference of one model shares.
 pub(crate) struct Run<'m> {
@@ -57,9 +57,6 @@ pub(crate) struct Run<'m> {
     /// [`MAX_PROPAGATED_TOTAL`]).
     pub(super) propagation_left: usize,
 }
-
-/// A function of the model's key: its domain, name and overload.
-pub(super) type FunctionKey<'m> = (NameKey<'m>, NameKey<'m>, NameKey<'m>);
 
 /// An error at a node.
 pub(super) struct NodeError {
@@ -280,14 +277,7 @@ impl<'m> Run<'m> {
         let functions = functions
             .iter()
             .enumerate()
-            .map(|(i, f)| {
-                let key = (
-                    NameKey(f.domain.as_deref().unwrap_or("")),
-                    NameKey(f.name.as_deref().unwrap_or("")),
-                    NameKey(f.overload.as_deref().unwrap_or("")),
-                );
-                (key, (i, f))
-            })
+            .map(|(i, f)| (function_key(f), (i, f)))
             .collect();
         Run {
             options,
@@ -496,11 +486,7 @@ impl<'m> Run<'m> {
             let schema_node = (node, &*attributes, inputs);
             return Some(self.schema_node(scope, schema_node, operator, path));
         }
-        let overload = node.overload.as_deref().unwrap_or("");
-        let Some(&(index, function)) =
-            self.functions
-                .get(&(NameKey(domain), NameKey(op), NameKey(overload)))
-        else {
+        let Some(&(index, function)) = self.functions.get(&callee_key(node)) else {
             scope.unsupported = true;
             return None;
         };
@@ -815,6 +801,30 @@ mod tests {
         let text = doubled(44);
         assert_eq!(inferred(&text, "c44").to_string(), "int64[35184372088832]");
         assert_eq!(inferred(&text, "y").shape(), None);
+    }
+
+    #[test]
+    fn a_call_infers_the_function_of_its_domain_name_and_overload() {
+        // Keys that differ only in an empty or a non-empty part, or in
+        // the name's length: each call must find its own function.
+        let text = "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\n\
+            g (float[2] x) => (y, z, w, v) {\n  y = local.F (x)\n  z = local.F:v2 (x)\n  \
+            w = local.FF (x)\n  v = local.F:v (x)\n}\n";
+        let function = |name: &str, overload: &str, to: &str| {
+            format!(
+                "<domain: \"local\", opset_import: [\"\": 21]{overload}>\n\
+                 {name} (a) => (b) {{ b = Cast <to = {to}> (a) }}\n"
+            )
+        };
+        let text = text.to_string()
+            + &function("F", "", "1")
+            + &function("F", ", overload: \"v2\"", "7")
+            + &function("FF", "", "6")
+            + &function("F", ", overload: \"v\"", "11");
+        let types: Vec<_> = ["y", "z", "w", "v"]
+            .map(|name| inferred(&text, name).to_string())
+            .into();
+        assert_eq!(types, ["float[2]", "int64[2]", "int32[2]", "double[2]"]);
     }
 
     #[test]
