@@ -106,6 +106,7 @@ pub mod ir_path;
 mod lexer;
 #[cfg(feature = "lsp")]
 pub mod lsp;
+mod name_key;
 mod numbers;
 pub mod ops;
 mod parallel;

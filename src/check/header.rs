@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use super::findings::{function_subject, named_subject, node_subject, quoted, Findings};
 use super::model::{function_key, is_headless, BodyKind, Model, Site};
+use crate::name_key::NameKey;
 use crate::ops::{self, AI_ONNX};
 use crate::proto::OperatorSetIdProto;
 
@@ -333,7 +334,7 @@ fn duplicate_functions(model: &Model<'_>, findings: &mut Findings) {
         let Some((first, _)) = model.function(key).filter(|&(first, _)| first != index) else {
             continue;
         };
-        let (domain, name, overload) = key;
+        let (NameKey(domain), NameKey(name), NameKey(overload)) = key;
         let what = if overload.is_empty() {
             format!("`{domain}.{name}`")
         } else {

@@ -10,13 +10,12 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::infer::names::{Names, Tables};
+use crate::name_key::same;
+pub(crate) use crate::name_key::{callee_key, function_key, FunctionKey};
 use crate::ops::AI_ONNX;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
 };
-
-/// A model-local function's key: domain, name, overload.
-pub(crate) type FunctionKey<'m> = (&'m str, &'m str, &'m str);
 
 /// The model being checked.
 pub(crate) struct Model<'m> {
@@ -79,7 +78,7 @@ impl<'m> Imports<'m> {
 
     /// The version of `domain` imported as written, if it is.
     pub(crate) fn literal(&self, domain: &str) -> Option<i64> {
-        let last = self.versions.iter().rev().find(|(d, _)| *d == domain);
+        let last = self.versions.iter().rev().find(|(d, _)| same(d, domain));
         last.map(|&(_, version)| version)
     }
 }
@@ -252,24 +251,6 @@ fn references_in<'m>(nodes: &'m [NodeProto], names: &mut HashSet<&'m str>) {
             references_in(&graph.node, names);
         }
     }
-}
-
-/// The key a function is called by.
-pub(crate) fn function_key(f: &FunctionProto) -> FunctionKey<'_> {
-    (
-        f.domain.as_deref().unwrap_or(""),
-        f.name.as_deref().unwrap_or(""),
-        f.overload.as_deref().unwrap_or(""),
-    )
-}
-
-/// The key a node calls: its domain, operator and overload.
-pub(crate) fn callee_key(node: &NodeProto) -> FunctionKey<'_> {
-    (
-        node.domain.as_deref().unwrap_or(""),
-        node.op_type.as_deref().unwrap_or(""),
-        node.overload.as_deref().unwrap_or(""),
-    )
 }
 
 /// `graph` or `function`.

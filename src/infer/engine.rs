@@ -33,15 +33,16 @@ use super::rules;
 use super::symbols::Symbols;
 use super::types::{contradiction, merge_into, Dim, TensorType, Type};
 use super::{GraphTypes, Options, Propagation};
+use crate::name_key::{callee_key, function_key, same, FunctionKey, NameKey};
 
 /// What the inference of one model shares.
 pub(crate) struct Run<'m> {
     pub(super) options: Options,
     /// The model's functions by domain, name and overload, with their index.
-    pub(super) functions: HashMap<(&'m str, &'m str, &'m str), (usize, &'m FunctionProto)>,
+    pub(super) functions: HashMap<FunctionKey<'m>, (usize, &'m FunctionProto)>,
     pub(super) symbols: Symbols,
     /// What the operators nodes have called resolve to.
-    operators: HashMap<(&'m str, &'m str, i64), Option<Operator>>,
+    operators: HashMap<(NameKey<'m>, NameKey<'m>, i64), Option<Operator>>,
     /// Findings of the graphs of the model.
     pub(super) findings: Vec<Finding>,
     /// The types of each graph of the model (not of function bodies).
@@ -112,7 +113,7 @@ pub(crate) struct Opsets<'m>(Vec<(&'m str, i64)>);
 impl<'m> Opsets<'m> {
     /// The version imported for `domain`, as written.
     fn get(&self, domain: &str) -> Option<i64> {
-        let last = self.0.iter().rev().find(|(d, _)| *d == domain);
+        let last = self.0.iter().rev().find(|(d, _)| same(d, domain));
         last.map(|&(_, version)| version)
     }
 }
@@ -276,14 +277,7 @@ impl<'m> Run<'m> {
         let functions = functions
             .iter()
             .enumerate()
-            .map(|(i, f)| {
-                let key = (
-                    f.domain.as_deref().unwrap_or(""),
-                    f.name.as_deref().unwrap_or(""),
-                    f.overload.as_deref().unwrap_or(""),
-                );
-                (key, (i, f))
-            })
+            .map(|(i, f)| (function_key(f), (i, f)))
             .collect();
         Run {
             options,
@@ -376,7 +370,6 @@ impl<'m> Run<'m> {
         self.nodes(scope, &graph.node);
     }
 
-    /// Infers `nodes` in order.
     /// Infers `nodes`, the nodes of `scope`'s body, in order.
     pub(super) fn nodes(&mut self, scope: &mut Scope<'_, 'm>, nodes: &'m [NodeProto]) {
         for (index, node) in nodes.iter().enumerate() {
@@ -486,15 +479,14 @@ impl<'m> Run<'m> {
         } else {
             *self
                 .operators
-                .entry((domain, op, version))
+                .entry((NameKey(domain), NameKey(op), version))
                 .or_insert_with(|| Operator::resolve(domain, op, version))
         };
         if let Some(operator) = operator {
             let schema_node = (node, &*attributes, inputs);
             return Some(self.schema_node(scope, schema_node, operator, path));
         }
-        let overload = node.overload.as_deref().unwrap_or("");
-        let Some(&(index, function)) = self.functions.get(&(domain, op, overload)) else {
+        let Some(&(index, function)) = self.functions.get(&callee_key(node)) else {
             scope.unsupported = true;
             return None;
         };
@@ -809,6 +801,30 @@ mod tests {
         let text = doubled(44);
         assert_eq!(inferred(&text, "c44").to_string(), "int64[35184372088832]");
         assert_eq!(inferred(&text, "y").shape(), None);
+    }
+
+    #[test]
+    fn a_call_infers_the_function_of_its_domain_name_and_overload() {
+        // Keys that differ only in an empty or a non-empty part, or in
+        // the name's length: each call must find its own function.
+        let text = "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\n\
+            g (float[2] x) => (y, z, w, v) {\n  y = local.F (x)\n  z = local.F:v2 (x)\n  \
+            w = local.FF (x)\n  v = local.F:v (x)\n}\n";
+        let function = |name: &str, overload: &str, to: &str| {
+            format!(
+                "<domain: \"local\", opset_import: [\"\": 21]{overload}>\n\
+                 {name} (a) => (b) {{ b = Cast <to = {to}> (a) }}\n"
+            )
+        };
+        let text = text.to_string()
+            + &function("F", "", "1")
+            + &function("F", ", overload: \"v2\"", "7")
+            + &function("FF", "", "6")
+            + &function("F", ", overload: \"v\"", "11");
+        let types: Vec<_> = ["y", "z", "w", "v"]
+            .map(|name| inferred(&text, name).to_string())
+            .into();
+        assert_eq!(types, ["float[2]", "int64[2]", "int32[2]", "double[2]"]);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 
+use crate::name_key::NameKey;
 use crate::proto::{FunctionProto, GraphProto, NodeProto};
 
 /// A value's number in its body's [`Names`].
@@ -34,7 +35,7 @@ pub(crate) struct Outer {
 /// The value names of one body, numbered.
 #[derive(Debug)]
 pub(crate) struct Names<'m> {
-    index: HashMap<&'m str, ValueId>,
+    index: HashMap<NameKey<'m>, ValueId>,
     names: Vec<&'m str>,
     /// Where each node's numbers start in `occurrences` (one more entry
     /// than nodes): its inputs', then its outputs'.
@@ -123,7 +124,7 @@ impl<'m> Names<'m> {
 
     fn intern(&mut self, name: &'m str) -> ValueId {
         let next = self.names.len() as ValueId;
-        let id = *self.index.entry(name).or_insert(next);
+        let id = *self.index.entry(NameKey(name)).or_insert(next);
         if id == next {
             self.names.push(name);
         }
@@ -137,7 +138,7 @@ impl<'m> Names<'m> {
 
     /// The number of `name`, if the body names it.
     pub(crate) fn id(&self, name: &str) -> Option<ValueId> {
-        self.index.get(name).copied()
+        self.index.get(&NameKey(name)).copied()
     }
 
     /// The name numbered `id`.

@@ -55,6 +55,8 @@ mod suggest;
 mod tests;
 mod types;
 
+use crate::name_key::NameKey;
+
 pub use context::{Node, NodeContext};
 pub use generated::data::ONNX_VERSION;
 pub use schema::{
@@ -111,10 +113,11 @@ pub fn schema(domain: &str, name: &str, opset: i64) -> Option<&'static Schema> {
 }
 
 /// [`schema`] remembered by domain, operator and opset: a model calls few
-/// operators, many times, and a lookup searches by name.
+/// operators, many times, and a lookup searches by name. The names are
+/// keys that compare an empty domain without `memcmp` ([`NameKey`]).
 #[derive(Default)]
 pub(crate) struct SchemaMemo<'a> {
-    found: foldhash::HashMap<(&'a str, &'a str, i64), Option<&'static Schema>>,
+    found: foldhash::HashMap<(NameKey<'a>, NameKey<'a>, i64), Option<&'static Schema>>,
 }
 
 impl<'a> SchemaMemo<'a> {
@@ -127,7 +130,7 @@ impl<'a> SchemaMemo<'a> {
     ) -> Option<&'static Schema> {
         *self
             .found
-            .entry((domain, op, opset))
+            .entry((NameKey(domain), NameKey(op), opset))
             .or_insert_with(|| schema(domain, op, opset))
     }
 }
