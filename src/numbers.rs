@@ -394,9 +394,6 @@ mod tests {
         );
     }
 
-    /// Conversions agree with `str::parse` to the bit, on ties between two
-    /// `f32`s (which go to the general path), next to them, and on a spread
-    /// of lengths and scales.
     /// The masks of every byte value at every place of a block, and of
     /// random blocks, as the SWAR arithmetic gives them.
     #[test]
@@ -451,6 +448,9 @@ mod tests {
         count_general_path(&texts);
     }
 
+    /// Conversions agree with `str::parse` to the bit, on ties between two
+    /// `f32`s (which go to the general path), next to them, and on a spread
+    /// of lengths and scales.
     #[test]
     fn converts_like_str_parse() {
         let mut texts: Vec<String> = [
