@@ -189,6 +189,14 @@ impl<'m> GraphTypes<'m> {
         self.types[self.names.id(name)? as usize].as_ref()
     }
 
+    /// The type of input `slot` of the graph's node `node` (which has
+    /// `inputs` inputs): what [`get`](Self::get) gives for that input's
+    /// name, found by its number rather than by hashing the name again.
+    pub(crate) fn node_input(&self, node: usize, inputs: usize, slot: usize) -> Option<&Type> {
+        let id = *self.names.inputs(node, inputs).get(slot)?;
+        self.types[id as usize].as_ref()
+    }
+
     /// Every value the graph knows the type of, with that type (in no
     /// particular order).
     ///
