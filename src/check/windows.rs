@@ -70,9 +70,10 @@ pub(super) fn check(
             if !flagged.is_empty() && flagged.contains(&site.path()) {
                 continue;
             }
+            let inputs = &site.node.input;
             let shape = |slot: usize| {
-                let name = site.node.input.get(slot).filter(|n| !n.is_empty())?;
-                types.get(name)?.shape()
+                inputs.get(slot).filter(|n| !n.is_empty())?;
+                types.node_input(index, inputs.len(), slot)?.shape()
             };
             let node = Node {
                 site: &site,

@@ -55,7 +55,7 @@ pub(super) fn call_site<'a, 'm>(
     };
     for (name, &id) in node.input.iter().zip(ids) {
         let present = !name.is_empty();
-        let constant = scope.constants.get(&id).filter(|_| present).map(|c| &**c);
+        let constant = scope.constants.get(id).filter(|_| present);
         let ty = scope.lookup(id).filter(|t| present && !t.is_unknown());
         site.inputs.push(ty.cloned());
         site.constants.push(constant);

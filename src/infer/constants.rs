@@ -44,6 +44,39 @@ pub(super) fn bind<'a>(
     Cow::Owned(bound)
 }
 
+/// The constant values of a body by value number: initializers and
+/// `Constant` outputs, borrowed from the model, or tensors made from an
+/// attribute (`value_float`, a bound reference). The borrowed ones, nearly
+/// all of them, are kept apart, so that the map a graph of many `Constant`
+/// nodes grows moves references, not whole tensors, when it rehashes.
+#[derive(Default)]
+pub(super) struct Constants<'m> {
+    borrowed: HashMap<ValueId, &'m TensorProto>,
+    owned: HashMap<ValueId, TensorProto>,
+}
+
+impl<'m> Constants<'m> {
+    /// Records `tensor` as the value of `id`, in place of any before.
+    pub(super) fn insert(&mut self, id: ValueId, tensor: Cow<'m, TensorProto>) {
+        match tensor {
+            Cow::Borrowed(tensor) => {
+                self.owned.remove(&id);
+                self.borrowed.insert(id, tensor);
+            }
+            Cow::Owned(tensor) => {
+                self.borrowed.remove(&id);
+                self.owned.insert(id, tensor);
+            }
+        }
+    }
+
+    /// The value of `id`, when it is a constant.
+    pub(super) fn get(&self, id: ValueId) -> Option<&TensorProto> {
+        let borrowed = self.borrowed.get(&id).copied();
+        borrowed.or_else(|| self.owned.get(&id))
+    }
+}
+
 /// Records the value of a `Constant` node (of `ai.onnx`, one output, the
 /// value `outputs[0]`) for later nodes.
 pub(super) fn constant_of<'m>(scope: &mut Scope<'_, 'm>, node: &'m NodeProto, outputs: &[ValueId]) {
@@ -107,4 +140,38 @@ fn literal_tensor(attribute: &AttributeProto) -> Option<TensorProto> {
         _ => return None,
     }
     Some(tensor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(name: &str) -> TensorProto {
+        TensorProto {
+            name: Some(name.to_owned()),
+            ..TensorProto::default()
+        }
+    }
+
+    fn name_of(constants: &Constants<'_>, id: ValueId) -> Option<String> {
+        constants.get(id).and_then(|t| t.name.clone())
+    }
+
+    #[test]
+    fn a_value_recorded_again_has_its_last_value_borrowed_or_owned() {
+        let (initializer, node_value) = (tensor("initializer"), tensor("node value"));
+        let mut constants = Constants::default();
+        constants.insert(0, Cow::Borrowed(&initializer));
+        constants.insert(1, Cow::Owned(tensor("made")));
+        assert_eq!(name_of(&constants, 0).as_deref(), Some("initializer"));
+        assert_eq!(name_of(&constants, 1).as_deref(), Some("made"));
+        assert_eq!(name_of(&constants, 2), None);
+
+        constants.insert(0, Cow::Owned(tensor("made again")));
+        assert_eq!(name_of(&constants, 0).as_deref(), Some("made again"));
+        constants.insert(0, Cow::Borrowed(&node_value));
+        assert_eq!(name_of(&constants, 0).as_deref(), Some("node value"));
+        constants.insert(1, Cow::Borrowed(&initializer));
+        assert_eq!(name_of(&constants, 1).as_deref(), Some("initializer"));
+    }
 }

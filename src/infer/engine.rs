@@ -18,12 +18,11 @@ use crate::error::Diagnostic;
 use crate::finding::{node_subject, Finding, Related, Severity};
 use crate::ops::{self, Schema};
 use crate::proto::{
-    AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, TensorProto,
-    ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
 };
 
 use super::call::{call_site, context_site, Callee};
-use super::constants::{bind, constant_of};
+use super::constants::{bind, constant_of, Constants};
 use super::constraints;
 use super::context::{propagation_input, DataNode, Node};
 use super::data::{tensor_type, MAX_PROPAGATED_ELEMENTS, MAX_PROPAGATED_TOTAL};
@@ -133,7 +132,7 @@ pub(crate) struct Scope<'p, 'm> {
     /// The types known, by value number.
     pub(super) types: Vec<Option<Type>>,
     /// Constant values (initializers, `Constant` outputs); not inherited.
-    pub(super) constants: HashMap<ValueId, Cow<'m, TensorProto>>,
+    pub(super) constants: Constants<'m>,
     /// Contents computed by data propagation.
     pub(super) data: HashMap<ValueId, Vec<Dim>>,
     pub(super) opsets: &'p Opsets<'m>,
@@ -166,7 +165,7 @@ impl<'p, 'm> Scope<'p, 'm> {
             parent,
             types: vec![None; names.len()],
             names,
-            constants: HashMap::new(),
+            constants: Constants::default(),
             data: HashMap::new(),
             opsets,
             bindings,
@@ -521,7 +520,7 @@ impl<'m> Run<'m> {
                 continue;
             }
             inputs.push(scope.lookup(id).filter(|t| !t.is_unknown()));
-            let constant = scope.constants.get(&id).map(|c| &**c);
+            let constant = scope.constants.get(id);
             constants.push(constant);
             symbolic.push(constant.map_or_else(|| scope.lookup_data(id), |_| None));
         }

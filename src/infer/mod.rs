@@ -189,6 +189,14 @@ impl<'m> GraphTypes<'m> {
         self.types[self.names.id(name)? as usize].as_ref()
     }
 
+    /// The type of input `slot` of the graph's node `node` (which has
+    /// `inputs` inputs): what [`get`](Self::get) gives for that input's
+    /// name, found by its number rather than by hashing the name again.
+    pub(crate) fn node_input(&self, node: usize, inputs: usize, slot: usize) -> Option<&Type> {
+        let id = *self.names.inputs(node, inputs).get(slot)?;
+        self.types[id as usize].as_ref()
+    }
+
     /// Every value the graph knows the type of, with that type (in no
     /// particular order).
     ///
@@ -364,5 +372,45 @@ pub fn infer_function<'m>(
             .filter_map(|((_, name), ty)| Some((name, ty?)))
             .collect(),
         findings: run.findings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_input_by_number_has_the_type_its_name_has() {
+        let model = crate::parse_model(
+            "<ir_version: 10, opset_import: [\"\": 21]>\n\
+             g (bool c, float[2] a, float b) => (float[2] y) {\n\
+               m = Clip (a, , b)\n\
+               y = If (c) <then_branch = t () => (float[2] z) { z = Add (m, b) },\n\
+                           else_branch = e () => (float[2] w) { w = Identity (a) }>\n}",
+        )
+        .unwrap();
+        let inference = infer_model(&model, Options::default());
+        let main = model.graph.as_ref().unwrap();
+        let branch = main.node[1].attribute[0].g.as_ref().unwrap();
+        let graphs = [
+            ("graph", main),
+            (r#"graph.node[1].attribute["then_branch"].g"#, branch),
+        ];
+        let mut compared = 0;
+        for (path, graph) in graphs {
+            let types = inference.graph(path).unwrap();
+            for (index, node) in graph.node.iter().enumerate() {
+                let inputs = node.input.len();
+                for (slot, name) in node.input.iter().enumerate() {
+                    let by_number = types.node_input(index, inputs, slot);
+                    let by_name = types.get(name);
+                    assert_eq!(by_number.map(Type::to_string), by_name.map(Type::to_string));
+                    compared += usize::from(by_name.is_some());
+                }
+            }
+        }
+        // The main graph's a, b and c; the branch knows no type of the
+        // outer m and b it reads, by number as by name.
+        assert_eq!(compared, 3);
     }
 }
