@@ -15,8 +15,8 @@
 use std::collections::HashMap;
 
 use super::findings::{function_subject, named_subject, node_subject, quoted, Findings};
-use super::model::{function_key, is_headless, BodyKind, Model, Site};
-use crate::name_key::NameKey;
+use super::model::{is_headless, BodyKind, Model, Site};
+use crate::name_key::{function_key, NameKey};
 use crate::ops::{self, AI_ONNX};
 use crate::proto::OperatorSetIdProto;
 

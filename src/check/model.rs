@@ -10,8 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::infer::names::{Names, Tables};
-use crate::name_key::same;
-pub(crate) use crate::name_key::{callee_key, function_key, FunctionKey};
+use crate::name_key::{function_key, same, FunctionKey};
 use crate::ops::AI_ONNX;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,

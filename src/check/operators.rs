@@ -12,7 +12,8 @@
 
 use super::findings::{quoted, Findings, Severity};
 use super::header::display_name;
-use super::model::{callee_key, Model, Site};
+use super::model::{Model, Site};
+use crate::name_key::callee_key;
 use crate::ops::{self, Schema, SchemaMemo, AI_ONNX};
 use crate::proto::FunctionProto;
 
