@@ -354,7 +354,8 @@ impl FillState {
 
 /// The units [`Sink::each_item`] cuts a list whose items weigh `weights`
 /// (bytes of encoding) into, as the index of each unit's first item, how
-/// many of them this thread writes, and the index after its last: this thread's part ends after [`SPLIT_MINE_32NDS`]/32
+/// many of them this thread writes, and the index after its last: this
+/// thread's part ends after [`SPLIT_MINE_32NDS`]/32
 /// of [`SPLIT_UNIT`] items or of [`SPLIT_UNIT_WEIGHT`], whichever comes
 /// first, then the helper's after the rest of either. None when the list
 /// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
