@@ -404,13 +404,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Given {
 
     fn extract(object: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         let py = object.py();
-        let model = || -> &'static Kind { &MODEL };
         if let Ok(bytes) = object.cast::<PyBytes>() {
             let data = Serialized::whole(bytes.to_owned());
-            return Ok(Given {
-                kind: model(),
-                data,
-            });
+            return Ok(Given { kind: &MODEL, data });
         }
         let message = (object.getattr(intern!(py, "DESCRIPTOR")))
             .and_then(|descriptor| descriptor.getattr(intern!(py, "name")))
@@ -423,10 +419,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Given {
         let Ok((name, serialize)) = message else {
             let data = Serialized::extract(object)
                 .map_err(|_| not_expected("an onnx proto or bytes", &object))?;
-            return Ok(Given {
-                kind: model(),
-                data,
-            });
+            return Ok(Given { kind: &MODEL, data });
         };
         let kind = find_kind(&name)?;
         let data = Serialized::whole(serialize.call0()?.cast_into::<PyBytes>()?);
