@@ -413,4 +413,28 @@ mod tests {
         // outer m and b it reads, by number as by name.
         assert_eq!(compared, 3);
     }
+
+    /// A 1-D shape input's declared length becomes that many unknown dims
+    /// (as onnx gives for a length of 3) only up to the limit constants
+    /// have. A length of a trillion made `Expand`-8 ask for 26 TB (the
+    /// `infer` fuzzer's find); onnx's `infer_shapes` is killed for memory
+    /// on it. Here the output's shape is left unknown.
+    #[test]
+    fn a_shape_input_declared_huge_leaves_the_output_shape_unknown() {
+        let expand = |length: &str| {
+            let model = crate::parse_model(&format!(
+                "<ir_version: 10, opset_import: [\"\": 8]>\n\
+                 g (float[1] x, int64[{length}] s) => (float[a,b,c] y) {{ t = Expand (x, s)\n y = Identity (t) }}"
+            ))
+            .unwrap();
+            let inference = infer_model(&model, Options::default());
+            inference
+                .graph("graph")
+                .unwrap()
+                .get("t")
+                .map(Type::to_string)
+        };
+        assert_eq!(expand("3").as_deref(), Some("float[unk__0,unk__1,unk__2]"));
+        assert_eq!(expand("1000000000000").as_deref(), Some("float[]"));
+    }
 }

@@ -5,6 +5,7 @@
 
 use super::common::*;
 use super::elementwise::first_input_data;
+use crate::infer::data::unknown_dims_of;
 
 pub(super) const RULES: &[Rule] = &[
     Rule::new("Shape", 1, shape).propagate(shape_data),
@@ -173,10 +174,12 @@ fn expand(node: &mut Node) -> Outcome {
         if shape_of_shape.len() != 1 {
             return failed(ErrorKind::Invalid, "the shape input must be a 1-D tensor");
         }
-        match (node.constant_ints(1), &shape_of_shape[0]) {
-            (Some(values), _) => values.into_iter().map(Dim::Value).collect(),
-            (None, Dim::Value(n)) => vec![Dim::Unknown; usize::try_from(*n).unwrap_or(0)],
-            _ => return Ok(()),
+        match node.constant_ints(1) {
+            Some(values) => values.into_iter().map(Dim::Value).collect(),
+            None => match node.input(1).and_then(unknown_dims_of) {
+                Some(dims) => dims,
+                None => return Ok(()),
+            },
         }
     } else {
         node.shape_input(1)?.known()?
