@@ -26,7 +26,9 @@
 //!   [`parse_function`], [`parse_node`], [`parse_nodes`], [`parse_type`],
 //!   [`parse_tensor`], [`parse_attribute`], [`parse_value_info`];
 //!   [`parse_model_with_source_map`] also gives the span of every graph,
-//!   node, attribute, value info, function and value name ([`SourceMap`]).
+//!   node, attribute, value info, function and value name ([`SourceMap`]),
+//!   [`parse_model_with_source_map_for`] only of the items some IR paths
+//!   need (to locate a checker's findings in a big model).
 //!   [`Parser`] holds the options.
 //! * IR to text: [`to_text`], or a [`Printer`] for the options (compat
 //!   mode, elision, threads) and for writing to any `io::Write`.
@@ -133,6 +135,7 @@ pub use error::{
 };
 pub use format::format;
 pub use lexer::looks_like_text;
+pub use parser::parse_model_with_source_map_for;
 pub use parser::EncodedModel;
 pub use parser::{
     parse_attribute, parse_function, parse_graph, parse_model, parse_model_with_source_map,

@@ -14,7 +14,7 @@ use super::data::{self, data_sets_start, RawDataSet};
 use super::errors::to_error;
 use super::fast::pieces;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
-use super::landmarks::SourceMap;
+use super::landmarks::{Kept, SourceMap};
 use super::tokens::{check_tokens, tokenize};
 use super::write::{self, EncodedModel};
 use crate::error::Error;
@@ -246,17 +246,49 @@ pub fn parse_model_with_source_map(text: &str) -> Result<(ModelProto, SourceMap)
     parse_model_with_comments(text).map(|(model, map, _)| (model, map))
 }
 
+/// Parses a model like [`parse_model_with_source_map`], but keeps in the
+/// map only what [`SourceMap::find`] needs to locate the items at `paths`
+/// (the paths of a checker's findings, say): each of them, the items
+/// enclosing it and their names (`graph.node[3].name`), the header, and
+/// the main graph and its name. Making the map of a large model costs
+/// more than parsing it; this costs what the paths need.
+///
+/// ```
+/// let text = "g (float x) => (float y) {\n  t = Neg(x)\n  y = Relu(t)\n}";
+/// let (_, map) = onnxtxt::parse_model_with_source_map_for(text, ["graph.node[1].input[0]"])?;
+/// assert_eq!(&text[map.span("graph.node[1].input[0]").unwrap()], "t");
+/// assert_eq!(&text[map.find("graph.node[1].attribute[0]").unwrap()], "y = Relu(t)");
+/// assert_eq!(map.span("graph.node[0]"), None);
+/// # Ok::<(), onnxtxt::Error>(())
+/// ```
+pub fn parse_model_with_source_map_for<'p>(
+    text: &str,
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Result<(ModelProto, SourceMap), Error> {
+    let kept = Kept::around(paths);
+    parse_model_keeping(text, &kept).map(|(model, map, _)| (model, map))
+}
+
 /// Parses a model like [`parse_model_with_source_map`], and also returns the
 /// spans of the text's comments, for the formatter.
 pub(crate) fn parse_model_with_comments(
     text: &str,
+) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
+    parse_model_keeping(text, &Kept::All)
+}
+
+/// The model of `text`, the map of its items `kept` names, and the spans
+/// of its comments.
+fn parse_model_keeping(
+    text: &str,
+    kept: &Kept,
 ) -> Result<(ModelProto, SourceMap, Vec<std::ops::Range<usize>>), Error> {
     let text = &*blank_bom(text);
     located(text, || {
         let (tokens, comments) = scan(text);
         let (tokens, _) = check_tokens(tokens, text)?;
         let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
-        let map = SourceMap::of_model(&model, state.landmarks.recorded());
+        let map = SourceMap::of_model_keeping(&model, state.landmarks.recorded(), kept);
         Ok((model, map, comments))
     })
 }

@@ -4,7 +4,7 @@
 //! parser backtracks), and [`SourceMap`] matches them to IR paths such as
 //! `graph.node[3].attribute[0]` by walking the IR beside them.
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use chumsky::prelude::*;
 
@@ -162,13 +162,7 @@ impl SourceMap {
     /// enclosing item that has one (`graph.node[3].attribute[1].t`, then
     /// `graph.node[3].attribute[1]`, then `graph.node[3]`, ...).
     pub fn find(&self, path: &str) -> Option<Span> {
-        let mut path = path;
-        loop {
-            if let Some(span) = self.spans.get(path) {
-                return Some(span.clone());
-            }
-            path = &path[..path.rfind(['.', '['])?];
-        }
+        enclosing(path).find_map(|item| self.spans.get(item).cloned())
     }
 
     /// Every item with its span, in no particular order.
@@ -180,10 +174,21 @@ impl SourceMap {
 
     /// Matches the landmarks of a parsed model with its IR.
     pub(crate) fn of_model(model: &ModelProto, landmarks: &[Landmark]) -> Self {
+        Self::of_model_keeping(model, landmarks, &Kept::All)
+    }
+
+    /// Matches the landmarks of a parsed model with the items of its IR
+    /// that `kept` names, skipping every item that holds none of them.
+    pub(crate) fn of_model_keeping(
+        model: &ModelProto,
+        landmarks: &[Landmark],
+        kept: &Kept,
+    ) -> Self {
         let mut map = SourceMap::default();
         let mut walk = Walk {
             landmarks,
             map: &mut map,
+            kept,
         };
         let top = walk.children_of_range(0, landmarks.len());
         let graphs: Vec<_> = top
@@ -209,10 +214,56 @@ impl SourceMap {
     }
 }
 
+/// `path` (`graph.node[3].attribute[1]`), then each item that encloses
+/// it, innermost first (`graph.node[3]`, `graph`).
+fn enclosing(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(path), |item| {
+        item.rfind(['.', '[']).map(|end| &item[..end])
+    })
+}
+
+/// The items of a [`SourceMap`] to keep: every one, or only those
+/// [`SourceMap::find`] and [`SourceMap::span`] need for some paths.
+#[derive(Debug)]
+pub(crate) enum Kept {
+    All,
+    /// Each path given, the items enclosing it and the names of all of
+    /// these (`{item}.name`), the header, and the main graph and its name
+    /// (what stands for an item that has no span).
+    Around(HashSet<String>),
+}
+
+impl Kept {
+    /// What [`SourceMap::find`] needs for `paths`: see [`Kept::Around`].
+    pub(crate) fn around<'p>(paths: impl IntoIterator<Item = &'p str>) -> Self {
+        let mut kept = HashSet::default();
+        for path in paths.into_iter().chain(["header", "graph"]) {
+            for item in enclosing(path) {
+                if kept.contains(item) {
+                    break;
+                }
+                kept.insert(format!("{item}.name"));
+                kept.insert(item.to_owned());
+            }
+        }
+        Kept::Around(kept)
+    }
+
+    /// Whether the item at `path` is kept. The set is closed under
+    /// enclosing: when an item is not kept, nothing inside it is.
+    fn keeps(&self, path: &str) -> bool {
+        match self {
+            Kept::All => true,
+            Kept::Around(kept) => kept.contains(path),
+        }
+    }
+}
+
 /// The walk that pairs IR items with landmarks.
 struct Walk<'a> {
     landmarks: &'a [Landmark],
     map: &'a mut SourceMap,
+    kept: &'a Kept,
 }
 
 impl Walk<'_> {
@@ -239,6 +290,9 @@ impl Walk<'_> {
     }
 
     fn record(&mut self, path: String, landmark: usize) {
+        if !self.kept.keeps(&path) {
+            return;
+        }
         // A construct that consumes nothing (the empty name before a comma
         // in `Op(x, , y)`) can end before it starts: it is where it starts.
         let span = self.landmarks[landmark].span.into_range();
@@ -248,6 +302,9 @@ impl Walk<'_> {
 
     /// Records the first child of `parent` of `kind`, if any, at `path`.
     fn record_child(&mut self, path: String, parent: usize, kind: Kind) {
+        if !self.kept.keeps(&path) {
+            return;
+        }
         if let Some(&child) = self.children(parent, |k| k == kind).first() {
             self.record(path, child);
         }
@@ -261,6 +318,9 @@ impl Walk<'_> {
     }
 
     fn graph(&mut self, graph: &GraphProto, landmark: usize, path: String) {
+        if !self.kept.keeps(&path) {
+            return;
+        }
         self.record(path.clone(), landmark);
         self.record_child(format!("{path}.name"), landmark, Kind::Name);
         let (mut input, mut output, mut initializer, mut value_info) = (0, 0, 0, 0);
@@ -297,6 +357,9 @@ impl Walk<'_> {
     fn nodes(&mut self, nodes: &[NodeProto], landmarks: &[usize], path: &str) {
         for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
             let node_path = format!("{path}.node[{index}]");
+            if !self.kept.keeps(&node_path) {
+                continue;
+            }
             self.record(node_path.clone(), landmark);
             self.record_child(format!("{node_path}.op_type"), landmark, Kind::Operator);
             let names = self.children(landmark, |k| k == Kind::Name);
@@ -347,6 +410,9 @@ impl Walk<'_> {
     }
 
     fn function(&mut self, function: &FunctionProto, landmark: usize, path: String) {
+        if !self.kept.keeps(&path) {
+            return;
+        }
         self.record(path.clone(), landmark);
         self.record_child(format!("{path}.name"), landmark, Kind::Name);
         self.opset_imports(landmark, &format!("{path}.opset_import"));
@@ -401,7 +467,7 @@ impl Walk<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{parse_model_with_source_map, SourceMap};
+    use crate::{parse_model_with_source_map, parse_model_with_source_map_for, SourceMap};
 
     /// The source map of `text`, and a function giving the text at a path.
     fn spans_of<'t>(text: &'t str) -> (SourceMap, impl Fn(&str) -> &'t str + 't) {
@@ -486,6 +552,42 @@ f <k> (float a) => (b) <float t> {
         // The typed input has the first value info, the `<...>` list the next.
         assert_eq!(at("functions[0].value_info[1].name"), "t");
         assert_eq!(at("functions[0].input[0]"), "a");
+    }
+
+    #[test]
+    fn a_map_kept_around_paths_finds_them_as_the_whole_map_does() {
+        let texts = [
+            "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\r\n\
+             main (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float[1] b = {3}> {\r\n\
+             \x20 t = local.f <alpha: float = 2.0> (x, w)\r\n\
+             \x20 @<doc_string: \"é日本\"> \"é\" = If <then_branch: graph = th () => (float[2] z) \
+             { z = Identity (t) }, k: int = 1> (c)\r\n\
+             \x20 y = Relu (\"é\")}\r\n\
+             <domain: \"local\", opset_import: [\"\": 21]>\r\n\
+             f <alpha: float = 1.0, beta> (a, float[2] c) => (b) <float t> {\r\n\
+             \x20 t = Constant <value_int: int = @alpha> ()\r\n\
+             \x20 b = Mul (a, t)\r\n}",
+            "g (float x) => (float y) { y = Relu(x) }",
+        ];
+        for text in texts {
+            let (_, whole) = parse_model_with_source_map(text).unwrap();
+            let paths: Vec<String> = whole.iter().map(|(path, _)| path.to_owned()).collect();
+            let beyond = paths
+                .iter()
+                .flat_map(|p| [format!("{p}.t"), format!("{p}.node[9]")]);
+            for path in paths.iter().cloned().chain(beyond).chain([String::new()]) {
+                let (_, kept) = parse_model_with_source_map_for(text, [path.as_str()]).unwrap();
+                for asked in [&path, &format!("{path}.name"), "header", "graph.name"] {
+                    assert_eq!(kept.find(asked), whole.find(asked), "{asked} in\n{text}");
+                }
+                for (item, span) in kept.iter() {
+                    assert_eq!(whole.span(item), Some(span), "{item} in\n{text}");
+                }
+            }
+            let all = paths.iter().map(String::as_str);
+            let (_, kept) = parse_model_with_source_map_for(text, all).unwrap();
+            assert_eq!(kept, whole);
+        }
     }
 
     #[test]

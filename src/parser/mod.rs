@@ -66,8 +66,9 @@ pub(crate) use data::{Entry as DataEntry, RawDataSet};
 pub(crate) use entry::{data_sets_offset, parse_data_sets, parse_model_with_comments, text_kind};
 pub use entry::{
     parse_attribute, parse_function, parse_graph, parse_map, parse_model,
-    parse_model_with_source_map, parse_node, parse_nodes, parse_optional, parse_sequence,
-    parse_tensor, parse_type, parse_value, parse_value_info, Parse, Parser,
+    parse_model_with_source_map, parse_model_with_source_map_for, parse_node, parse_nodes,
+    parse_optional, parse_sequence, parse_tensor, parse_type, parse_value, parse_value_info, Parse,
+    Parser,
 };
 pub(crate) use grammar::{emit_diagnostic, CustomError, Extra, Fail, Parsed, Problem, Tokens};
 pub use landmarks::SourceMap;
