@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use onnxtxt::check::Finding;
 use onnxtxt::testcase::{TestCase, TextKind};
-use onnxtxt::{Severity, SourceMap};
+use onnxtxt::Severity;
 
 use super::diagnostic_output::{show_message, ErrorFormat, Reporter};
 use super::input::read_input;
@@ -238,9 +238,7 @@ pub(crate) fn show_findings(
     if findings.is_empty() {
         return Ok(());
     }
-    if let Some(map) = text.and_then(source_map) {
-        onnxtxt::check::locate(&map, &mut findings);
-    }
+    locate(text, &mut findings);
     let reporter = Reporter::new(format, name, text);
     let shown = show_capped(&reporter, &findings, MAX_FINDINGS_SHOWN);
     summarize(name, &findings, shown, format, deny_warnings)
@@ -302,9 +300,7 @@ pub(crate) fn show_case_findings(
     let model_text = onnxtxt::testcase::model_text(text);
     let mut findings = onnxtxt::check_model(&test_case.model);
     let text = (!model_text.is_empty()).then_some(model_text);
-    if let Some(map) = text.and_then(source_map) {
-        onnxtxt::check::locate(&map, &mut findings);
-    }
+    locate(text, &mut findings);
     let mut shown = show_capped(
         &Reporter::new(format, name, text),
         &findings,
@@ -317,13 +313,22 @@ pub(crate) fn show_case_findings(
     summarize(name, &findings, shown, format, deny_warnings)
 }
 
-/// Where each item of the model is in `text`: found by parsing it again,
-/// the slower way that records where things are (so only when something
-/// is to be shown).
-fn source_map(text: &str) -> Option<SourceMap> {
-    onnxtxt::parse_model_with_source_map(text)
-        .ok()
-        .map(|(_, map)| map)
+/// Gives `findings` their spans in `text`, the model's text (none for
+/// binary input), and puts them in the order of the text. The items are
+/// found by parsing the text again, the slower way that records where
+/// things are, and only those the findings name are mapped (so only when
+/// something is to be shown).
+fn locate(text: Option<&str>, findings: &mut [Finding]) {
+    let (Some(text), false) = (text, findings.is_empty()) else {
+        return;
+    };
+    let paths = findings.iter().flat_map(|finding| {
+        let path = finding.diagnostic.path.as_deref().unwrap_or_default();
+        std::iter::once(path).chain(finding.related.iter().map(|r| r.path.as_str()))
+    });
+    if let Ok((_, map)) = onnxtxt::parse_model_with_source_map_for(text, paths) {
+        onnxtxt::check::locate(&map, findings);
+    }
 }
 
 fn plural(n: usize, what: &str) -> String {

@@ -241,3 +241,79 @@ fn deny_warnings_fails_on_warnings() {
         &["1 warning"],
     );
 }
+
+/// The command locates findings with a map of only the items they name
+/// (`parse_model_with_source_map_for`); `check_text` locates them with the
+/// whole map. Both must draw the same: the same spans, order, lines and
+/// columns, on CRLF lines, after multibyte characters, on the last line
+/// with no line end, in subgraphs and functions, with related places, and
+/// and where the item has no text (the header, or the graph's name with
+/// no header, stands for it).
+#[test]
+fn findings_are_located_as_the_whole_source_map_locates_them() {
+    let many_nodes: String = (0..300)
+        .map(|i| match i % 7 {
+            0 => format!("  v{i} = Relu(missing{i})\n"),
+            _ => format!("  v{i} = Relu(x)\n"),
+        })
+        .collect();
+    let texts = [
+        model("g (float x) => (float y) {\r\n  h = Neg(x)\r\n  y = Relu(z)\r\n}").replace('\n', "\r\n"),
+        model("g (float x) => (float y) {\n  @<doc_string: \"é日本\"> \"é\" = Neg(x)\n  y = Relu(\"é\", \"ü\")\n}"),
+        model("g (float x) => (float y) {\n  y = Relu(x)\n  y = Neg(z)}").trim_end().to_owned(),
+        model(
+            "g (bool c) => (float y) {\n  y = If <then_branch: graph = t () => (float a) { a = Neg(w) }, \
+             else_branch: graph = e () => (float b) { b = local.f(c) }> (c)\n}\n\
+             <domain: \"local\", opset_import: [\"\": 21]>\nf (p) => (q) {\n  q = Relu(r)\n}",
+        ),
+        "g (float x) => (float x) {\n}".to_owned(),
+        "<opset_import: [\"\": 21]>\ng (float x) => (float y) {\n  y = Relu(x)\n}".to_owned(),
+        model(&format!("g (float x) => (float y) {{\n{many_nodes}  y = Relu(x)\n}}")),
+    ];
+    for text in &texts {
+        let (_, findings) = onnxtxt::check::check_text(text).unwrap();
+        assert!(!findings.is_empty(), "{text}");
+        let renderer = onnxtxt::report::Renderer::text("<stdin>", text);
+        let drawn: String = findings.iter().map(|f| renderer.finding(f)).collect();
+        let run = check_command(text.as_bytes());
+        // Then the summary, one line.
+        assert!(
+            run.stderr.starts_with(&drawn) && run.stderr[drawn.len()..].lines().count() == 1,
+            "{text}\n--- command\n{}\n--- check_text\n{drawn}",
+            run.stderr
+        );
+
+        let json = run_with(
+            &["--error-format", "json", "check", "-"],
+            Invocation {
+                stdin: Some(text.as_bytes()),
+                ..Invocation::default()
+            },
+        );
+        let lines = onnxtxt::LineIndex::new(text);
+        let position = |span: &std::ops::Range<usize>| {
+            let (line, column) = lines.line_column(text, span.start);
+            serde_json::json!({"start": span.start, "end": span.end, "line": line, "column": column})
+        };
+        let shown: Vec<serde_json::Value> = json
+            .stderr
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .filter(|value: &serde_json::Value| value.get("code").is_some())
+            .collect();
+        assert_eq!(shown.len(), findings.len(), "{}", json.stderr);
+        for (value, finding) in shown.iter().zip(&findings) {
+            let d = &finding.diagnostic;
+            assert_eq!(value["code"], d.code);
+            assert_eq!(value["span"], position(&d.span), "{text}");
+            let labels: Vec<_> = d.labels.iter().map(|l| position(&l.span)).collect();
+            let shown_labels: Vec<_> = value["labels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l["span"].clone())
+                .collect();
+            assert_eq!(shown_labels, labels, "{text}");
+        }
+    }
+}
