@@ -15,7 +15,7 @@ use onnxtxt::Severity;
 
 use super::diagnostic_output::{show_message, ErrorFormat, Reporter};
 use super::input::read_input;
-use super::io::{load_model, Failure};
+use super::io::{load_model, Failure, Loaded};
 
 /// What `onnxtxt check --help` says: every check, by the last part of its
 /// code (`onnxtxt::check::CODE`), so that the list and the checks can be
@@ -207,14 +207,16 @@ fn check_one(
         let test_case = super::case::parse_case(&name, &text)?;
         return show_case_findings(&name, &text, &test_case, format, deny_warnings);
     }
-    let loaded = load_model(input)?;
+    let Loaded { name, text, model } = load_model(input)?;
     let findings = match as_operator {
-        Some(operator) => onnxtxt::check::check_model_as_operator(&loaded.model, operator)
-            .map_err(|why| Failure::Io(format!("{}: {why}", loaded.name)))?,
-        None => onnxtxt::check_model(&loaded.model),
+        Some(operator) => onnxtxt::check::check_model_as_operator(&model, operator)
+            .map_err(|why| Failure::Io(format!("{name}: {why}")))?,
+        None => onnxtxt::check_model(&model),
     };
-    let text = loaded.text.as_deref();
-    show_findings(&loaded.name, text, findings, format, deny_warnings)
+    // Locating the findings parses the text again: that parse reuses the
+    // model's memory rather than fresh pages.
+    drop(model);
+    show_findings(&name, text.as_deref(), findings, format, deny_warnings)
 }
 
 /// The most findings shown for one model: its summary counts them all,
