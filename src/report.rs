@@ -83,17 +83,14 @@ impl<'a> Lines<'a> {
 /// `␛`; C1 by `�`), tab, line feed and the carriage return before one
 /// kept; and where bytes were added (see [`Lines::shifts`]).
 fn visible(text: &str) -> (Cow<'_, str>, Vec<(usize, usize)>) {
-    let hostile = |(i, c): &(usize, char)| {
-        is_control(*c) && *c != '\n' && !(*c == '\r' && text[i + 1..].starts_with('\n'))
-    };
-    if !text.char_indices().any(|ic| hostile(&ic)) {
+    if !has_hostile(text) {
         return (Cow::Borrowed(text), Vec::new());
     }
     let mut drawn = String::with_capacity(text.len());
     let mut shifts = Vec::new();
     let mut added = 0;
     for (i, c) in text.char_indices() {
-        if !hostile(&(i, c)) {
+        if !is_hostile(text, i, c) {
             drawn.push(c);
             continue;
         }
@@ -107,6 +104,28 @@ fn visible(text: &str) -> (Cow<'_, str>, Vec<(usize, usize)>) {
         shifts.push((i + c.len_utf8(), added));
     }
     (Cow::Owned(drawn), shifts)
+}
+
+/// Whether the character `c` at byte `i` of `text` is one [`visible`]
+/// replaces: a control character but tab, line feed, and a carriage
+/// return before a line feed.
+fn is_hostile(text: &str, i: usize, c: char) -> bool {
+    is_control(c) && c != '\n' && !(c == '\r' && text[i + 1..].starts_with('\n'))
+}
+
+/// Whether `text` has a character [`is_hostile`] says is, read byte by
+/// byte rather than character by character (most texts have none, and a
+/// big one is read whole): C0 and DEL are single bytes, C1's characters
+/// (U+0080 to U+009F) the bytes `C2 80` to `C2 9F`.
+fn has_hostile(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &byte)| match byte {
+        b'\t' | b'\n' => false,
+        b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+        0..=0x1f | 0x7f => true,
+        0xc2 => matches!(bytes.get(i + 1), Some(0x80..=0x9f)),
+        _ => false,
+    })
 }
 
 impl<'a> Renderer<'a> {
@@ -314,6 +333,23 @@ mod tests {
         let mark = drawn.lines().find(|l| l.contains('┬')).unwrap();
         let column = |l: &str, c: char| l.chars().position(|x| x == c).unwrap();
         assert_eq!(column(line, '␛'), column(mark, '┬'), "{drawn}");
+    }
+
+    #[test]
+    fn the_byte_scan_finds_what_the_character_scan_finds() {
+        let pieces: Vec<String> = (0..=0xa0u32)
+            .filter_map(char::from_u32)
+            .map(String::from)
+            .chain(["é", "日", "\u{2028}", "\r\n", "a"].map(String::from))
+            .collect();
+        let by_character = |text: &str| text.char_indices().any(|(i, c)| is_hostile(text, i, c));
+        for first in &pieces {
+            for second in &pieces {
+                for text in [format!("{first}{second}"), format!("x{first}{second}y")] {
+                    assert_eq!(has_hostile(&text), by_character(&text), "{text:?}");
+                }
+            }
+        }
     }
 
     #[test]
