@@ -322,9 +322,21 @@ impl Walk<'_> {
             return;
         }
         self.record(path.clone(), landmark);
-        self.record_child(format!("{path}.name"), landmark, Kind::Name);
+        // The children are found once: a main graph has one per node.
+        let children = self.children(landmark, |_| true);
+        let landmarks = self.landmarks;
+        let of_kind = |kind| {
+            children
+                .iter()
+                .copied()
+                .filter(move |&i| landmarks[i].kind == kind)
+        };
+        if let Some(name) = of_kind(Kind::Name).next() {
+            self.record(format!("{path}.name"), name);
+        }
+        let nodes: Vec<usize> = of_kind(Kind::Node).collect();
         let (mut input, mut output, mut initializer, mut value_info) = (0, 0, 0, 0);
-        for child in self.children(landmark, |_| true) {
+        for &child in &children {
             let item = match self.landmarks[child].kind {
                 Kind::Input(initialized) => {
                     if initialized {
@@ -350,7 +362,6 @@ impl Walk<'_> {
             };
             self.record_value_info(item, child);
         }
-        let nodes = self.children(landmark, |k| k == Kind::Node);
         self.nodes(&graph.node, &nodes, &path);
     }
 
