@@ -164,8 +164,8 @@ impl<'p, 'm> Scope<'p, 'm> {
         Scope {
             parent,
             types: vec![None; names.len()],
+            constants: Constants::for_values(names.len()),
             names,
-            constants: Constants::default(),
             data: HashMap::new(),
             opsets,
             bindings,
