@@ -154,6 +154,8 @@ fn parameter(params: &'static [Parameter], i: usize) -> Option<&'static Paramete
     }
 }
 
+/// Whether `param` of `schema` allows `ty` (`memo` keeping what each
+/// list of allowed types takes of tensors).
 fn allows(
     memo: &mut TensorElements,
     schema: &Schema,
