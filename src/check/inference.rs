@@ -14,13 +14,12 @@ use crate::ir_path::IrPath;
 
 pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
     let options = crate::infer::Options::checker();
-    let inference = crate::infer::infer_model_with(model.proto, options, model.tables.clone());
+    let mut inference = crate::infer::infer_model_with(model.proto, options, model.tables.clone());
     let flagged = flagged_nodes(findings);
     let fresh: Vec<Finding> = inference
-        .findings()
-        .iter()
+        .take_findings()
+        .into_iter()
         .filter(|f| !about_flagged(f, &flagged))
-        .cloned()
         .collect();
     findings.extend(fresh);
     let flagged = flagged_nodes(findings);

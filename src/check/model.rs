@@ -13,7 +13,8 @@ use crate::infer::names::{Names, Tables};
 use crate::name_key::{function_key, same, FunctionKey};
 use crate::ops::AI_ONNX;
 use crate::proto::{
-    FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
+    AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    ValueInfoProto,
 };
 
 /// The model being checked.
@@ -109,9 +110,12 @@ impl<'m> Model<'m> {
             merged_imports: merged_imports(proto),
         };
         if let Some(graph) = &proto.graph {
-            let names = model.tables.graph(graph, &[]);
+            let mut holders = Vec::new();
+            let names = model
+                .tables
+                .graph_visiting(graph, &[], note_graphs(&mut holders));
             let body = Body::graph(graph, names, "graph".into(), 0, None, true);
-            model.add_body(body, &[]);
+            model.add_body(body, &[], holders);
         }
         for (index, function) in proto.functions.iter().enumerate() {
             if is_headless(function) {
@@ -122,16 +126,26 @@ impl<'m> Model<'m> {
             model
                 .imports
                 .push(Imports::new(&function.opset_import, imports, true));
-            let names = model.tables.function(function);
+            let mut holders = Vec::new();
+            let names = model
+                .tables
+                .function_visiting(function, note_graphs(&mut holders));
             let body = Body::function(function, names, path, model.imports.len() - 1);
-            model.add_body(body, &[]);
+            model.add_body(body, &[], holders);
         }
         model
     }
 
     /// Adds `body`, nested in the bodies whose names are `enclosing` (the
-    /// nearest first), then its subgraphs; returns its index.
-    fn add_body(&mut self, body: Body<'m>, enclosing: &[Arc<Names<'m>>]) -> usize {
+    /// nearest first), then the subgraphs of its nodes `holders` (those
+    /// with a graph attribute, as [`note_graphs`] found them); returns its
+    /// index.
+    fn add_body(
+        &mut self,
+        body: Body<'m>,
+        enclosing: &[Arc<Names<'m>>],
+        holders: Vec<usize>,
+    ) -> usize {
         let index = self.bodies.len();
         let nodes = body.nodes;
         let path = body.path.clone();
@@ -141,16 +155,19 @@ impl<'m> Model<'m> {
             .collect();
         let chain_refs: Vec<&Names<'m>> = chain.iter().map(|n| &**n).collect();
         self.bodies.push(body);
-        for (node_index, node) in nodes.iter().enumerate() {
+        for node_index in holders {
+            let node = &nodes[node_index];
             let graphs = node.attribute.iter().enumerate().flat_map(graphs_of);
             for (attribute, (suffix, graph)) in graphs {
                 let node_path = format!("{path}.node[{node_index}]");
                 let attribute_path =
                     super::attribute_path(&node_path, "attribute", attribute, &node.attribute);
                 let child_path = format!("{attribute_path}{suffix}");
-                let names = self.tables.graph(graph, &chain_refs);
+                let mut holders = Vec::new();
+                let visit = note_graphs(&mut holders);
+                let names = self.tables.graph_visiting(graph, &chain_refs, visit);
                 let child = Body::graph(graph, names, child_path, imports, function, false);
-                let child = self.add_body(child, &chain);
+                let child = self.add_body(child, &chain, holders);
                 self.bodies[index].subgraphs.push((node_index, child));
             }
         }
@@ -204,6 +221,23 @@ impl<'m> Model<'m> {
             .iter()
             .filter(move |f| f.domain.as_deref().unwrap_or("") == domain)
     }
+}
+
+/// A visitor for the numbering of a body's names ([`Tables::graph_visiting`])
+/// that adds to `holders` the index of each node with a graph attribute,
+/// in order: the subgraphs are found while each node is at hand, with no
+/// read of every node of their own.
+fn note_graphs(holders: &mut Vec<usize>) -> impl FnMut(usize, &NodeProto) + '_ {
+    |index, node| {
+        if node.attribute.iter().any(holds_graphs) {
+            holders.push(index);
+        }
+    }
+}
+
+/// Whether `attribute` holds a graph or graphs.
+fn holds_graphs(attribute: &AttributeProto) -> bool {
+    attribute.g.is_some() || !attribute.graphs.is_empty()
 }
 
 /// The graphs attribute `index` holds, each with the end of its IR path
@@ -445,4 +479,55 @@ pub(crate) fn declared_attributes(function: &FunctionProto) -> impl Iterator<Ite
         .iter()
         .map(|a| a.name.as_deref().unwrap_or(""));
     bare.chain(typed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The nodes of `body` with a graph attribute, found by reading every
+    /// node again, as `add_body` once did.
+    fn holding_graphs(body: &Body<'_>) -> Vec<usize> {
+        let nodes = body.nodes.iter().enumerate();
+        let found = nodes.filter(|(_, node)| {
+            let mut graphs = node.attribute.iter().enumerate().flat_map(graphs_of);
+            graphs.next().is_some()
+        });
+        found.map(|(index, _)| index).collect()
+    }
+
+    #[test]
+    fn the_nodes_with_subgraphs_noted_while_numbering_are_those_a_read_of_every_node_finds() {
+        let proto = crate::parse_model(
+            "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\n\
+             g (bool c, float x) => (float y) {\n\
+               k = Constant <value: tensor = float[1] {2}> ()\n\
+               a = Add (x, k)\n\
+               b = If (c) <then_branch = t () => (float z) {\n\
+                   one = Constant <value_float: float = 1> ()\n\
+                   w = Constant <value: tensor = float[1] {1}> ()\n\
+                   z = Add (w, one)\n\
+                 }, else_branch = e () => (float v) { v = Identity (a) }>\n\
+               d = If (c) <t: tensor = float[1] {3},\n\
+                   then_branch = t2 () => (float p) { p = Identity (a) },\n\
+                   else_branch = e2 () => (float q) {\n\
+                     q = If (c) <then_branch = t3 () => (float r) { r = Identity (x) },\n\
+                                 else_branch = e3 () => (float s) { s = Identity (b) }>\n\
+                   }>\n\
+               y = local.F (d)\n\
+             }\n\
+             <domain: \"local\", opset_import: [\"\": 21]>\n\
+             F (u) => (o) { h = Constant <value: tensor = float[1] {4}> ()\n o = Mul (u, h) }",
+        )
+        .unwrap();
+        let model = Model::new(&proto);
+        // The graph, its six subgraphs and the function.
+        assert_eq!(model.bodies().len(), 8);
+        for body in model.bodies() {
+            let mut with_graphs: Vec<usize> = body.subgraphs.iter().map(|&(n, _)| n).collect();
+            with_graphs.dedup();
+            assert_eq!(with_graphs, holding_graphs(body), "{}", body.path);
+        }
+        assert_eq!(model.bodies()[0].subgraphs.len(), 4);
+    }
 }

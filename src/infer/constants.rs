@@ -47,24 +47,39 @@ pub(super) fn bind<'a>(
 /// The constant values of a body by value number: initializers and
 /// `Constant` outputs, borrowed from the model, or tensors made from an
 /// attribute (`value_float`, a bound reference). The borrowed ones, nearly
-/// all of them, are kept apart, so that the map a graph of many `Constant`
-/// nodes grows moves references, not whole tensors, when it rehashes.
+/// all of them, are kept apart in a vector indexed by the value's number,
+/// sized once for the body's values: a graph of many `Constant` nodes
+/// neither hashes their numbers nor grows a map.
 #[derive(Default)]
 pub(super) struct Constants<'m> {
-    borrowed: HashMap<ValueId, &'m TensorProto>,
+    borrowed: Vec<Option<&'m TensorProto>>,
     owned: HashMap<ValueId, TensorProto>,
 }
 
 impl<'m> Constants<'m> {
+    /// Room for the constants of a body of `values` values.
+    pub(super) fn for_values(values: usize) -> Self {
+        Constants {
+            borrowed: vec![None; values],
+            owned: HashMap::default(),
+        }
+    }
+
     /// Records `tensor` as the value of `id`, in place of any before.
     pub(super) fn insert(&mut self, id: ValueId, tensor: Cow<'m, TensorProto>) {
+        let index = id as usize;
+        if index >= self.borrowed.len() {
+            self.borrowed.resize(index + 1, None);
+        }
         match tensor {
             Cow::Borrowed(tensor) => {
-                self.owned.remove(&id);
-                self.borrowed.insert(id, tensor);
+                if !self.owned.is_empty() {
+                    self.owned.remove(&id);
+                }
+                self.borrowed[index] = Some(tensor);
             }
             Cow::Owned(tensor) => {
-                self.borrowed.remove(&id);
+                self.borrowed[index] = None;
                 self.owned.insert(id, tensor);
             }
         }
@@ -72,7 +87,7 @@ impl<'m> Constants<'m> {
 
     /// The value of `id`, when it is a constant.
     pub(super) fn get(&self, id: ValueId) -> Option<&TensorProto> {
-        let borrowed = self.borrowed.get(&id).copied();
+        let borrowed = self.borrowed.get(id as usize).copied().flatten();
         borrowed.or_else(|| self.owned.get(&id))
     }
 }

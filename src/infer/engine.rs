@@ -55,6 +55,8 @@ pub(crate) struct Run<'m> {
     /// How many more elements data propagation may read and make (of
     /// [`MAX_PROPAGATED_TOTAL`]).
     pub(super) propagation_left: usize,
+    /// What the type constraints' lists of allowed types take of tensors.
+    pub(super) tensor_elements: constraints::TensorElements,
 }
 
 /// An error at a node.
@@ -164,8 +166,8 @@ impl<'p, 'm> Scope<'p, 'm> {
         Scope {
             parent,
             types: vec![None; names.len()],
+            constants: Constants::for_values(names.len()),
             names,
-            constants: Constants::default(),
             data: HashMap::new(),
             opsets,
             bindings,
@@ -289,6 +291,7 @@ impl<'m> Run<'m> {
             active: Vec::new(),
             pending: Vec::new(),
             propagation_left: MAX_PROPAGATED_TOTAL,
+            tensor_elements: HashMap::new(),
         }
     }
 

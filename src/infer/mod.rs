@@ -237,6 +237,12 @@ impl<'m> Inference<'m> {
         self.findings
     }
 
+    /// The findings, taken out (none are left), for a caller that still
+    /// wants the types.
+    pub(crate) fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.findings)
+    }
+
     /// The types of each graph inferred, main graph first.
     pub fn graphs(&self) -> &[GraphTypes<'m>] {
         &self.graphs

@@ -48,8 +48,13 @@ pub(crate) struct Names<'m> {
 
 impl<'m> Names<'m> {
     /// The names of `graph`, nested in the bodies `enclosing` (the
-    /// nearest first).
-    pub(crate) fn of_graph(graph: &'m GraphProto, enclosing: &[&Names<'m>]) -> Self {
+    /// nearest first); `visit` sees each node, with its index, as its
+    /// names are numbered.
+    pub(crate) fn of_graph(
+        graph: &'m GraphProto,
+        enclosing: &[&Names<'m>],
+        visit: impl FnMut(usize, &'m NodeProto),
+    ) -> Self {
         let infos = graph
             .value_info
             .iter()
@@ -68,21 +73,28 @@ impl<'m> Names<'m> {
             + graph.initializer.len()
             + graph.sparse_initializer.len();
         let declared = (declared.map(Option::unwrap_or_default), count);
-        Names::new(declared, &graph.node, enclosing)
+        Names::new(declared, &graph.node, enclosing, visit)
     }
 
-    /// The names of `function`'s body.
-    pub(crate) fn of_function(function: &'m FunctionProto) -> Self {
+    /// The names of `function`'s body, `visit` seeing each node (as
+    /// [`Names::of_graph`]).
+    pub(crate) fn of_function(
+        function: &'m FunctionProto,
+        visit: impl FnMut(usize, &'m NodeProto),
+    ) -> Self {
         let declared = function.input.iter().chain(&function.output);
         let count = function.input.len() + function.output.len();
-        Names::new((declared.map(String::as_str), count), &function.node, &[])
+        let declared = (declared.map(String::as_str), count);
+        Names::new(declared, &function.node, &[], visit)
     }
 
-    /// The names `declared` (as many as it says), then those of `nodes`.
+    /// The names `declared` (as many as it says), then those of `nodes`,
+    /// each node handed to `visit` while it is read.
     fn new(
         (declared, count): (impl Iterator<Item = &'m str>, usize),
         nodes: &'m [NodeProto],
         enclosing: &[&Names<'m>],
+        mut visit: impl FnMut(usize, &'m NodeProto),
     ) -> Self {
         // Sized for nodes of one output and two inputs, as most are,
         // without a pass over the nodes to count.
@@ -97,12 +109,13 @@ impl<'m> Names<'m> {
         for name in declared {
             names.intern(name);
         }
-        for node in nodes {
+        for (index, node) in nodes.iter().enumerate() {
             names.starts.push(names.occurrences.len() as u32);
             for name in node.input.iter().chain(&node.output) {
                 let id = names.intern(name);
                 names.occurrences.push(id);
             }
+            visit(index, node);
         }
         names.starts.push(names.occurrences.len() as u32);
         if enclosing.is_empty() {
@@ -185,19 +198,41 @@ impl<'m> Tables<'m> {
         graph: &'m GraphProto,
         enclosing: &[&Names<'m>],
     ) -> Arc<Names<'m>> {
+        self.graph_visiting(graph, enclosing, |_, _| {})
+    }
+
+    /// [`Tables::graph`], `visit` seeing each node as the table is made
+    /// (not when it was there already): what a caller reads of the nodes
+    /// is read in the same pass as their names.
+    pub(crate) fn graph_visiting(
+        &mut self,
+        graph: &'m GraphProto,
+        enclosing: &[&Names<'m>],
+        visit: impl FnMut(usize, &'m NodeProto),
+    ) -> Arc<Names<'m>> {
         let key = graph as *const GraphProto as usize;
         let table = self.0.entry(key);
         table
-            .or_insert_with(|| Arc::new(Names::of_graph(graph, enclosing)))
+            .or_insert_with(|| Arc::new(Names::of_graph(graph, enclosing, visit)))
             .clone()
     }
 
     /// The table of `function`'s body, made if it is not there yet.
     pub(crate) fn function(&mut self, function: &'m FunctionProto) -> Arc<Names<'m>> {
+        self.function_visiting(function, |_, _| {})
+    }
+
+    /// [`Tables::function`], `visit` seeing each node as the table is
+    /// made (as [`Tables::graph_visiting`]).
+    pub(crate) fn function_visiting(
+        &mut self,
+        function: &'m FunctionProto,
+        visit: impl FnMut(usize, &'m NodeProto),
+    ) -> Arc<Names<'m>> {
         let key = function as *const FunctionProto as usize;
         let table = self.0.entry(key);
         table
-            .or_insert_with(|| Arc::new(Names::of_function(function)))
+            .or_insert_with(|| Arc::new(Names::of_function(function, visit)))
             .clone()
     }
 }
@@ -217,7 +252,7 @@ mod tests {
              g (float x, float m) => (float xy) { xy_ = Clip (x, , m) \n xy = Relu (xy_) }",
         );
         let graph = m.graph.as_ref().unwrap();
-        let names = Names::of_graph(graph, &[]);
+        let names = Names::of_graph(graph, &[], |_, _| {});
         let ids: Vec<_> = ["x", "m", "xy", "xy_", ""]
             .map(|n| names.id(n).unwrap())
             .into();

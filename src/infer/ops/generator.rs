@@ -5,7 +5,8 @@
 
 use super::common::*;
 use crate::infer::data::{float_values, int_values, MAX_GENERATED_ELEMENTS};
-use crate::proto::TensorProto;
+use crate::name_key::same;
+use crate::proto::{AttributeProto, TensorProto};
 
 pub(super) const RULES: &[Rule] = &[
     Rule::new("Constant", 1, constant),
@@ -43,8 +44,19 @@ fn constant(node: &mut Node) -> Outcome {
         "value_string",
         "value_strings",
     ];
-    let given: Vec<&str> = VALUES.into_iter().filter(|n| node.attr(n).is_some()).collect();
-    let [which] = given[..] else {
+    // One pass over the attributes: which of the names are given (each
+    // once, however often it is written), and the first attribute of each.
+    let mut first: [Option<&AttributeProto>; VALUES.len()] = [None; VALUES.len()];
+    for attribute in node.attributes {
+        let name = attribute.name.as_deref().unwrap_or("");
+        if let Some(k) = VALUES.iter().position(|v| same(v, name)) {
+            first[k].get_or_insert(attribute);
+        }
+    }
+    let given = || VALUES.into_iter().zip(first).filter_map(|(n, a)| Some((n, a?)));
+    let mut found = given();
+    let (Some((which, attr)), None) = (found.next(), found.next()) else {
+        let given: Vec<&str> = given().map(|(n, _)| n).collect();
         return failed(
             ErrorKind::Invalid,
             format!(
@@ -53,7 +65,6 @@ fn constant(node: &mut Node) -> Outcome {
             ),
         );
     };
-    let attr = node.attr(which).known()?;
     let ty = match which {
         "value" => crate::infer::data::tensor_type(attr.t.as_deref().known()?),
         // onnx's rule gives a sparse constant a dense type (with no
@@ -281,4 +292,88 @@ fn range_data(p: &mut DataNode) -> Outcome {
     let values = (0..count).map(|i| value(i).map_or(Dim::Unknown, Dim::Value)).collect();
     p.set(0, values);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::infer::{infer_model, Options};
+    use crate::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto};
+
+    /// The names a `Constant` may be given its value by, each with the
+    /// type a `Constant` holding only it has (`None`: nothing inferred).
+    const KINDS: [(&str, Option<&str>); 8] = [
+        ("value", Some("int32[3]")),
+        ("sparse_value", None),
+        ("value_int", Some("int64")),
+        ("value_ints", Some("int64[2]")),
+        ("value_float", Some("float")),
+        ("value_floats", Some("float[4]")),
+        ("value_string", Some("string")),
+        ("value_strings", Some("string[5]")),
+    ];
+
+    fn attribute(name: &str) -> AttributeProto {
+        AttributeProto {
+            name: Some(name.to_owned()),
+            t: Some(Box::new(TensorProto {
+                dims: vec![3],
+                data_type: Some(6),
+                int32_data: vec![1, 2, 3],
+                ..TensorProto::default()
+            })),
+            ints: vec![1, 2],
+            floats: vec![0.5; 4],
+            strings: vec![b"s".to_vec(); 5],
+            ..AttributeProto::default()
+        }
+    }
+
+    /// What inference makes of a `Constant` node with attributes named
+    /// `names`, in this order: the output's type or the error's message.
+    fn constant(names: &[&str]) -> Result<Option<String>, String> {
+        let node = NodeProto {
+            op_type: Some("Constant".into()),
+            output: vec!["c".into()],
+            attribute: names.iter().map(|n| attribute(n)).collect(),
+            ..NodeProto::default()
+        };
+        let model = ModelProto {
+            ir_version: Some(10),
+            opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(21) }],
+            graph: Some(GraphProto { name: Some("g".into()), node: vec![node], ..GraphProto::default() }),
+            ..ModelProto::default()
+        };
+        let inference = infer_model(&model, Options::default());
+        if let Some(finding) = inference.findings().first() {
+            return Err(finding.summary.clone());
+        }
+        Ok(inference.value_type("graph", "c").map(ToString::to_string))
+    }
+
+    #[test]
+    fn a_constant_has_the_type_of_the_one_value_it_is_given_and_two_are_an_error() {
+        for (name, ty) in KINDS {
+            // An attribute of another name, before or after, changes nothing.
+            for names in [vec![name], vec!["other", name], vec![name, "other"]] {
+                assert_eq!(constant(&names).as_ref().map(Option::as_deref), Ok(ty), "{names:?}");
+            }
+        }
+        // The same name twice counts once: the first is read.
+        assert_eq!(constant(&["value_ints", "value_ints"]), Ok(Some("int64[2]".into())));
+        let error = |given: &str| {
+            Err(format!(
+                "a Constant has exactly one of `value`, `sparse_value` and `value_*`; this one has {given}"
+            ))
+        };
+        assert_eq!(constant(&[]), error("none"));
+        assert_eq!(constant(&["other"]), error("none"));
+        // Two names are listed in the order of the schema, however written.
+        for (i, (first, _)) in KINDS.iter().enumerate() {
+            for (second, _) in &KINDS[i + 1..] {
+                let listed = error(&format!("{first}, {second}"));
+                assert_eq!(constant(&[first, second]), listed);
+                assert_eq!(constant(&[second, first, second]), listed);
+            }
+        }
+    }
 }
