@@ -452,6 +452,9 @@ mod tests {
             "<ir_version: 10, opset_import: [\"\": 21]>\n\
              g (float[64] x, bool c) => (float[64] y) {\n",
         );
+        // Nodes that set more, fewer or other fields than the one before.
+        text += "  [\"n\"] a, b = com.x.Op:ov <k: ints = [1, 2, 3], s: string = \"s\"> (x, x, x)\n\
+                 = Foo ()\n  c = Relu (a)\n";
         let mut last = String::from("x");
         for i in 0..nodes {
             let out = format!("\"/blocks.{i}/act/Relu_output_0\"");
