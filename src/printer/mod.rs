@@ -282,9 +282,11 @@ impl Printer {
 
     /// Prints the binary model `bytes` to a string: the text
     /// [`Printer::write_binary_model`] writes, each node and initializer
-    /// of the main graph decoded as it is printed, in one string that
-    /// grows in place (nothing goes through a buffer of its own). For a
-    /// caller that keeps the whole text anyway, such as the Python package.
+    /// of the main graph decoded as it is printed, in one string made at
+    /// once with room for the most text the encoding makes (its capacity
+    /// can be a few times its length: only the pages written are touched).
+    /// For a caller that keeps the whole text anyway, such as the Python
+    /// package.
     /// `Err` is the error of [`decode_model`](crate::decode_model).
     ///
     /// ```
