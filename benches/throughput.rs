@@ -21,7 +21,9 @@
 //! feed a test.
 //! `--only` runs a single case, or a single case and operation (for `perf
 //! record`); `bench/run.sh` times one case at a time, each right before the
-//! reference's.
+//! reference's. `--only CASE:print-binary`, run only when asked, times
+//! `Printer::print_binary_model` on the binary: the print the Python
+//! package's `to_text` makes (decoding included).
 
 use std::fs;
 use std::hint::black_box;
@@ -78,6 +80,7 @@ impl Stamp {
 
 use onnxtxt::infer::{infer_model, Options as InferOptions};
 use onnxtxt::proto::ModelProto;
+use onnxtxt::Printer;
 use prost::Message;
 
 struct Case {
@@ -210,6 +213,26 @@ fn run_op(case: &Case, op: &'static str, max_reps: usize, budget: Duration) -> R
             row.bytes_out = models.iter().map(|m| onnxtxt::to_text(m).len()).sum();
             row.stats = Some(time_each(&models, max_reps, budget, onnxtxt::to_text));
         }
+        "print-binary" => {
+            let print = |b: &Vec<u8>| Printer::new().print_binary_model(b).map(|p| p.text);
+            row.bytes_in = bin_bytes;
+            row.bytes_out = case
+                .bins
+                .iter()
+                .map(|b| print(b).map_or(0, |t| t.len()))
+                .sum();
+            let mut out = Vec::with_capacity(case.bins.len());
+            row.stats = Some(measure(max_reps, budget, || {
+                out.clear();
+                let t = Stamp::now();
+                for b in &case.bins {
+                    out.push(black_box(print(black_box(b))));
+                }
+                let e = t.elapsed();
+                out.clear();
+                e
+            }));
+        }
         "decode" => {
             row.bytes_in = bin_bytes;
             row.bytes_out = bin_bytes;
@@ -280,6 +303,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The operations timed on every case, in order.
 const OPS: [&str; 6] = ["parse", "print", "decode", "encode", "check", "infer"];
 
+/// The operations timed only when `--only CASE:OP` names them.
+const ON_REQUEST: [&str; 1] = ["print-binary"];
+
 fn main() {
     // `cargo bench` adds `--bench`; ignore it.
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -317,10 +343,9 @@ fn main() {
                     continue;
                 }
                 match op {
-                    Some(op) => vec![OPS
-                        .into_iter()
-                        .find(|k| *k == op)
-                        .expect("op is parse, print, decode, encode, check or infer")],
+                    Some(op) => vec![OPS.into_iter().chain(ON_REQUEST).find(|k| *k == op).expect(
+                        "op is parse, print, decode, encode, check, infer or print-binary",
+                    )],
                     None => OPS.to_vec(),
                 }
             }

@@ -175,10 +175,13 @@ pub(crate) struct Encoded<'a> {
 }
 
 impl Encoded<'_> {
-    /// The message, or the first problem of the whole model, located in
+    /// Decodes the message into `message`, cleared first (a print decodes
+    /// one node after another into the same one, whose lists keep their
+    /// room), or gives the first problem of the whole model, located in
     /// it, when `prost` refuses the message (a string that is not UTF-8).
-    pub(crate) fn decode<M: Decode>(&self) -> Result<M, Error> {
-        M::decode(&self.input[self.range.clone()]).map_err(|e| {
+    pub(crate) fn decode_into<M: Decode>(&self, message: &mut M) -> Result<(), Error> {
+        message.clear();
+        message.merge(&self.input[self.range.clone()]).map_err(|e| {
             let error = not_decoded::<M>(&e, self.range.clone());
             first_problem::<ModelProto>(self.input, error)
         })
@@ -200,7 +203,7 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 /// [`decode_model`], but leaving the main graph's nodes and initializers
 /// encoded: the same checks and errors, and the same model once they are
 /// decoded. The strings of what it leaves encoded are checked when each
-/// is decoded ([`Encoded::decode`], `prost` checks them), not here: a
+/// is decoded ([`Encoded::decode_into`], `prost` checks them), not here: a
 /// print finds a string that is not UTF-8 as it goes.
 ///
 /// Protobuf merges the occurrences of a message field and appends those of
@@ -1195,12 +1198,16 @@ mod tests {
             nodes,
             initializers,
         } = decode_model_lazily(bytes)?;
+        // Each into the one before it, as a print decodes them.
+        let (mut node, mut initializer) = (NodeProto::default(), TensorProto::default());
         if let Some(graph) = &mut model.graph {
-            for node in &nodes {
-                graph.node.push(node.decode()?);
+            for encoded in &nodes {
+                encoded.decode_into(&mut node)?;
+                graph.node.push(node.clone());
             }
-            for initializer in &initializers {
-                graph.initializer.push(initializer.decode()?);
+            for encoded in &initializers {
+                encoded.decode_into(&mut initializer)?;
+                graph.initializer.push(initializer.clone());
             }
         }
         Ok(model)
@@ -1375,6 +1382,45 @@ mod tests {
             assert_eq!(lazily(&bytes).unwrap(), decode_model(&bytes).unwrap());
         }
         assert_eq!(lazily(&mlp()).unwrap(), decode_model(&mlp()).unwrap());
+    }
+
+    #[test]
+    fn a_node_decoded_into_the_one_before_is_the_node_decoded_alone() {
+        // Nodes that set more, fewer or other fields than each other: lists
+        // of every length, attributes holding a tensor and a graph, a
+        // domain and overload, a doc string and metadata.
+        let mut documented = crate::parse_node("y = Relu (x)").unwrap();
+        documented.doc_string = Some("doc".into());
+        documented.metadata_props = vec![crate::proto::StringStringEntryProto {
+            key: Some("k".into()),
+            value: Some("v".into()),
+        }];
+        let mut nodes = vec![documented];
+        for text in [
+            "[label] y, z = com.x.Op:ov <a: int = 1, b: ints = [1, 2], \
+             t: tensor = float[2] {1, 2}, g: graph = g () => () { q = Relu (p) }> \
+             (x1, x2, x3, x4, x5, x6)",
+            "y = Relu (x)",
+            "= Foo ()",
+            "[\"\"] \"a b\" = \"\".Add <alpha: float = 0.5> (x, \"\")",
+        ] {
+            nodes.push(crate::parse_node(text).unwrap());
+        }
+        let encoded: Vec<Vec<u8>> = nodes.iter().map(prost::Message::encode_to_vec).collect();
+        let mut scratch = NodeProto::default();
+        for before in &encoded {
+            for after in &encoded {
+                for bytes in [before, after] {
+                    let node = Encoded {
+                        input: bytes,
+                        range: 0..bytes.len(),
+                    };
+                    node.decode_into(&mut scratch).unwrap();
+                    assert_eq!(scratch, NodeProto::decode(bytes.as_slice()).unwrap());
+                    assert_eq!(&scratch.encode_to_vec(), bytes);
+                }
+            }
+        }
     }
 
     #[test]

@@ -14,8 +14,6 @@
 //! the width of the text: renaming a value or changing an attribute never
 //! moves a neighbour to another line.
 
-use std::borrow::Cow;
-
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, Ann, Entries, Field, UNSET};
 use super::lists::ListLayout;
@@ -48,9 +46,10 @@ pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
 /// A node or initializer of a graph as the printer gets it: from the IR,
 /// or still encoded and decoded only as it is printed (see
 /// [`crate::Printer::write_binary_model`]).
-pub(crate) trait Listed<M: Clone>: Sync {
-    /// The item, or why it could not be decoded.
-    fn item(&self) -> Result<Cow<'_, M>, crate::Error>;
+pub(crate) trait Listed<M>: Sync {
+    /// The item, or why it could not be decoded: the IR's own, or decoded
+    /// into `scratch` (whose lists the next item decoded there reuses).
+    fn item<'a>(&'a self, scratch: &'a mut M) -> Result<&'a M, crate::Error>;
     /// The length of its encoding.
     fn encoded_len(&self) -> usize;
 }
@@ -58,8 +57,8 @@ pub(crate) trait Listed<M: Clone>: Sync {
 macro_rules! listed_in_the_ir {
     ($($ty:ty),*) => {$(
         impl Listed<$ty> for $ty {
-            fn item(&self) -> Result<Cow<'_, $ty>, crate::Error> {
-                Ok(Cow::Borrowed(self))
+            fn item<'a>(&'a self, _: &'a mut $ty) -> Result<&'a $ty, crate::Error> {
+                Ok(self)
             }
 
             fn encoded_len(&self) -> usize {
@@ -71,9 +70,9 @@ macro_rules! listed_in_the_ir {
 
 listed_in_the_ir!(NodeProto, TensorProto);
 
-impl<M: Decode + Clone> Listed<M> for Encoded<'_> {
-    fn item(&self) -> Result<Cow<'_, M>, crate::Error> {
-        self.decode().map(Cow::Owned)
+impl<M: Decode> Listed<M> for Encoded<'_> {
+    fn item<'a>(&'a self, scratch: &'a mut M) -> Result<&'a M, crate::Error> {
+        self.decode_into(scratch).map(|()| &*scratch)
     }
 
     fn encoded_len(&self) -> usize {
@@ -156,9 +155,13 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
             )
             .collect();
         let item = |s: &mut Sink<'_>, _, item: &Item<'_, T>| match item {
-            Item::Init(i, t) => s.at_index("initializer", *i, |s| match t.item() {
-                Ok(t) => tensor::tensor_constant(s, &t, TensorPlace::Initializer),
-                Err(error) => s.fail(error),
+            Item::Init(i, t) => s.at_index("initializer", *i, |s| {
+                // A tensor of its own: one kept from the last would hold on
+                // to the largest weights' room.
+                match t.item(&mut TensorProto::default()) {
+                    Ok(t) => tensor::tensor_constant(s, t, TensorPlace::Initializer),
+                    Err(error) => s.fail(error),
+                }
             }),
             Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
         };
@@ -186,13 +189,17 @@ pub(crate) fn node_lines<N: Listed<NodeProto>>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
     s.each_item(nodes, N::encoded_len, |s, i, n| {
         s.newline();
-        s.at_index("node", i, |s| match n.item() {
-            Ok(n) => {
-                s.leading_comments();
-                node(s, &n);
-                s.trailing_comments();
+        s.at_index("node", i, |s| {
+            let mut scratch = std::mem::take(&mut s.node_scratch);
+            match n.item(&mut scratch) {
+                Ok(n) => {
+                    s.leading_comments();
+                    node(s, n);
+                    s.trailing_comments();
+                }
+                Err(error) => s.fail(error),
             }
-            Err(error) => s.fail(error),
+            s.node_scratch = scratch;
         });
     });
     s.closing_comments();
@@ -572,9 +579,9 @@ mod tests {
     struct Maybe(Option<NodeProto>);
 
     impl Listed<NodeProto> for Maybe {
-        fn item(&self) -> Result<Cow<'_, NodeProto>, crate::Error> {
+        fn item<'a>(&'a self, _: &'a mut NodeProto) -> Result<&'a NodeProto, crate::Error> {
             match &self.0 {
-                Some(node) => Ok(Cow::Borrowed(node)),
+                Some(node) => Ok(node),
                 None => Err(crate::parse_node("=").unwrap_err()),
             }
         }

@@ -185,20 +185,20 @@ impl Printer {
             .expect("only a part left encoded fails a print")
     }
 
-    /// What `print` prints into a string made with room for `expected`
-    /// bytes of text and a small model's more (`expected` is the size of
-    /// the encoding printed, 0 when not known), or the error a part that
-    /// could not be decoded failed it with ([`Sink::fail`]).
+    /// What `print` prints of an encoding of `weight` bytes (0 when not
+    /// known) into a string made at once with room for the most text
+    /// that makes ([`TEXT_PER_ENCODED_BYTE`]) and a small model's, or the
+    /// error a part that could not be decoded failed it with
+    /// ([`Sink::fail`]). The text is never copied to grow but in rare
+    /// layouts, and only the pages written are touched.
     fn print_in_memory(
         &self,
-        expected: usize,
+        weight: usize,
         print: impl FnOnce(&mut Sink<'_>),
     ) -> io::Result<Printed> {
-        self.on_threads(expected, || {
+        self.on_threads(weight, || {
             let mut sink = Sink::in_memory(*self);
-            // Room for a small model's text, which would otherwise be
-            // copied a dozen times as it doubles from nothing.
-            sink.expect_text(expected.saturating_add(1 << 12));
+            sink.expect_text(text_room(weight));
             print(&mut sink);
             let (text, dropped) = sink.finish_text()?;
             Ok(Printed { text, dropped })
@@ -282,9 +282,11 @@ impl Printer {
 
     /// Prints the binary model `bytes` to a string: the text
     /// [`Printer::write_binary_model`] writes, each node and initializer
-    /// of the main graph decoded as it is printed, in one string that
-    /// grows in place (nothing goes through a buffer of its own). For a
-    /// caller that keeps the whole text anyway, such as the Python package.
+    /// of the main graph decoded as it is printed, in one string made at
+    /// once with room for the most text the encoding makes (its capacity
+    /// can be a few times its length: only the pages written are touched).
+    /// For a caller that keeps the whole text anyway, such as the Python
+    /// package.
     /// `Err` is the error of [`decode_model`](crate::decode_model).
     ///
     /// ```
@@ -298,8 +300,6 @@ impl Printer {
     /// ```
     pub fn print_binary_model(&self, bytes: &[u8]) -> Result<Printed, crate::Error> {
         let lazy = crate::decode::decode_model_lazily(bytes)?;
-        // Text takes about a byte a byte of encoding, but for tensors (which
-        // make room for themselves as they are printed).
         let printed = self.print_in_memory(bytes.len(), |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
         });
@@ -346,6 +346,23 @@ impl Printer {
             Ok(dropped)
         })
     }
+}
+
+/// The bytes of text a byte of encoding makes at most, but in rare
+/// layouts: a name's byte makes one (two with quotes around a short one),
+/// a float's four bytes up to 16 with their separator, and a nested
+/// graph's lines their indentation too (the bench's `subgraphs`, floats two
+/// graphs deep: 4.8). Beyond it (bytes escaped as `\xHH`, 8-bit numbers,
+/// deeper graphs) the text grows as it goes.
+const TEXT_PER_ENCODED_BYTE: usize = 5;
+
+/// The room [`Printer::print_in_memory`] makes for the text of `weight`
+/// bytes of encoding: the most they make, and a small model's text (which
+/// would otherwise be copied a dozen times as it doubles from nothing).
+fn text_room(weight: usize) -> usize {
+    weight
+        .saturating_mul(TEXT_PER_ENCODED_BYTE)
+        .saturating_add(1 << 12)
 }
 
 /// The encoding (bytes) of a print from which its number lists share one
@@ -422,5 +439,63 @@ impl sealed::Sealed for Vec<NodeProto> {}
 impl Print for Vec<NodeProto> {
     fn print_to(&self, sink: &mut Sink<'_>) {
         graph::node_list(sink, self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    /// A model of `nodes` nodes named as exporters name them (quoted), and
+    /// in an `If` two graphs deep, `Constant` nodes of `floats` floats each.
+    fn exported_model(nodes: usize, floats: usize) -> ModelProto {
+        let mut text = String::from(
+            "<ir_version: 10, opset_import: [\"\": 21]>\n\
+             g (float[64] x, bool c) => (float[64] y) {\n",
+        );
+        // Nodes that set more, fewer or other fields than the one before.
+        text += "  [\"n\"] a, b = com.x.Op:ov <k: ints = [1, 2, 3], s: string = \"s\"> (x, x, x)\n\
+                 = Foo ()\n  c = Relu (a)\n";
+        let mut last = String::from("x");
+        for i in 0..nodes {
+            let out = format!("\"/blocks.{i}/act/Relu_output_0\"");
+            text += &format!(
+                "  [\"/blocks.{i}/act/Relu\"] {out} = LeakyRelu <alpha: float = 0.01> ({last})\n"
+            );
+            last = out;
+        }
+        // Floats of every length of text, from `0.5` to `-1.2345679e-05`.
+        let values: Vec<String> = (0..floats)
+            .map(|i| (i as f32 * 0.7548776 - 11.0).powi(5) * 1e-6)
+            .map(|v| format!("{v:e}"))
+            .collect();
+        let branch = |name: &str| {
+            format!(
+                "{name} () => (float[{floats}] w) {{ w = Constant <value: tensor = float[{floats}] {{{}}}> () }}",
+                values.join(", ")
+            )
+        };
+        text += &format!(
+            "  y = If <then_branch: graph = {}, else_branch: graph = {}> (c)\n}}",
+            branch("then"),
+            branch("else")
+        );
+        crate::parse_model(&text).unwrap()
+    }
+
+    #[test]
+    fn a_binary_model_is_printed_into_a_text_made_once() {
+        for (nodes, floats) in [(0, 0), (1, 1), (3000, 0), (0, 20_000), (2000, 5000)] {
+            let bytes = exported_model(nodes, floats).encode_to_vec();
+            for compat in [false, true] {
+                let printer = Printer::new().compat(compat);
+                let printed = printer.print_binary_model(&bytes).unwrap();
+                let expected = printer.print(&crate::decode_model(&bytes).unwrap());
+                assert_eq!(printed.text, expected.text);
+                // Had the text outgrown its room, it would have doubled.
+                assert_eq!(printed.text.capacity(), text_room(bytes.len()));
+            }
+        }
     }
 }

@@ -67,7 +67,7 @@ impl Sink<'_> {
     /// identifier that cannot be read as a type, quoted otherwise.
     pub(crate) fn name(&mut self, name: &str) {
         if name_needs_quotes(name) {
-            self.string(name.as_bytes());
+            self.quoted(name);
         } else {
             self.text(name);
         }
@@ -87,7 +87,7 @@ impl Sink<'_> {
             self.report(format!("{what} {name:?} written as `{fixed}`"));
             self.text(&fixed);
         } else {
-            self.string(name.as_bytes());
+            self.quoted(name);
         }
     }
 
@@ -97,51 +97,59 @@ impl Sink<'_> {
     /// compat mode such bytes are replaced and reported instead.
     pub(crate) fn string(&mut self, bytes: &[u8]) {
         match std::str::from_utf8(bytes) {
-            Ok(text) if !text.contains('\0') => {
-                self.put(b"\"");
-                self.escaped(text);
-                self.put(b"\"");
+            Ok(text) => self.quoted(text),
+            Err(_) => self.byte_string(bytes),
+        }
+    }
+
+    /// [`Sink::string`] of text known to be UTF-8 (a name), which is not
+    /// checked again.
+    pub(crate) fn quoted(&mut self, text: &str) {
+        if memchr::memchr(0, text.as_bytes()).is_some() {
+            self.byte_string(text.as_bytes());
+        } else {
+            self.put(b"\"");
+            self.escaped(text);
+            self.put(b"\"");
+        }
+    }
+
+    /// A string literal of bytes that are not UTF-8 or hold a NUL.
+    fn byte_string(&mut self, bytes: &[u8]) {
+        if self.compat() {
+            // The reference reads strings as C strings: NUL ends them.
+            self.report("string bytes that are not UTF-8 replaced by U+FFFD, NUL bytes removed");
+            let text = String::from_utf8_lossy(bytes).replace('\0', "");
+            self.put(b"\"");
+            self.escaped(&text);
+            self.put(b"\"");
+            return;
+        }
+        self.put(b"b\"");
+        for chunk in bytes.utf8_chunks() {
+            let mut rest = chunk.valid();
+            while let Some(nul) = rest.find('\0') {
+                self.escaped(&rest[..nul]);
+                self.put(b"\\x00");
+                rest = &rest[nul + 1..];
             }
-            Ok(_) | Err(_) if self.compat() => {
-                // The reference reads strings as C strings: NUL ends them.
-                self.report(
-                    "string bytes that are not UTF-8 replaced by U+FFFD, NUL bytes removed",
-                );
-                let text = String::from_utf8_lossy(bytes).replace('\0', "");
-                self.put(b"\"");
-                self.escaped(&text);
-                self.put(b"\"");
-            }
-            _ => {
-                self.put(b"b\"");
-                for chunk in bytes.utf8_chunks() {
-                    let mut rest = chunk.valid();
-                    while let Some(nul) = rest.find('\0') {
-                        self.escaped(&rest[..nul]);
-                        self.put(b"\\x00");
-                        rest = &rest[nul + 1..];
-                    }
-                    self.escaped(rest);
-                    for byte in chunk.invalid() {
-                        let hex = format!("\\x{byte:02x}");
-                        self.put(hex.as_bytes());
-                    }
-                }
-                self.put(b"\"");
+            self.escaped(rest);
+            for byte in chunk.invalid() {
+                let hex = format!("\\x{byte:02x}");
+                self.put(hex.as_bytes());
             }
         }
+        self.put(b"\"");
     }
 
     fn escaped(&mut self, text: &str) {
         // `"` and `\` are ASCII: they are never part of a longer character.
         let bytes = text.as_bytes();
         let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == b'"' || b == b'\\' {
-                self.put_lines(&bytes[start..i]);
-                self.put(b"\\");
-                start = i;
-            }
+        for i in memchr::memchr2_iter(b'"', b'\\', bytes) {
+            self.put_lines(&bytes[start..i]);
+            self.put(b"\\");
+            start = i;
         }
         self.put_lines(&bytes[start..]);
     }
@@ -161,6 +169,64 @@ mod tests {
         let (text, dropped) = render_with(Printer::new().compat(true), |s| s.string(b"a\xff"));
         assert_eq!(text, "\"a\u{fffd}\"");
         assert_eq!(dropped.len(), 1);
+    }
+
+    /// A string literal as the printer wrote names before `Sink::quoted`
+    /// skipped their UTF-8 check: character by character.
+    fn quoted_char_by_char(text: &str) -> String {
+        let (open, nul) = match text.contains('\0') {
+            true => ("b\"", "\\x00"),
+            false => ("\"", ""),
+        };
+        let mut out = String::from(open);
+        for c in text.chars() {
+            match c {
+                '"' | '\\' => out.extend(['\\', c]),
+                '\0' => out.push_str(nul),
+                c => out.push(c),
+            }
+        }
+        out + "\""
+    }
+
+    #[test]
+    fn names_are_quoted_as_strings_are() {
+        let pieces = [
+            "",
+            "a",
+            "\"",
+            "\\",
+            "\0",
+            "é",
+            "\n",
+            "/blocks.7/conv",
+            "\u{1F600}",
+        ];
+        let mut texts: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+        // Every pair, and each piece at both ends of a text longer than a
+        // vector of bytes (where `memchr` leaves its scalar loop).
+        for a in pieces {
+            for b in pieces {
+                texts.push(format!("{a}{b}"));
+                texts.push(format!("{a}{}{b}", "x".repeat(70)));
+            }
+        }
+        for text in &texts {
+            assert_eq!(
+                render(|s| s.quoted(text)),
+                quoted_char_by_char(text),
+                "{text:?}"
+            );
+            assert_eq!(
+                render(|s| s.string(text.as_bytes())),
+                quoted_char_by_char(text)
+            );
+            let compat = |f: &dyn Fn(&mut Sink<'_>)| render_with(Printer::new().compat(true), f);
+            let (by_name, dropped) = compat(&|s| s.quoted(text));
+            assert_eq!(by_name, quoted_char_by_char(&text.replace('\0', "")));
+            assert_eq!(dropped.len(), usize::from(text.contains('\0')));
+            assert_eq!((by_name, dropped), compat(&|s| s.string(text.as_bytes())));
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::io::{self, Write};
 
 use super::comments::Comments;
 use super::lists::NumberText;
+use crate::proto::NodeProto;
 
 use super::{Dropped, Printer};
 
@@ -37,6 +38,9 @@ pub struct Sink<'a> {
     /// The buffers of [`Sink::fill_numbers`]' two threads, kept from one
     /// list to the next.
     pub(super) number_texts: Vec<NumberText>,
+    /// The node that nodes still encoded are decoded into, one after
+    /// another, as they are printed (`graph::node_lines`).
+    pub(super) node_scratch: NodeProto,
 }
 
 impl<'a> Sink<'a> {
@@ -62,6 +66,7 @@ impl<'a> Sink<'a> {
             comments: None,
             may_split: true,
             number_texts: Vec::new(),
+            node_scratch: NodeProto::default(),
         }
     }
 

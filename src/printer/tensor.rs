@@ -14,7 +14,6 @@ use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, Ann, Field, UNSET};
 use super::lists::VALUES_PER_LINE;
 use super::number_text::PrintedFloat;
-use super::quoting::name_needs_quotes;
 use super::sink::Sink;
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::tensor_data::{self, TypedField, TypedValues};
@@ -221,11 +220,7 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
             }
             Some(name) => {
                 s.text(" ");
-                if name_needs_quotes(name) {
-                    s.string(name.as_bytes());
-                } else {
-                    s.text(name);
-                }
+                s.name(name);
             }
         },
     }
@@ -235,9 +230,9 @@ pub(crate) fn tensor_constant(s: &mut Sink<'_>, t: &TensorProto, place: TensorPl
         }
         s.text(" [");
         s.list(&t.external_data, |s, _, e| {
-            s.string(e.key.as_deref().unwrap_or("").as_bytes());
+            s.quoted(e.key.as_deref().unwrap_or(""));
             s.text(": ");
-            s.string(e.value.as_deref().unwrap_or("").as_bytes());
+            s.quoted(e.value.as_deref().unwrap_or(""));
         });
         s.text("]");
         return;

@@ -184,7 +184,7 @@ fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorSh
                         if vocabulary::is_identifier(p) {
                             s.text(p);
                         } else {
-                            s.string(p.as_bytes());
+                            s.quoted(p);
                         }
                     }
                     None => s.text("?"),
