@@ -5,7 +5,9 @@
 //! cargo bench --bench throughput -- INPUT_DIR [OUT.tsv] [--only CASE[:OP]] [--reps N] [--secs S]
 //! ```
 //!
-//! For every case of INPUT_DIR/cases.tsv and every operation (`parse`:
+//! For every case of INPUT_DIR/cases.tsv (or of INPUT_DIR/exported.tsv, the
+//! exporter-shaped models, in a directory without `cases.tsv`, such as
+//! `target/bench/inputs-exported`) and every operation (`parse`:
 //! text -> IR with `onnxtxt::parse_model`, `print`: IR -> text with
 //! `onnxtxt::to_text`, `decode` / `encode`: the binary with prost, `check`:
 //! `onnxtxt::check_model` of the IR, its output bytes being the number of
@@ -329,7 +331,9 @@ fn main() {
         None => Box::new(std::io::stdout()),
     };
     let budget = Duration::from_secs_f64(secs);
-    let cases = fs::read_to_string(dir.join("cases.tsv")).expect("cases.tsv (run bench/gen.py)");
+    let cases = fs::read_to_string(dir.join("cases.tsv"))
+        .or_else(|_| fs::read_to_string(dir.join("exported.tsv")))
+        .expect("cases.tsv or exported.tsv (run bench/gen.py)");
     writeln!(out, "case\top\tbytes_in\tbytes_out\treps\tbest_s\tmedian_s\tbest_cpu_s\tmedian_cpu_s\tfailures\tfirst_error").unwrap();
     for line in cases.lines() {
         let f: Vec<&str> = line.split('\t').collect();
