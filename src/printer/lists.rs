@@ -130,7 +130,11 @@ impl Sink<'_> {
     /// helper the rest, one unit ahead, into a sink of its own (same path,
     /// indentation and comments) whose text and compat reports this thread
     /// appends in order. At most a few units of text wait in memory, so a
-    /// sink that streams to a writer still does.
+    /// sink that streams to a writer still does. In a print that shares one
+    /// helper, a list whose weight is mostly in heavy items (weights,
+    /// `Constant` nodes) stays on this thread: their number lists are split
+    /// with the print's helper ([`Sink::fill_numbers`]), where the two
+    /// threads' parts are even, and no third thread is started for them.
     pub(crate) fn each_item<T: Sync>(
         &mut self,
         items: &[T],
@@ -141,7 +145,11 @@ impl Sink<'_> {
             true => items.iter().map(weight).collect(),
             false => Vec::new(),
         };
-        let units = split_units(&weights);
+        let numbers_shared = crate::parallel::has_helper() && mostly_heavy(&weights);
+        let units = match numbers_shared {
+            true => Vec::new(),
+            false => split_units(&weights),
+        };
         if units.is_empty() {
             for (i, x) in items.iter().enumerate() {
                 write(self, i, x);
@@ -395,6 +403,19 @@ fn split_units(weights: &[usize]) -> Vec<(usize, usize, usize)> {
     }
     units
 }
+
+/// Whether items of `weights` (bytes of encoding) of at least
+/// [`HEAVY_ITEM`] carry 3/4 of the list's weight or more.
+fn mostly_heavy(weights: &[usize]) -> bool {
+    let total: usize = weights.iter().sum();
+    let heavy: usize = weights.iter().filter(|&&w| w >= HEAVY_ITEM).sum();
+    heavy > 0 && heavy >= total / 4 * 3
+}
+
+/// The weight (bytes of encoding) of an item heavy enough to hold a number
+/// list that a print sharing a helper splits itself: [`PARALLEL_MIN_SHARED`]
+/// floats of 4 bytes.
+const HEAVY_ITEM: usize = PARALLEL_MIN_SHARED * 4;
 
 /// [`split_units`] leaves a list whole when the helper's parts would weigh
 /// less than 1/`HELPER_SHARE_MIN` of it.
@@ -723,6 +744,61 @@ mod tests {
             let alone = Printer::new().threads(false).print_binary_model(&bytes);
             assert!(printed == alone.unwrap().text, "{lists} lists");
         }
+    }
+
+    #[test]
+    fn heavy_items_of_a_print_sharing_a_helper_split_only_their_numbers() {
+        use prost::Message as _;
+        // `count` initializers of `floats` floats each, then `light` ones
+        // of two floats.
+        let model = |count: usize, floats: usize, light: usize| {
+            let values = vec!["0.25"; floats].join(", ");
+            let weights = (0..count)
+                .map(|i| format!("float[{floats}] w{i} = {{{values}}}"))
+                .chain((0..light).map(|i| format!("float[2] l{i} = {{1.5, -2.0}}")));
+            let text = format!(
+                "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                 g (float x) => (float y) <{}> {{ y = Relu(x) }}",
+                weights.collect::<Vec<_>>().join(", ")
+            );
+            crate::parse_model(&text).unwrap().encode_to_vec()
+        };
+        let two_cores = crate::parallel::available();
+        // Lists long enough for helpers of their own (split as items, the
+        // thread writing the helper's items would start one for each), heavy
+        // items among light ones, and light items only (split as items).
+        for (count, floats, light) in [
+            (10, PARALLEL_MIN, 0),
+            (70, HEAVY_ITEM / 4, 10_000),
+            (0, 0, 60_000),
+        ] {
+            let bytes = model(count, floats, light);
+            assert!(bytes.len() >= super::super::SHARED_HELPER_MIN);
+            let (started, printed) = crate::parallel::tests::helpers_of(|| {
+                Printer::new().print_binary_model(&bytes).unwrap().text
+            });
+            assert_eq!(started, usize::from(two_cores), "{count} × {floats}");
+            let alone = Printer::new().threads(false).print_binary_model(&bytes);
+            assert!(printed == alone.unwrap().text, "{count} × {floats}");
+        }
+    }
+
+    #[test]
+    fn a_list_is_mostly_heavy_from_three_quarters_of_its_weight() {
+        let light = HEAVY_ITEM - 1;
+        assert!(mostly_heavy(&[HEAVY_ITEM, HEAVY_ITEM, HEAVY_ITEM, light]));
+        assert!(mostly_heavy(&[
+            3 * HEAVY_ITEM,
+            HEAVY_ITEM / 2,
+            HEAVY_ITEM / 2
+        ]));
+        assert!(!mostly_heavy(&[
+            3 * HEAVY_ITEM,
+            HEAVY_ITEM / 2,
+            HEAVY_ITEM / 2 + 4
+        ]));
+        assert!(!mostly_heavy(&[light; 100]));
+        assert!(!mostly_heavy(&[]));
     }
 
     #[test]
