@@ -5,11 +5,13 @@
 //! [`ListLayout`] and [`VALUES_PER_LINE`]): a change to one item never
 //! moves its neighbours.
 
+use std::cell::Cell;
 use std::io;
 
 use super::number_text::{Number, NUMBER_MAX};
 use super::sink::{Sink, FLUSH, SPACES};
 use super::Dropped;
+use crate::parallel::Waited;
 
 impl Sink<'_> {
     /// Writes `items` separated by `, `.
@@ -83,42 +85,55 @@ impl Sink<'_> {
     /// segments of the list on the print's helper (`parallel::ahead`): the
     /// helper formats a copy of the last part of each segment and lays it
     /// out into a text of its own, a segment or two ahead, while this
-    /// thread does the same with the first [`MINE_32NDS`]/32 straight into
-    /// the output, then appends the helper's text. The layout depends on an
-    /// item's index only (never on the text before it), so each part is
-    /// laid out where it is formatted; a writer gets the helper's text as
-    /// it is, with no copy. Each thread formats its part into a buffer of
-    /// texts ([`Formatted`]) before laying it out: two short loops measured
+    /// thread does the same with the first part straight into the output,
+    /// then appends the helper's text. The layout depends on an item's
+    /// index only (never on the text before it), so each part is laid out
+    /// where it is formatted; a writer gets the helper's text as it is,
+    /// with no copy. Each thread formats its part into a buffer of texts
+    /// ([`Formatted`]) before laying it out: two short loops measured
     /// faster than one that does both (see `bench/README.md`). The buffers
     /// are the sink's, reused from list to list.
+    ///
+    /// This thread's part is the sink's [`Sink::number_share`] of each
+    /// segment, which follows the two threads' pace from segment to
+    /// segment ([`next_share`]): this thread also appends the helper's
+    /// text, and in memory touches every page of the output first, so the
+    /// even share depends on the print and on the other core's load.
     fn fill_pipelined<T: Number>(&mut self, start: FillState, items: &[T]) {
-        // This thread formats the first part of each segment, the helper the rest.
-        let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
         let at = |index| FillState { index, ..start };
         let mut spare = std::mem::take(&mut self.number_texts);
         let own = spare.pop().unwrap_or_default();
+        // This thread's share, in 32nds, as it is when a segment is handed over.
+        let share = Cell::new(self.number_share);
+        let segments = items.chunks(SEGMENT).enumerate().map(|(k, segment)| {
+            let split = segment.len() * share.get() / 32;
+            (k * SEGMENT, segment, split)
+        });
         let mut state = (self, own);
         crate::parallel::ahead(
             &mut state,
-            items.chunks(SEGMENT).enumerate(),
+            segments,
             &mut spare,
-            |&(k, segment)| {
-                let split = mine(segment);
+            |&(first, segment, split)| {
                 let theirs = segment[split..].to_vec();
-                let mut at = at(k * SEGMENT + split);
+                let mut at = at(first + split);
                 move |made: &mut NumberText| {
                     made.formatted.format(&theirs);
                     made.text.clear();
                     at.lay_out_formatted(&mut made.text, &made.formatted);
                 }
             },
-            |(sink, own), &(k, segment)| {
-                own.formatted.format(&segment[..mine(segment)]);
-                at(k * SEGMENT).lay_out_formatted(&mut sink.buf, &own.formatted);
+            |(sink, own), &(first, segment, split)| {
+                own.formatted.format(&segment[..split]);
+                at(first).lay_out_formatted(&mut sink.buf, &own.formatted);
             },
-            |(sink, _), _, made| sink.put_lines(&made.text),
+            |(sink, _), _, made, waited| {
+                sink.put_lines(&made.text);
+                share.set(next_share(share.get(), waited));
+            },
         );
         let (sink, own) = state;
+        sink.number_share = share.get();
         spare.push(own);
         sink.number_texts = spare;
     }
@@ -473,8 +488,28 @@ const PARALLEL_MIN_SHARED: usize = 1 << 12;
 const SEGMENT: usize = 1 << 14;
 
 /// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
-/// own thread formats and lays out (besides handing the whole segment on).
-const MINE_32NDS: usize = 14;
+/// own thread formats and lays out (besides handing the whole segment on)
+/// at the start of a print, before [`next_share`] follows the threads'
+/// pace.
+pub(super) const MINE_32NDS: usize = 14;
+
+/// The least and most of each segment, in 32nds, that [`next_share`] gives
+/// [`Sink::fill_pipelined`]'s own thread.
+const MINE_32NDS_RANGE: std::ops::RangeInclusive<usize> = 2..=30;
+
+/// The share of the next segments, in 32nds, that
+/// [`Sink::fill_pipelined`]'s own thread formats, after its share `share`
+/// of a segment whose helper's part it `waited` for or not: one 32nd more
+/// when it waited (the helper's part was the longer), one less when the
+/// helper's part was ready, the same when there was no helper.
+fn next_share(share: usize, waited: Waited) -> usize {
+    let next = match waited {
+        Waited::Yes => share + 1,
+        Waited::No => share.saturating_sub(1),
+        Waited::MadeHere => share,
+    };
+    next.clamp(*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end())
+}
 
 /// What a thread of [`Sink::fill_pipelined`] makes of its part of a
 /// segment: the numbers formatted, then laid out (the helper's part only:
@@ -641,6 +676,68 @@ mod tests {
             assert!(streamed == slow, "{way}: {count} items, {level}, {fill}");
             assert!(memory == slow, "{way}: {count} items in memory");
         }
+    }
+
+    #[test]
+    fn long_lists_print_the_same_whatever_share_this_thread_formats() {
+        let floats: Vec<f32> = (0..3 * SEGMENT)
+            .map(|i| match i % 7 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => f32::NEG_INFINITY,
+                _ => i as f32 / 3.0 - 100.0,
+            })
+            .collect();
+        let int64s: Vec<i64> = (0..3 * SEGMENT as i64).map(|i| i * -7919).collect();
+        let doubles: Vec<f64> = (0..3 * SEGMENT).map(|i| 1.0 / (i as f64 + 0.5)).collect();
+        let (first, last) = (*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end());
+        for count in [SEGMENT + 1, 2 * SEGMENT - 1, 3 * SEGMENT] {
+            for share in [first, first + 1, MINE_32NDS, last - 1, last] {
+                let fast = |fill: &dyn Fn(&mut Sink<'_>)| {
+                    crate::parallel::with_helper(|| {
+                        let mut sink = Sink::in_memory(Printer::new());
+                        sink.indent();
+                        sink.number_share = share;
+                        fill(&mut sink);
+                        sink.finish_text().unwrap().0
+                    })
+                };
+                let slow = |fill: &dyn Fn(&mut Sink<'_>)| {
+                    render(|s| {
+                        s.indent();
+                        fill(s)
+                    })
+                };
+                let floats = &floats[..count];
+                let (f, s) = (
+                    fast(&|s| s.fill_numbers(true, floats)),
+                    slow(&|s| s.fill(true, floats, |s, _, x| s.float(*x))),
+                );
+                assert!(f == s, "{count} floats, {share}/32");
+                let int64s = &int64s[..count];
+                let (f, s) = (
+                    fast(&|s| s.fill_numbers(true, int64s)),
+                    slow(&|s| s.fill(true, int64s, |s, _, x| s.int(*x))),
+                );
+                assert!(f == s, "{count} int64s, {share}/32");
+                let doubles = &doubles[..count];
+                let (f, s) = (
+                    fast(&|s| s.fill_numbers(false, doubles)),
+                    slow(&|s| s.fill(false, doubles, |s, _, x| s.float(*x))),
+                );
+                assert!(f == s, "{count} doubles, {share}/32");
+            }
+        }
+    }
+
+    #[test]
+    fn this_threads_share_follows_who_waited_within_its_range() {
+        let (first, last) = (*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end());
+        assert_eq!(next_share(MINE_32NDS, Waited::Yes), MINE_32NDS + 1);
+        assert_eq!(next_share(MINE_32NDS, Waited::No), MINE_32NDS - 1);
+        assert_eq!(next_share(MINE_32NDS, Waited::MadeHere), MINE_32NDS);
+        assert_eq!(next_share(last, Waited::Yes), last);
+        assert_eq!(next_share(first, Waited::No), first);
     }
 
     #[test]
