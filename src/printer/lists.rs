@@ -8,7 +8,7 @@
 use std::cell::Cell;
 use std::io;
 
-use super::number_text::{Number, NUMBER_MAX};
+use super::number_text::{copy_small, Number, NUMBER_MAX};
 use super::sink::{Sink, FLUSH, SPACES};
 use super::Dropped;
 use crate::parallel::Waited;
@@ -530,24 +530,40 @@ struct Formatted {
 }
 
 impl Formatted {
-    /// Replaces the texts with those of `items`.
+    /// Replaces the texts with those of `items`, formatted [`BATCH`] at a
+    /// time before any of them is copied: a text read back right after it
+    /// is written waits for the writes to reach the cache (the CPU cannot
+    /// forward zmij's stores of mixed widths to the wider loads of the
+    /// copy), which took most of this loop's time when it copied each text
+    /// as soon as it was made (`bench/results.md`, "Weights printed from
+    /// Python, session 8").
     fn format<T: Number>(&mut self, items: &[T]) {
         let size = (items.len() + 1) * NUMBER_MAX;
         if self.texts.len() < size {
             self.texts.resize(size, 0);
         }
         self.lens.resize(items.len(), 0);
+        let mut buffers: [T::Buffer; BATCH] = std::array::from_fn(|_| T::buffer());
         let mut start = 0;
-        for (x, len) in items.iter().zip(self.lens.iter_mut()) {
-            let text: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
-                .try_into()
-                .expect("room for one number");
-            let n = x.write(text);
-            *len = n as u8;
-            start += n;
+        for (batch, lens) in items.chunks(BATCH).zip(self.lens.chunks_mut(BATCH)) {
+            let mut texts = [""; BATCH];
+            for ((x, buffer), text) in batch.iter().zip(&mut buffers).zip(&mut texts) {
+                *text = x.format(buffer);
+            }
+            for (text, len) in texts.iter().zip(lens) {
+                let out: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
+                    .try_into()
+                    .expect("room for one number");
+                let n = copy_small(out, text.as_bytes());
+                *len = n as u8;
+                start += n;
+            }
         }
     }
 }
+
+/// The numbers [`Formatted::format`] formats before it copies their texts.
+const BATCH: usize = 8;
 
 /// Tensor values on each line of a filled list ([`Sink::fill`]): a fixed
 /// count, so that changing one value changes one line, and the index of
@@ -728,6 +744,84 @@ mod tests {
                 assert!(f == s, "{count} doubles, {share}/32");
             }
         }
+    }
+
+    /// The texts `Formatted::format` makes of `items`, one by one.
+    fn formatted_texts<T: Number>(items: &[T]) -> Vec<String> {
+        let mut formatted = Formatted::default();
+        formatted.format(items);
+        let mut start = 0;
+        (formatted.lens.iter())
+            .map(|&n| {
+                let text = &formatted.texts[start..start + usize::from(n)];
+                start += usize::from(n);
+                String::from_utf8(text.to_vec()).unwrap()
+            })
+            .collect()
+    }
+
+    /// What `Number::write` writes of each of `items`.
+    fn written_texts<T: Number>(items: &[T]) -> Vec<String> {
+        (items.iter())
+            .map(|x| {
+                let mut text = [0; NUMBER_MAX];
+                let n = x.write(&mut text);
+                String::from_utf8(text[..n].to_vec()).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn numbers_formatted_in_batches_are_the_numbers_written_one_by_one() {
+        let floats = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5e-7,
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            1e-45,
+            0.1,
+            -123.456,
+            1e16,
+            3.0e-6,
+            7.0,
+        ];
+        let doubles = [
+            -0.0,
+            f64::NAN,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
+            0.1,
+            -2.5,
+        ];
+        let int32s = [0, -1, i32::MIN, i32::MAX, 10, -100_000];
+        let int64s = [0, i64::MIN, i64::MAX, -9, 1 << 40];
+        let uint64s = [0, u64::MAX, 1, 1 << 63];
+        // Every length from empty to past two batches: a last batch of every size.
+        for len in 0..=2 * BATCH + 1 {
+            let pick = |i: usize| i * 7 % 16;
+            let floats: Vec<f32> = (0..len).map(|i| floats[pick(i)]).collect();
+            assert_eq!(formatted_texts(&floats), written_texts(&floats));
+            let doubles: Vec<f64> = (0..len).map(|i| doubles[pick(i) % 7]).collect();
+            assert_eq!(formatted_texts(&doubles), written_texts(&doubles));
+            let int32s: Vec<i32> = (0..len).map(|i| int32s[pick(i) % 6]).collect();
+            assert_eq!(formatted_texts(&int32s), written_texts(&int32s));
+            let int64s: Vec<i64> = (0..len).map(|i| int64s[pick(i) % 5]).collect();
+            assert_eq!(formatted_texts(&int64s), written_texts(&int64s));
+            let uint64s: Vec<u64> = (0..len).map(|i| uint64s[pick(i) % 4]).collect();
+            assert_eq!(formatted_texts(&uint64s), written_texts(&uint64s));
+        }
+        // A buffer reused for a shorter list holds that list only.
+        let mut formatted = Formatted::default();
+        formatted.format(&floats);
+        formatted.format(&floats[..3]);
+        assert_eq!(formatted.lens.len(), 3);
     }
 
     #[test]
