@@ -328,11 +328,11 @@ struct FillState {
 impl FillState {
     /// Formats `items` and appends them, from the item at `self.index` on.
     fn lay_out<T: Number>(&mut self, buf: &mut Vec<u8>, items: &[T]) {
-        for x in items {
-            let mut text = [0; NUMBER_MAX];
-            let n = x.write(&mut text);
-            self.item(buf, &text, n);
-        }
+        each_text(items, |text| {
+            let mut padded = [0; NUMBER_MAX];
+            let n = copy_small(&mut padded, text.as_bytes());
+            self.item(buf, &padded, n);
+        });
     }
 
     /// Appends the numbers `formatted` holds, from the item at
@@ -530,39 +530,45 @@ struct Formatted {
 }
 
 impl Formatted {
-    /// Replaces the texts with those of `items`, formatted [`BATCH`] at a
-    /// time before any of them is copied: a text read back right after it
-    /// is written waits for the writes to reach the cache (the CPU cannot
-    /// forward zmij's stores of mixed widths to the wider loads of the
-    /// copy), which took most of this loop's time when it copied each text
-    /// as soon as it was made (`bench/results.md`, "Weights printed from
-    /// Python, session 8").
+    /// Replaces the texts with those of `items` ([`each_text`]).
     fn format<T: Number>(&mut self, items: &[T]) {
         let size = (items.len() + 1) * NUMBER_MAX;
         if self.texts.len() < size {
             self.texts.resize(size, 0);
         }
-        self.lens.resize(items.len(), 0);
-        let mut buffers: [T::Buffer; BATCH] = std::array::from_fn(|_| T::buffer());
+        self.lens.clear();
         let mut start = 0;
-        for (batch, lens) in items.chunks(BATCH).zip(self.lens.chunks_mut(BATCH)) {
-            let mut texts = [""; BATCH];
-            for ((x, buffer), text) in batch.iter().zip(&mut buffers).zip(&mut texts) {
-                *text = x.format(buffer);
-            }
-            for (text, len) in texts.iter().zip(lens) {
-                let out: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
-                    .try_into()
-                    .expect("room for one number");
-                let n = copy_small(out, text.as_bytes());
-                *len = n as u8;
-                start += n;
-            }
-        }
+        each_text(items, |text| {
+            let out: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
+                .try_into()
+                .expect("room for one number");
+            let n = copy_small(out, text.as_bytes());
+            self.lens.push(n as u8);
+            start += n;
+        });
     }
 }
 
-/// The numbers [`Formatted::format`] formats before it copies their texts.
+/// Calls `each` on the text of each of `items`, in order, formatted
+/// [`BATCH`] at a time before any of them is handed on: a text read back
+/// right after it is written waits for the writes to reach the cache (the
+/// CPU cannot forward zmij's stores of mixed widths to the wider loads of
+/// a copy), which took most of the time of copying each text as soon as
+/// it was made (`bench/results.md`, "Weights printed from Python, session
+/// 8").
+#[inline(always)]
+fn each_text<T: Number>(items: &[T], mut each: impl FnMut(&str)) {
+    let mut buffers: [T::Buffer; BATCH] = std::array::from_fn(|_| T::buffer());
+    for batch in items.chunks(BATCH) {
+        let mut texts = [""; BATCH];
+        for ((x, buffer), text) in batch.iter().zip(&mut buffers).zip(&mut texts) {
+            *text = x.format(buffer);
+        }
+        texts[..batch.len()].iter().for_each(|text| each(text));
+    }
+}
+
+/// The numbers [`each_text`] formats before it hands their texts on.
 const BATCH: usize = 8;
 
 /// Tensor values on each line of a filled list ([`Sink::fill`]): a fixed
