@@ -267,18 +267,19 @@ fn start_helper() -> Helper {
 /// (this thread's, started if need be): for each unit, this thread hands
 /// the helper the job `detach` makes of it (a closure that owns what it
 /// needs, and fills a buffer), up to [`AHEAD`] units ahead, then runs
-/// `own` on the unit and `take` on the buffer its job filled. Buffers
-/// come from `spare` (or are made) and go back to it, in any state: a job
-/// must overwrite its buffer. Without a helper, this thread runs each job
-/// when it would have handed it over. A panic of the helper goes on in
-/// this thread.
+/// `own` on the unit and `take` on the buffer its job filled, saying
+/// whether this thread had to wait for it ([`Waited`]). Buffers come from
+/// `spare` (or are made) and go back to it, in any state: a job must
+/// overwrite its buffer. Without a helper, this thread runs each job when
+/// it would have handed it over. A panic of the helper goes on in this
+/// thread.
 pub(crate) fn ahead<S, U, B, J>(
     state: &mut S,
     units: impl Iterator<Item = U>,
     spare: &mut Vec<B>,
     mut detach: impl FnMut(&U) -> J,
     mut own: impl FnMut(&mut S, &U),
-    mut take: impl FnMut(&mut S, &U, &mut B),
+    mut take: impl FnMut(&mut S, &U, &mut B, Waited),
 ) where
     B: Default + Send + 'static,
     J: FnOnce(&mut B) + Send + 'static,
@@ -293,10 +294,14 @@ pub(crate) fn ahead<S, U, B, J>(
             // The receiver is gone only when this thread panicked.
             let _ = made_tx.send(buffer);
         });
-        if let Err(run) = to_helper(run) {
-            run();
-        }
-        (unit, made_rx)
+        let made_here = match to_helper(run) {
+            Ok(()) => false,
+            Err(run) => {
+                run();
+                true
+            }
+        };
+        (unit, made_rx, made_here)
     };
     let mut units = units.fuse();
     loop {
@@ -304,16 +309,35 @@ pub(crate) fn ahead<S, U, B, J>(
             let Some(unit) = units.next() else { break };
             waiting.push_back(hand_over(unit, spare));
         }
-        let Some((unit, made)) = waiting.pop_front() else {
+        let Some((unit, made, made_here)) = waiting.pop_front() else {
             return;
         };
         own(state, &unit);
-        let Ok(mut buffer) = made.recv() else {
+        let (buffer, waited) = match made.try_recv() {
+            Ok(buffer) if made_here => (Ok(buffer), Waited::MadeHere),
+            Ok(buffer) => (Ok(buffer), Waited::No),
+            Err(_) => (made.recv(), Waited::Yes),
+        };
+        let Ok(mut buffer) = buffer else {
             helper_stopped()
         };
-        take(state, &unit, &mut buffer);
+        take(state, &unit, &mut buffer, waited);
         spare.push(buffer);
     }
+}
+
+/// Whether the thread running an [`ahead`] pipeline waited for what the
+/// helper made of a unit: the helper's share of each unit is too large if
+/// it did, and may grow if it did not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Waited {
+    /// The helper had made it already.
+    No,
+    /// This thread waited for the helper to make it.
+    Yes,
+    /// There was no helper: this thread made it when it would have handed
+    /// it over.
+    MadeHere,
 }
 
 /// The units an [`ahead`] pipeline hands its helper before it takes what
@@ -497,7 +521,7 @@ pub(crate) mod tests {
             &mut spare,
             |&n| move |made: &mut String| *made = format!("made {n}"),
             |log, &n| log.push(format!("own {n}")),
-            |log, &n, made| log.push(format!("{n}: {made}")),
+            |log, &n, made, _| log.push(format!("{n}: {made}")),
         );
         (log, spare.len())
     }
@@ -543,6 +567,50 @@ pub(crate) mod tests {
         assert!(!has_helper());
     }
 
+    /// What [`ahead`] says of waiting, on one unit whose job runs `job`
+    /// and whose own part runs `own`.
+    fn waited_for(job: fn(), own: impl FnMut(&mut (), &u8)) -> Waited {
+        let mut waited = Vec::new();
+        ahead(
+            &mut (),
+            [0u8].into_iter(),
+            &mut Vec::new(),
+            |_| move |_: &mut ()| job(),
+            own,
+            |(), _, (), how| waited.push(how),
+        );
+        waited[0]
+    }
+
+    #[test]
+    fn ahead_says_whether_this_thread_waited_for_the_helper() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::time::Duration;
+        static JOB_DONE: AtomicBool = AtomicBool::new(false);
+        let slow_job = || std::thread::sleep(Duration::from_millis(100));
+        let quick_job = || JOB_DONE.store(true, Ordering::SeqCst);
+        // Without a helper the job is made here, whatever it takes.
+        assert_eq!(waited_for(slow_job, |_, _| {}), Waited::MadeHere);
+        let off = with_threads(false, || with_helper(|| waited_for(quick_job, |_, _| {})));
+        assert_eq!(off, Waited::MadeHere);
+        if !available() {
+            return;
+        }
+        assert_eq!(with_helper(|| waited_for(slow_job, |_, _| {})), Waited::Yes);
+        let after_the_job = |_: &mut (), _: &u8| {
+            while !JOB_DONE.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+            // The job is done; what it made is sent right after.
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        JOB_DONE.store(false, Ordering::SeqCst);
+        assert_eq!(
+            with_helper(|| waited_for(quick_job, after_the_job)),
+            Waited::No
+        );
+    }
+
     #[test]
     fn a_panic_of_the_helper_goes_on_in_the_calling_thread() {
         for units in [0..1, 0..50] {
@@ -554,7 +622,7 @@ pub(crate) mod tests {
                         &mut Vec::new(),
                         |&n| move |_: &mut String| assert!(n != 0, "job {n}"),
                         |(), _| {},
-                        |(), _, _| {},
+                        |(), _, _, _| {},
                     );
                 })
             });

@@ -5,11 +5,13 @@
 //! [`ListLayout`] and [`VALUES_PER_LINE`]): a change to one item never
 //! moves its neighbours.
 
+use std::cell::Cell;
 use std::io;
 
-use super::number_text::{Number, NUMBER_MAX};
+use super::number_text::{copy_small, Number, NUMBER_MAX};
 use super::sink::{Sink, FLUSH, SPACES};
 use super::Dropped;
+use crate::parallel::Waited;
 
 impl Sink<'_> {
     /// Writes `items` separated by `, `.
@@ -83,42 +85,55 @@ impl Sink<'_> {
     /// segments of the list on the print's helper (`parallel::ahead`): the
     /// helper formats a copy of the last part of each segment and lays it
     /// out into a text of its own, a segment or two ahead, while this
-    /// thread does the same with the first [`MINE_32NDS`]/32 straight into
-    /// the output, then appends the helper's text. The layout depends on an
-    /// item's index only (never on the text before it), so each part is
-    /// laid out where it is formatted; a writer gets the helper's text as
-    /// it is, with no copy. Each thread formats its part into a buffer of
-    /// texts ([`Formatted`]) before laying it out: two short loops measured
+    /// thread does the same with the first part straight into the output,
+    /// then appends the helper's text. The layout depends on an item's
+    /// index only (never on the text before it), so each part is laid out
+    /// where it is formatted; a writer gets the helper's text as it is,
+    /// with no copy. Each thread formats its part into a buffer of texts
+    /// ([`Formatted`]) before laying it out: two short loops measured
     /// faster than one that does both (see `bench/README.md`). The buffers
     /// are the sink's, reused from list to list.
+    ///
+    /// This thread's part is the sink's [`Sink::number_share`] of each
+    /// segment, which follows the two threads' pace from segment to
+    /// segment ([`next_share`]): this thread also appends the helper's
+    /// text, and in memory touches every page of the output first, so the
+    /// even share depends on the print and on the other core's load.
     fn fill_pipelined<T: Number>(&mut self, start: FillState, items: &[T]) {
-        // This thread formats the first part of each segment, the helper the rest.
-        let mine = |segment: &[T]| segment.len() * MINE_32NDS / 32;
         let at = |index| FillState { index, ..start };
         let mut spare = std::mem::take(&mut self.number_texts);
         let own = spare.pop().unwrap_or_default();
+        // This thread's share, in 32nds, as it is when a segment is handed over.
+        let share = Cell::new(self.number_share);
+        let segments = items.chunks(SEGMENT).enumerate().map(|(k, segment)| {
+            let split = segment.len() * share.get() / 32;
+            (k * SEGMENT, segment, split)
+        });
         let mut state = (self, own);
         crate::parallel::ahead(
             &mut state,
-            items.chunks(SEGMENT).enumerate(),
+            segments,
             &mut spare,
-            |&(k, segment)| {
-                let split = mine(segment);
+            |&(first, segment, split)| {
                 let theirs = segment[split..].to_vec();
-                let mut at = at(k * SEGMENT + split);
+                let mut at = at(first + split);
                 move |made: &mut NumberText| {
                     made.formatted.format(&theirs);
                     made.text.clear();
                     at.lay_out_formatted(&mut made.text, &made.formatted);
                 }
             },
-            |(sink, own), &(k, segment)| {
-                own.formatted.format(&segment[..mine(segment)]);
-                at(k * SEGMENT).lay_out_formatted(&mut sink.buf, &own.formatted);
+            |(sink, own), &(first, segment, split)| {
+                own.formatted.format(&segment[..split]);
+                at(first).lay_out_formatted(&mut sink.buf, &own.formatted);
             },
-            |(sink, _), _, made| sink.put_lines(&made.text),
+            |(sink, _), _, made, waited| {
+                sink.put_lines(&made.text);
+                share.set(next_share(share.get(), waited));
+            },
         );
         let (sink, own) = state;
+        sink.number_share = share.get();
         spare.push(own);
         sink.number_texts = spare;
     }
@@ -130,7 +145,11 @@ impl Sink<'_> {
     /// helper the rest, one unit ahead, into a sink of its own (same path,
     /// indentation and comments) whose text and compat reports this thread
     /// appends in order. At most a few units of text wait in memory, so a
-    /// sink that streams to a writer still does.
+    /// sink that streams to a writer still does. In a print that shares one
+    /// helper, a list whose weight is mostly in heavy items (weights,
+    /// `Constant` nodes) stays on this thread: their number lists are split
+    /// with the print's helper ([`Sink::fill_numbers`]), where the two
+    /// threads' parts are even, and no third thread is started for them.
     pub(crate) fn each_item<T: Sync>(
         &mut self,
         items: &[T],
@@ -141,7 +160,11 @@ impl Sink<'_> {
             true => items.iter().map(weight).collect(),
             false => Vec::new(),
         };
-        let units = split_units(&weights);
+        let numbers_shared = crate::parallel::has_helper() && mostly_heavy(&weights);
+        let units = match numbers_shared {
+            true => Vec::new(),
+            false => split_units(&weights),
+        };
         if units.is_empty() {
             for (i, x) in items.iter().enumerate() {
                 write(self, i, x);
@@ -305,11 +328,11 @@ struct FillState {
 impl FillState {
     /// Formats `items` and appends them, from the item at `self.index` on.
     fn lay_out<T: Number>(&mut self, buf: &mut Vec<u8>, items: &[T]) {
-        for x in items {
-            let mut text = [0; NUMBER_MAX];
-            let n = x.write(&mut text);
-            self.item(buf, &text, n);
-        }
+        each_text(items, |text| {
+            let mut padded = [0; NUMBER_MAX];
+            let n = copy_small(&mut padded, text.as_bytes());
+            self.item(buf, &padded, n);
+        });
     }
 
     /// Appends the numbers `formatted` holds, from the item at
@@ -396,6 +419,19 @@ fn split_units(weights: &[usize]) -> Vec<(usize, usize, usize)> {
     units
 }
 
+/// Whether items of `weights` (bytes of encoding) of at least
+/// [`HEAVY_ITEM`] carry 3/4 of the list's weight or more.
+fn mostly_heavy(weights: &[usize]) -> bool {
+    let total: usize = weights.iter().sum();
+    let heavy: usize = weights.iter().filter(|&&w| w >= HEAVY_ITEM).sum();
+    heavy > 0 && heavy >= total / 4 * 3
+}
+
+/// The weight (bytes of encoding) of an item heavy enough to hold a number
+/// list that a print sharing a helper splits itself: [`PARALLEL_MIN_SHARED`]
+/// floats of 4 bytes.
+const HEAVY_ITEM: usize = PARALLEL_MIN_SHARED * 4;
+
 /// [`split_units`] leaves a list whole when the helper's parts would weigh
 /// less than 1/`HELPER_SHARE_MIN` of it.
 const HELPER_SHARE_MIN: usize = 4;
@@ -452,8 +488,28 @@ const PARALLEL_MIN_SHARED: usize = 1 << 12;
 const SEGMENT: usize = 1 << 14;
 
 /// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
-/// own thread formats and lays out (besides handing the whole segment on).
-const MINE_32NDS: usize = 14;
+/// own thread formats and lays out (besides handing the whole segment on)
+/// at the start of a print, before [`next_share`] follows the threads'
+/// pace.
+pub(super) const MINE_32NDS: usize = 14;
+
+/// The least and most of each segment, in 32nds, that [`next_share`] gives
+/// [`Sink::fill_pipelined`]'s own thread.
+const MINE_32NDS_RANGE: std::ops::RangeInclusive<usize> = 2..=30;
+
+/// The share of the next segments, in 32nds, that
+/// [`Sink::fill_pipelined`]'s own thread formats, after its share `share`
+/// of a segment whose helper's part it `waited` for or not: one 32nd more
+/// when it waited (the helper's part was the longer), one less when the
+/// helper's part was ready, the same when there was no helper.
+fn next_share(share: usize, waited: Waited) -> usize {
+    let next = match waited {
+        Waited::Yes => share + 1,
+        Waited::No => share.saturating_sub(1),
+        Waited::MadeHere => share,
+    };
+    next.clamp(*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end())
+}
 
 /// What a thread of [`Sink::fill_pipelined`] makes of its part of a
 /// segment: the numbers formatted, then laid out (the helper's part only:
@@ -474,24 +530,46 @@ struct Formatted {
 }
 
 impl Formatted {
-    /// Replaces the texts with those of `items`.
+    /// Replaces the texts with those of `items` ([`each_text`]).
     fn format<T: Number>(&mut self, items: &[T]) {
         let size = (items.len() + 1) * NUMBER_MAX;
         if self.texts.len() < size {
             self.texts.resize(size, 0);
         }
-        self.lens.resize(items.len(), 0);
+        self.lens.clear();
         let mut start = 0;
-        for (x, len) in items.iter().zip(self.lens.iter_mut()) {
-            let text: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
+        each_text(items, |text| {
+            let out: &mut [u8; NUMBER_MAX] = (&mut self.texts[start..start + NUMBER_MAX])
                 .try_into()
                 .expect("room for one number");
-            let n = x.write(text);
-            *len = n as u8;
+            let n = copy_small(out, text.as_bytes());
+            self.lens.push(n as u8);
             start += n;
-        }
+        });
     }
 }
+
+/// Calls `each` on the text of each of `items`, in order, formatted
+/// [`BATCH`] at a time before any of them is handed on: a text read back
+/// right after it is written waits for the writes to reach the cache (the
+/// CPU cannot forward zmij's stores of mixed widths to the wider loads of
+/// a copy), which took most of the time of copying each text as soon as
+/// it was made (`bench/results.md`, "Weights printed from Python, session
+/// 8").
+#[inline(always)]
+fn each_text<T: Number>(items: &[T], mut each: impl FnMut(&str)) {
+    let mut buffers: [T::Buffer; BATCH] = std::array::from_fn(|_| T::buffer());
+    for batch in items.chunks(BATCH) {
+        let mut texts = [""; BATCH];
+        for ((x, buffer), text) in batch.iter().zip(&mut buffers).zip(&mut texts) {
+            *text = x.format(buffer);
+        }
+        texts[..batch.len()].iter().for_each(|text| each(text));
+    }
+}
+
+/// The numbers [`each_text`] formats before it hands their texts on.
+const BATCH: usize = 8;
 
 /// Tensor values on each line of a filled list ([`Sink::fill`]): a fixed
 /// count, so that changing one value changes one line, and the index of
@@ -623,6 +701,146 @@ mod tests {
     }
 
     #[test]
+    fn long_lists_print_the_same_whatever_share_this_thread_formats() {
+        let floats: Vec<f32> = (0..3 * SEGMENT)
+            .map(|i| match i % 7 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => f32::NEG_INFINITY,
+                _ => i as f32 / 3.0 - 100.0,
+            })
+            .collect();
+        let int64s: Vec<i64> = (0..3 * SEGMENT as i64).map(|i| i * -7919).collect();
+        let doubles: Vec<f64> = (0..3 * SEGMENT).map(|i| 1.0 / (i as f64 + 0.5)).collect();
+        let (first, last) = (*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end());
+        for count in [SEGMENT + 1, 2 * SEGMENT - 1, 3 * SEGMENT] {
+            for share in [first, first + 1, MINE_32NDS, last - 1, last] {
+                let fast = |fill: &dyn Fn(&mut Sink<'_>)| {
+                    crate::parallel::with_helper(|| {
+                        let mut sink = Sink::in_memory(Printer::new());
+                        sink.indent();
+                        sink.number_share = share;
+                        fill(&mut sink);
+                        sink.finish_text().unwrap().0
+                    })
+                };
+                let slow = |fill: &dyn Fn(&mut Sink<'_>)| {
+                    render(|s| {
+                        s.indent();
+                        fill(s)
+                    })
+                };
+                let floats = &floats[..count];
+                let (f, s) = (
+                    fast(&|s| s.fill_numbers(true, floats)),
+                    slow(&|s| s.fill(true, floats, |s, _, x| s.float(*x))),
+                );
+                assert!(f == s, "{count} floats, {share}/32");
+                let int64s = &int64s[..count];
+                let (f, s) = (
+                    fast(&|s| s.fill_numbers(true, int64s)),
+                    slow(&|s| s.fill(true, int64s, |s, _, x| s.int(*x))),
+                );
+                assert!(f == s, "{count} int64s, {share}/32");
+                let doubles = &doubles[..count];
+                let (f, s) = (
+                    fast(&|s| s.fill_numbers(false, doubles)),
+                    slow(&|s| s.fill(false, doubles, |s, _, x| s.float(*x))),
+                );
+                assert!(f == s, "{count} doubles, {share}/32");
+            }
+        }
+    }
+
+    /// The texts `Formatted::format` makes of `items`, one by one.
+    fn formatted_texts<T: Number>(items: &[T]) -> Vec<String> {
+        let mut formatted = Formatted::default();
+        formatted.format(items);
+        let mut start = 0;
+        (formatted.lens.iter())
+            .map(|&n| {
+                let text = &formatted.texts[start..start + usize::from(n)];
+                start += usize::from(n);
+                String::from_utf8(text.to_vec()).unwrap()
+            })
+            .collect()
+    }
+
+    /// What `Number::write` writes of each of `items`.
+    fn written_texts<T: Number>(items: &[T]) -> Vec<String> {
+        (items.iter())
+            .map(|x| {
+                let mut text = [0; NUMBER_MAX];
+                let n = x.write(&mut text);
+                String::from_utf8(text[..n].to_vec()).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn numbers_formatted_in_batches_are_the_numbers_written_one_by_one() {
+        let floats = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5e-7,
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            1e-45,
+            0.1,
+            -123.456,
+            1e16,
+            3.0e-6,
+            7.0,
+        ];
+        let doubles = [
+            -0.0,
+            f64::NAN,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
+            0.1,
+            -2.5,
+        ];
+        let int32s = [0, -1, i32::MIN, i32::MAX, 10, -100_000];
+        let int64s = [0, i64::MIN, i64::MAX, -9, 1 << 40];
+        let uint64s = [0, u64::MAX, 1, 1 << 63];
+        // Every length from empty to past two batches: a last batch of every size.
+        for len in 0..=2 * BATCH + 1 {
+            let pick = |i: usize| i * 7 % 16;
+            let floats: Vec<f32> = (0..len).map(|i| floats[pick(i)]).collect();
+            assert_eq!(formatted_texts(&floats), written_texts(&floats));
+            let doubles: Vec<f64> = (0..len).map(|i| doubles[pick(i) % 7]).collect();
+            assert_eq!(formatted_texts(&doubles), written_texts(&doubles));
+            let int32s: Vec<i32> = (0..len).map(|i| int32s[pick(i) % 6]).collect();
+            assert_eq!(formatted_texts(&int32s), written_texts(&int32s));
+            let int64s: Vec<i64> = (0..len).map(|i| int64s[pick(i) % 5]).collect();
+            assert_eq!(formatted_texts(&int64s), written_texts(&int64s));
+            let uint64s: Vec<u64> = (0..len).map(|i| uint64s[pick(i) % 4]).collect();
+            assert_eq!(formatted_texts(&uint64s), written_texts(&uint64s));
+        }
+        // A buffer reused for a shorter list holds that list only.
+        let mut formatted = Formatted::default();
+        formatted.format(&floats);
+        formatted.format(&floats[..3]);
+        assert_eq!(formatted.lens.len(), 3);
+    }
+
+    #[test]
+    fn this_threads_share_follows_who_waited_within_its_range() {
+        let (first, last) = (*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end());
+        assert_eq!(next_share(MINE_32NDS, Waited::Yes), MINE_32NDS + 1);
+        assert_eq!(next_share(MINE_32NDS, Waited::No), MINE_32NDS - 1);
+        assert_eq!(next_share(MINE_32NDS, Waited::MadeHere), MINE_32NDS);
+        assert_eq!(next_share(last, Waited::Yes), last);
+        assert_eq!(next_share(first, Waited::No), first);
+    }
+
+    #[test]
     fn number_fill_matches_item_by_item() {
         // On either side of the two-thread path's thresholds, and segments
         // ending with a part of each thread (the last of one or two items
@@ -723,6 +941,61 @@ mod tests {
             let alone = Printer::new().threads(false).print_binary_model(&bytes);
             assert!(printed == alone.unwrap().text, "{lists} lists");
         }
+    }
+
+    #[test]
+    fn heavy_items_of_a_print_sharing_a_helper_split_only_their_numbers() {
+        use prost::Message as _;
+        // `count` initializers of `floats` floats each, then `light` ones
+        // of two floats.
+        let model = |count: usize, floats: usize, light: usize| {
+            let values = vec!["0.25"; floats].join(", ");
+            let weights = (0..count)
+                .map(|i| format!("float[{floats}] w{i} = {{{values}}}"))
+                .chain((0..light).map(|i| format!("float[2] l{i} = {{1.5, -2.0}}")));
+            let text = format!(
+                "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                 g (float x) => (float y) <{}> {{ y = Relu(x) }}",
+                weights.collect::<Vec<_>>().join(", ")
+            );
+            crate::parse_model(&text).unwrap().encode_to_vec()
+        };
+        let two_cores = crate::parallel::available();
+        // Lists long enough for helpers of their own (split as items, the
+        // thread writing the helper's items would start one for each), heavy
+        // items among light ones, and light items only (split as items).
+        for (count, floats, light) in [
+            (10, PARALLEL_MIN, 0),
+            (70, HEAVY_ITEM / 4, 10_000),
+            (0, 0, 60_000),
+        ] {
+            let bytes = model(count, floats, light);
+            assert!(bytes.len() >= super::super::SHARED_HELPER_MIN);
+            let (started, printed) = crate::parallel::tests::helpers_of(|| {
+                Printer::new().print_binary_model(&bytes).unwrap().text
+            });
+            assert_eq!(started, usize::from(two_cores), "{count} × {floats}");
+            let alone = Printer::new().threads(false).print_binary_model(&bytes);
+            assert!(printed == alone.unwrap().text, "{count} × {floats}");
+        }
+    }
+
+    #[test]
+    fn a_list_is_mostly_heavy_from_three_quarters_of_its_weight() {
+        let light = HEAVY_ITEM - 1;
+        assert!(mostly_heavy(&[HEAVY_ITEM, HEAVY_ITEM, HEAVY_ITEM, light]));
+        assert!(mostly_heavy(&[
+            3 * HEAVY_ITEM,
+            HEAVY_ITEM / 2,
+            HEAVY_ITEM / 2
+        ]));
+        assert!(!mostly_heavy(&[
+            3 * HEAVY_ITEM,
+            HEAVY_ITEM / 2,
+            HEAVY_ITEM / 2 + 4
+        ]));
+        assert!(!mostly_heavy(&[light; 100]));
+        assert!(!mostly_heavy(&[]));
     }
 
     #[test]

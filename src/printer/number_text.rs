@@ -44,16 +44,34 @@ pub(super) const NUMBER_MAX: usize = 24;
 /// A tensor element written by [`Sink::fill_numbers`]: an integer in
 /// decimal, or a float as [`Sink::float`] writes it.
 pub(crate) trait Number: Copy + Send + Sync + 'static {
+    /// What [`Number::format`] writes the text into.
+    type Buffer;
+
+    /// A buffer for [`Number::format`].
+    fn buffer() -> Self::Buffer;
+
+    /// The text, written into `buffer`.
+    fn format(self, buffer: &mut Self::Buffer) -> &str;
+
     /// Writes the text at the start of `out` and returns its length.
-    fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize;
+    #[inline]
+    fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize {
+        copy_small(out, self.format(&mut Self::buffer()).as_bytes())
+    }
 }
 
 macro_rules! int_number {
     ($($int:ty),*) => {$(
         impl Number for $int {
+            type Buffer = itoa::Buffer;
+
+            fn buffer() -> itoa::Buffer {
+                itoa::Buffer::new()
+            }
+
             #[inline]
-            fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize {
-                copy_small(out, itoa::Buffer::new().format(self).as_bytes())
+            fn format(self, buffer: &mut itoa::Buffer) -> &str {
+                buffer.format(self)
             }
         }
     )*};
@@ -63,15 +81,19 @@ int_number!(i32, i64, u64);
 macro_rules! float_number {
     ($($float:ty),*) => {$(
         impl Number for $float {
+            type Buffer = zmij::Buffer;
+
+            fn buffer() -> zmij::Buffer {
+                zmij::Buffer::new()
+            }
+
             #[inline]
-            fn write(self, out: &mut [u8; NUMBER_MAX]) -> usize {
-                let mut buffer = zmij::Buffer::new();
-                let text = if self.is_finite() {
+            fn format(self, buffer: &mut zmij::Buffer) -> &str {
+                if self.is_finite() {
                     buffer.format_finite(self)
                 } else {
-                    float_or_nan(self, &mut buffer)
-                };
-                copy_small(out, text.as_bytes())
+                    float_or_nan(self, buffer)
+                }
             }
         }
     )*};
@@ -82,7 +104,7 @@ float_number!(f32, f64);
 /// few fixed-size (overlapping) moves instead of a `memcpy` call, and
 /// returns its length.
 #[inline(always)]
-fn copy_small(out: &mut [u8; NUMBER_MAX], src: &[u8]) -> usize {
+pub(super) fn copy_small(out: &mut [u8; NUMBER_MAX], src: &[u8]) -> usize {
     let n = src.len();
     if n >= 16 {
         out[..16].copy_from_slice(&src[..16]);

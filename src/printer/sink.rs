@@ -38,6 +38,10 @@ pub struct Sink<'a> {
     /// The buffers of [`Sink::fill_numbers`]' two threads, kept from one
     /// list to the next.
     pub(super) number_texts: Vec<NumberText>,
+    /// The share of each segment of a long number list, in 32nds, that
+    /// this thread formats while the helper formats the rest, as the last
+    /// list left it (see `Sink::fill_pipelined`).
+    pub(super) number_share: usize,
     /// The node that nodes still encoded are decoded into, one after
     /// another, as they are printed (`graph::node_lines`).
     pub(super) node_scratch: NodeProto,
@@ -66,6 +70,7 @@ impl<'a> Sink<'a> {
             comments: None,
             may_split: true,
             number_texts: Vec::new(),
+            number_share: super::lists::MINE_32NDS,
             node_scratch: NodeProto::default(),
         }
     }
