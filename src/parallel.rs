@@ -601,8 +601,9 @@ pub(crate) mod tests {
             while !JOB_DONE.load(Ordering::SeqCst) {
                 std::thread::yield_now();
             }
-            // The job is done; what it made is sent right after.
-            std::thread::sleep(Duration::from_millis(50));
+            // The job is done; what it made is sent right after (a whole
+            // second leaves room for a helper descheduled on a busy machine).
+            std::thread::sleep(Duration::from_secs(1));
         };
         JOB_DONE.store(false, Ordering::SeqCst);
         assert_eq!(
