@@ -13,6 +13,7 @@ use std::io::{self, Write};
 
 use super::comments::Comments;
 use super::lists::NumberText;
+use crate::decode::NodeView;
 use crate::proto::NodeProto;
 
 use super::{Dropped, Printer};
@@ -41,6 +42,9 @@ pub struct Sink<'a> {
     /// The node that nodes still encoded are decoded into, one after
     /// another, as they are printed (`graph::node_lines`).
     pub(super) node_scratch: NodeProto,
+    /// The view nodes still encoded are read into, one after another, as
+    /// they are printed (`graph::ListedNode`), emptied between them.
+    pub(super) node_view: NodeView<'static>,
 }
 
 impl<'a> Sink<'a> {
@@ -67,6 +71,7 @@ impl<'a> Sink<'a> {
             may_split: true,
             number_texts: Vec::new(),
             node_scratch: NodeProto::default(),
+            node_view: NodeView::default(),
         }
     }
 
