@@ -85,7 +85,7 @@ impl<'a> NodeView<'a> {
     }
 
     fn read_node(&mut self, bytes: &'a [u8]) -> Option<()> {
-        let mut reader = Reader { bytes, pos: 0 };
+        let mut reader = Reader::new(bytes);
         while !reader.done() {
             match reader.varint()? {
                 k if k == key(1, LEN) => self.input.push(reader.string()?),
@@ -95,7 +95,7 @@ impl<'a> NodeView<'a> {
                 k if k == key(7, LEN) => self.domain = Some(reader.string()?),
                 k if k == key(8, LEN) => self.overload = Some(reader.string()?),
                 k if k == key(5, LEN) => {
-                    let attribute = self.read_attribute(reader.payload()?)?;
+                    let attribute = self.read_attribute(reader.message()?)?;
                     self.attribute.push(attribute);
                 }
                 _ => return None,
@@ -104,14 +104,13 @@ impl<'a> NodeView<'a> {
         Some(())
     }
 
-    fn read_attribute(&mut self, bytes: &'a [u8]) -> Option<AttributeView<'a>> {
+    fn read_attribute(&mut self, mut reader: Reader<'a>) -> Option<AttributeView<'a>> {
         let mut a = AttributeView {
             floats: self.floats.len()..self.floats.len(),
             ints: self.ints.len()..self.ints.len(),
             strings: self.strings.len()..self.strings.len(),
             ..AttributeView::default()
         };
-        let mut reader = Reader { bytes, pos: 0 };
         while !reader.done() {
             match reader.varint()? {
                 k if k == key(1, LEN) => a.name = Some(reader.string()?),
@@ -131,10 +130,7 @@ impl<'a> NodeView<'a> {
                 }
                 k if k == key(8, VARINT) => self.ints.push(int64(reader.varint()?)),
                 k if k == key(8, LEN) => {
-                    let mut run = Reader {
-                        bytes: reader.payload()?,
-                        pos: 0,
-                    };
+                    let mut run = reader.message()?;
                     while !run.done() {
                         self.ints.push(int64(run.varint()?));
                     }
@@ -179,43 +175,84 @@ fn int64(value: u64) -> i64 {
     value as i64
 }
 
-/// Reads the fields of one message: `None` where the walk could refuse.
+/// Reads the fields of one message, a part of a node's encoding: `None`
+/// where the walk could refuse.
+#[derive(Clone, Copy)]
 struct Reader<'a> {
+    /// The node's encoding.
     bytes: &'a [u8],
     pos: usize,
+    /// Where the message ends.
+    end: usize,
+    /// The longest start of `bytes` that is UTF-8: the strings within it
+    /// are taken from it, with no check of their own (most nodes are
+    /// ASCII but for some numbers: one pass checks all their names).
+    text: &'a str,
 }
 
 impl<'a> Reader<'a> {
-    fn done(&self) -> bool {
-        self.pos >= self.bytes.len()
+    /// A reader of the node `bytes`.
+    fn new(bytes: &'a [u8]) -> Self {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        Reader {
+            bytes,
+            pos: 0,
+            end: bytes.len(),
+            text,
+        }
     }
 
+    fn done(&self) -> bool {
+        self.pos >= self.end
+    }
+
+    #[inline]
     fn varint(&mut self) -> Option<u64> {
-        let (value, next) = read_varint(self.bytes, self.pos, self.bytes.len()).ok()?;
+        // Tags and lengths of names: one byte.
+        if let Some(&byte) = self.bytes.get(self.pos).filter(|&&b| b < 0x80) {
+            if self.pos < self.end {
+                self.pos += 1;
+                return Some(u64::from(byte));
+            }
+        }
+        let (value, next) = read_varint(self.bytes, self.pos, self.end).ok()?;
         self.pos = next;
         Some(value)
     }
 
+    /// A length-delimited payload, read by a reader of its own.
+    fn message(&mut self) -> Option<Reader<'a>> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        let end = self.pos.checked_add(len).filter(|&end| end <= self.end)?;
+        let inner = Reader { end, ..*self };
+        self.pos = end;
+        Some(inner)
+    }
+
     /// A length-delimited payload.
     fn payload(&mut self) -> Option<&'a [u8]> {
-        let len = usize::try_from(self.varint()?).ok()?;
-        let end = self.pos.checked_add(len)?;
-        let payload = self.bytes.get(self.pos..end)?;
-        self.pos = end;
-        Some(payload)
+        let inner = self.message()?;
+        Some(&self.bytes[inner.pos..inner.end])
     }
 
     fn string(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.payload()?).ok()
+        let inner = self.message()?;
+        match self.text.get(inner.pos..inner.end) {
+            Some(text) => Some(text),
+            None => std::str::from_utf8(&self.bytes[inner.pos..inner.end]).ok(),
+        }
     }
 
     fn float(&mut self) -> Option<f32> {
-        let bytes = self.bytes.get(self.pos..self.pos + 4)?;
-        self.pos += 4;
+        let end = self.pos.checked_add(4).filter(|&end| end <= self.end)?;
+        let bytes = &self.bytes[self.pos..end];
+        self.pos = end;
         Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 }
-
 impl AttributeView<'_> {
     /// The attribute as the IR holds it, the lists its `node`'s: what
     /// `prost` decodes of its encoding.
