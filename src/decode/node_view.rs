@@ -184,24 +184,15 @@ struct Reader<'a> {
     pos: usize,
     /// Where the message ends.
     end: usize,
-    /// The longest start of `bytes` that is UTF-8: the strings within it
-    /// are taken from it, with no check of their own (most nodes are
-    /// ASCII but for some numbers: one pass checks all their names).
-    text: &'a str,
 }
 
 impl<'a> Reader<'a> {
     /// A reader of the node `bytes`.
     fn new(bytes: &'a [u8]) -> Self {
-        let text = match std::str::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
-        };
         Reader {
             bytes,
             pos: 0,
             end: bytes.len(),
-            text,
         }
     }
 
@@ -239,11 +230,7 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&mut self) -> Option<&'a str> {
-        let inner = self.message()?;
-        match self.text.get(inner.pos..inner.end) {
-            Some(text) => Some(text),
-            None => std::str::from_utf8(&self.bytes[inner.pos..inner.end]).ok(),
-        }
+        std::str::from_utf8(self.payload()?).ok()
     }
 
     fn float(&mut self) -> Option<f32> {
