@@ -39,7 +39,7 @@ pub(crate) struct NodeView<'a> {
 
 /// An attribute of a [`NodeView`]: the fields the view holds, its lists
 /// as ranges of the node's.
-#[derive(Clone, Default, PartialEq, Debug)]
+#[derive(Default)]
 pub(crate) struct AttributeView<'a> {
     pub(crate) name: Option<&'a str>,
     /// The `type` field (`AttributeType`), as `prost` holds it.
