@@ -14,6 +14,15 @@
 //! later (the nodes of a model decoded lazily); when either fails, a walk
 //! that checks every string finds the first problem of the input, the
 //! error reported.
+//!
+//! The print of a binary model ([`decode_model_lazily`]) leaves the main
+//! graph's nodes and initializers encoded and decodes each as it prints
+//! it. Most nodes it reads without `prost` into a view that borrows their
+//! strings (`node_view.rs`); a print that keeps nothing of a model with a
+//! problem (into a string) lets the walk skip the nodes' contents, and each
+//! node is checked as it is read (the view accepts only what the walk
+//! would, and leaves anything else to the walk of the node and `prost`),
+//! with the same errors.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -28,6 +37,10 @@ use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
     SequenceProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
+
+mod node_view;
+
+pub(crate) use node_view::{AttributeView, NodeView};
 
 /// How deeply messages may nest, counting the decoded message (the model)
 /// as depth 0 and its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
@@ -121,14 +134,27 @@ enum Utf8 {
 /// Checks that `bytes` decode as a `T` (the walk that [`decode`] makes
 /// before `prost` runs), the strings `utf8` says included.
 fn walk<T: Decode>(bytes: &[u8], utf8: Utf8) -> Result<(), Error> {
-    let schema = schema();
-    let top = schema
-        .index(T::MESSAGE)
-        .expect("every Decode kind is a message of the schema");
-    let walker = Walker { bytes, schema, top };
+    walk_leaving::<T>(bytes, utf8, Nodes::Walked)
+}
+
+/// [`walk`], the main graph's nodes walked or not as `nodes` says.
+fn walk_leaving<T: Decode>(bytes: &[u8], utf8: Utf8, nodes: Nodes) -> Result<(), Error> {
+    let walker = Walker::new::<T>(bytes, nodes);
     walker
-        .message(top, 0, bytes.len(), 0, utf8 == Utf8::Everywhere)
+        .message(walker.top, 0, bytes.len(), 0, utf8 == Utf8::Everywhere)
         .map_err(|failure| Error::from_diagnostics(vec![failure.into_diagnostic()]))
+}
+
+/// Whether the walk of a model looks inside the nodes of its main graph.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Nodes {
+    /// It does: the model is checked whole before anything is printed.
+    Walked,
+    /// It checks only that each node's length is within the graph: each
+    /// node is checked as it is printed ([`Encoded::decode_into`],
+    /// [`NodeView::read`]), for a print that keeps nothing of what it made
+    /// when it fails.
+    Left,
 }
 
 /// The error to report for `bytes`, where a walk that left some strings
@@ -168,23 +194,43 @@ pub(crate) struct LazyModel<'a> {
 
 /// The encoding of one message (the payload of its field, without tag and
 /// length), from the model `input` that [`decode_model_lazily`] walked,
-/// its strings not yet checked.
+/// its strings not yet checked, nor its fields when the walk left them
+/// ([`Nodes::Left`]).
 pub(crate) struct Encoded<'a> {
     input: &'a [u8],
     range: Range<usize>,
+    walked: bool,
 }
 
-impl Encoded<'_> {
+impl<'a> Encoded<'a> {
     /// Decodes the message into `message`, cleared first (a print decodes
     /// one node after another into the same one, whose lists keep their
     /// room), or gives the first problem of the whole model, located in
-    /// it, when `prost` refuses the message (a string that is not UTF-8).
+    /// it, when the message has one: one the walk finds, when the walk of
+    /// the model left it, or one `prost` finds (a string that is not UTF-8).
     pub(crate) fn decode_into<M: Decode>(&self, message: &mut M) -> Result<(), Error> {
         message.clear();
-        message.merge(&self.input[self.range.clone()]).map_err(|e| {
-            let error = not_decoded::<M>(&e, self.range.clone());
-            first_problem::<ModelProto>(self.input, error)
-        })
+        let fail = |error| first_problem::<ModelProto>(self.input, error);
+        if !self.walked {
+            // A message of the main graph: depth 2 in the model.
+            let walker = Walker::new::<ModelProto>(self.input, Nodes::Walked);
+            let index = walker
+                .schema
+                .index(M::MESSAGE)
+                .expect("a message of the schema");
+            let walked = walker.message(index, self.range.start, self.range.end, 2, false);
+            walked.map_err(|failure| {
+                fail(Error::from_diagnostics(vec![failure.into_diagnostic()]))
+            })?;
+        }
+        message
+            .merge(self.bytes())
+            .map_err(|e| fail(not_decoded::<M>(&e, self.range.clone())))
+    }
+
+    /// The encoding.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        &self.input[self.range.clone()]
     }
 
     /// The length of the encoding.
@@ -204,19 +250,20 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 /// encoded: the same checks and errors, and the same model once they are
 /// decoded. The strings of what it leaves encoded are checked when each
 /// is decoded ([`Encoded::decode_into`], `prost` checks them), not here: a
-/// print finds a string that is not UTF-8 as it goes.
+/// print finds a string that is not UTF-8 as it goes; so are the nodes'
+/// other fields with [`Nodes::Left`].
 ///
 /// Protobuf merges the occurrences of a message field and appends those of
 /// a repeated one, so the model is the model's fields but its graphs, the
 /// graph all its occurrences' fields but their nodes and initializers
 /// (decoded as one message, which merges them as `prost` does), and the
 /// nodes and initializers each in order.
-pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> {
+pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyModel<'_>, Error> {
     let first_problem = |error| first_problem::<ModelProto>(bytes, error);
-    walk::<ModelProto>(bytes, Utf8::Nowhere).map_err(first_problem)?;
+    walk_leaving::<ModelProto>(bytes, Utf8::Nowhere, nodes).map_err(first_problem)?;
     let mut model_fields = Vec::new();
     let mut graph_fields = Vec::new();
-    let (mut nodes, mut initializers) = (Vec::new(), Vec::new());
+    let (mut encoded_nodes, mut initializers) = (Vec::new(), Vec::new());
     let mut has_graph = false;
     let unexpected = || {
         Error::from_diagnostics(vec![Diagnostic::new(
@@ -234,14 +281,17 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
         has_graph = true;
         for inner in Fields::new(bytes, field.payload) {
             let inner = inner.ok_or_else(unexpected)?;
-            let payload = Encoded {
+            let payload = |walked| Encoded {
                 input: bytes,
                 range: inner.payload.clone(),
+                walked,
             };
             match (inner.number, inner.wire_type) {
-                (number, LEN) if number == u64::from(GRAPH_NODE) => nodes.push(payload),
+                (number, LEN) if number == u64::from(GRAPH_NODE) => {
+                    encoded_nodes.push(payload(nodes == Nodes::Walked));
+                }
                 (number, LEN) if number == u64::from(GRAPH_INITIALIZER) => {
-                    initializers.push(payload);
+                    initializers.push(payload(true));
                 }
                 _ => graph_fields.push(inner.whole),
             }
@@ -256,7 +306,7 @@ pub(crate) fn decode_model_lazily(bytes: &[u8]) -> Result<LazyModel<'_>, Error> 
     }
     Ok(LazyModel {
         model,
-        nodes,
+        nodes: encoded_nodes,
         initializers,
     })
 }
@@ -690,9 +740,28 @@ struct Walker<'a> {
     /// The index of the message being decoded, the one whose end is the
     /// end of the input.
     top: usize,
+    /// The index of `GraphProto` when the walk of a model leaves the
+    /// contents of its main graph's nodes ([`Nodes::Left`]).
+    leaves_nodes_of: Option<usize>,
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
+    /// The walk of `bytes` as a `T`.
+    fn new<T: Decode>(bytes: &'a [u8], nodes: Nodes) -> Self {
+        let schema = schema();
+        let index =
+            |name| (schema.index(name)).expect("every Decode kind is a message of the schema");
+        let top = index(T::MESSAGE);
+        let leaves_nodes_of = (nodes == Nodes::Left && T::MESSAGE == ModelProto::MESSAGE)
+            .then(|| index(GraphProto::MESSAGE));
+        Walker {
+            bytes,
+            schema,
+            top,
+            leaves_nodes_of,
+        }
+    }
+
     /// A "runs past the end" failure for `what` starting at `at`, in a
     /// message (`message`) ending at `end`. Only the top message ends at
     /// the end of the input: lengths are checked before what they enclose,
@@ -899,7 +968,9 @@ impl Walker<'_> {
                         tag_at..payload_end,
                     ));
                 }
-                self.message(index, *pos, payload_end, depth + 1, utf8)?;
+                if !self.leaves(info, field, depth) {
+                    self.message(index, *pos, payload_end, depth + 1, utf8)?;
+                }
                 *pos = payload_end;
             }
             (kind, _) => {
@@ -932,6 +1003,17 @@ impl Walker<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether the walk leaves the contents of `field` of `info` at
+    /// `depth`: a node of the main graph (the only graph at depth 1), when
+    /// it leaves those.
+    fn leaves(&self, info: &MessageInfo, field: &FieldInfo, depth: usize) -> bool {
+        self.leaves_nodes_of.is_some_and(|graph| {
+            depth == 1
+                && field.number == u64::from(GRAPH_NODE)
+                && std::ptr::eq(info, &self.schema.messages[graph])
+        })
     }
 
     /// Checks a fixed-width value of `width` bytes at `at`; returns its end.
@@ -1191,18 +1273,25 @@ mod tests {
         }
     }
 
-    /// What `decode_model_lazily` decodes, its nodes decoded and put back.
-    fn lazily(bytes: &[u8]) -> Result<ModelProto, Error> {
+    /// What `decode_model_lazily` decodes, walking the nodes or leaving
+    /// them to be checked as each is decoded, its nodes decoded and put
+    /// back. Each node the view reads is the node decoded.
+    fn lazily(bytes: &[u8], nodes: Nodes) -> Result<ModelProto, Error> {
         let LazyModel {
             mut model,
-            nodes,
+            nodes: encoded_nodes,
             initializers,
-        } = decode_model_lazily(bytes)?;
+        } = decode_model_lazily(bytes, nodes)?;
         // Each into the one before it, as a print decodes them.
         let (mut node, mut initializer) = (NodeProto::default(), TensorProto::default());
+        let mut view = NodeView::default();
         if let Some(graph) = &mut model.graph {
-            for encoded in &nodes {
+            for encoded in &encoded_nodes {
+                let read = view.read(encoded.bytes());
                 encoded.decode_into(&mut node)?;
+                if read {
+                    assert_eq!(view_as_node(&view).encode_to_vec(), node.encode_to_vec());
+                }
                 graph.node.push(node.clone());
             }
             for encoded in &initializers {
@@ -1213,15 +1302,43 @@ mod tests {
         Ok(model)
     }
 
+    /// The node a view holds, as the IR holds it.
+    fn view_as_node(view: &NodeView<'_>) -> NodeProto {
+        let names = |list: &[&str]| list.iter().map(|name| (*name).to_owned()).collect();
+        NodeProto {
+            input: names(&view.input),
+            output: names(&view.output),
+            name: view.name.map(str::to_owned),
+            op_type: view.op_type.map(str::to_owned),
+            domain: view.domain.map(str::to_owned),
+            overload: view.overload.map(str::to_owned),
+            attribute: view.attribute.iter().map(|a| a.to_proto(view)).collect(),
+            ..NodeProto::default()
+        }
+    }
+
     /// `decode_model` and `prost` agree on whether `bytes` decodes, except
     /// where `decode_model` is deliberately stricter; when both decode, the
-    /// models are equal. `decode_model_lazily` agrees with `decode_model`.
+    /// models are equal. `decode_model_lazily` agrees with `decode_model`,
+    /// walking the nodes or not, and so does the print from bytes (which
+    /// reads the nodes it can with the view).
     fn agrees_with_prost(bytes: &[u8]) {
         let ours = decode_model(bytes);
-        match (&ours, lazily(bytes)) {
-            (Ok(model), Ok(lazy)) => assert_eq!(model.encode_to_vec(), lazy.encode_to_vec()),
-            (Err(e), Err(lazy)) => assert_eq!(e.diagnostics(), lazy.diagnostics()),
-            (_, lazy) => panic!("decode_model: {ours:?}, lazily: {lazy:?}"),
+        for nodes in [Nodes::Walked, Nodes::Left] {
+            match (&ours, lazily(bytes, nodes)) {
+                (Ok(model), Ok(lazy)) => {
+                    assert_eq!(model.encode_to_vec(), lazy.encode_to_vec());
+                }
+                (Err(e), Err(lazy)) => assert_eq!(e.diagnostics(), lazy.diagnostics()),
+                (_, lazy) => panic!("decode_model: {ours:?}, lazily ({nodes:?}): {lazy:?}"),
+            }
+        }
+        for printer in [crate::Printer::new(), crate::Printer::new().compat(true)] {
+            match (&ours, printer.print_binary_model(bytes)) {
+                (Ok(model), Ok(printed)) => assert_eq!(printed, printer.print(model)),
+                (Err(e), Err(printed)) => assert_eq!(e.diagnostics(), printed.diagnostics()),
+                (_, printed) => panic!("decode_model: {ours:?}, printed: {printed:?}"),
+            }
         }
         let theirs = ModelProto::decode(bytes);
         match (ours, theirs) {
@@ -1297,9 +1414,34 @@ mod tests {
         assert!(d.help.is_some());
     }
 
+    /// A model of nodes with every field the view reads (attributes of each
+    /// plain kind, names to quote, a domain and overload) and some it does
+    /// not (a tensor attribute, a doc string).
+    fn nodes_model() -> Vec<u8> {
+        crate::parse_model(
+            r#"<ir_version: 10, opset_import: ["": 21, "com.x": 1]>
+g (float[N] x) => (float[N] y) {
+  ["n0"] a = Conv <dilations: ints = [1, 1], group: int = 2, pads: ints = [-1, 300, 2, 70000]> (x, "w b", "")
+  b, c = com.x.Op:ov <alpha: float = 0.5, betas: floats = [1.5, -2, 1e-7], s: string = "é\"", ss: strings = ["", "x"]> (a)
+  d = Constant <value: tensor = int64[2] {3, 4}> ()
+  @<doc_string: "d">
+  y = Relu (d)
+}"#,
+        )
+        .unwrap()
+        .encode_to_vec()
+    }
+
     #[test]
     fn random_corruption_never_panics_and_agrees_with_prost() {
-        let original = mlp();
+        for original in [mlp(), nodes_model()] {
+            corrupt_at_random(&original);
+        }
+    }
+
+    /// Corrupts a few bytes of `original`, 3000 times, and checks every
+    /// decode agrees ([`agrees_with_prost`]).
+    fn corrupt_at_random(original: &[u8]) {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             state ^= state << 13;
@@ -1308,7 +1450,7 @@ mod tests {
             state
         };
         for _ in 0..3000 {
-            let mut bytes = original.clone();
+            let mut bytes = original.to_vec();
             for _ in 0..=(next() % 3) {
                 let at = (next() % bytes.len() as u64) as usize;
                 bytes[at] = next() as u8;
@@ -1371,17 +1513,23 @@ mod tests {
         assert_eq!(graph.name(), "second");
         assert_eq!(graph.input.len(), 2);
         assert_eq!(model.ir_version, Some(11));
-        assert_eq!(lazily(&bytes).unwrap(), model);
-        let lazy = decode_model_lazily(&bytes).unwrap();
+        assert_eq!(lazily(&bytes, Nodes::Left).unwrap(), model);
+        let lazy = decode_model_lazily(&bytes, Nodes::Walked).unwrap();
         assert_eq!((lazy.nodes.len(), lazy.initializers.len()), (3, 2));
         let graph = lazy.model.graph.unwrap();
         assert!(graph.node.is_empty() && graph.initializer.is_empty());
 
         // No graph, and a graph without nodes.
         for bytes in [varint_field(1, 10), field(7, &field(2, b"g"))] {
-            assert_eq!(lazily(&bytes).unwrap(), decode_model(&bytes).unwrap());
+            assert_eq!(
+                lazily(&bytes, Nodes::Left).unwrap(),
+                decode_model(&bytes).unwrap()
+            );
         }
-        assert_eq!(lazily(&mlp()).unwrap(), decode_model(&mlp()).unwrap());
+        assert_eq!(
+            lazily(&mlp(), Nodes::Left).unwrap(),
+            decode_model(&mlp()).unwrap()
+        );
     }
 
     #[test]
@@ -1414,6 +1562,7 @@ mod tests {
                     let node = Encoded {
                         input: bytes,
                         range: 0..bytes.len(),
+                        walked: true,
                     };
                     node.decode_into(&mut scratch).unwrap();
                     assert_eq!(scratch, NodeProto::decode(bytes.as_slice()).unwrap());
@@ -1421,6 +1570,102 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_node_view_reads_what_prost_decodes_and_leaves_the_rest() {
+        let attribute = |fields: &[Vec<u8>]| field(5, &fields.concat());
+        let fixed32 =
+            |number: u64, value: f32| [tag(number, FIXED32), value.to_le_bytes().to_vec()].concat();
+        let floats = [1.5f32, -0.0, f32::from_bits(0x7fc0_0001)];
+        let packed_floats: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let mut wide = varint(u64::MAX);
+        wide.truncate(9);
+        wide.push(0x02);
+        let read = [
+            // Singular fields given twice (the last wins), a tag written
+            // in two bytes, every string field.
+            [
+                field(3, b"a"),
+                field(3, b"b"),
+                field(4, b"Relu"),
+                vec![0x8a, 0x00, 1, b'x'],
+                field(2, "é".as_bytes()),
+                field(7, b""),
+                field(8, b"ov"),
+                field(7, b"com.x"),
+            ]
+            .concat(),
+            Vec::new(),
+            // Unpacked and packed ints and floats, interleaved, and values
+            // of every width.
+            attribute(&[
+                field(1, b"k"),
+                varint_field(20, 7),
+                varint_field(8, 1),
+                field(8, &[2, 0x7f, 0xff, 0x01]),
+                varint_field(8, u64::MAX),
+                fixed32(7, 0.25),
+                field(7, &packed_floats),
+                varint_field(8, 1 << 40),
+            ]),
+            // Each value field, several at once, names given twice, an
+            // attribute without a name or a type, types the view does not
+            // print itself.
+            [
+                attribute(&[field(1, b"f"), fixed32(2, 0.5), varint_field(20, 1)]),
+                attribute(&[
+                    field(1, b"i"),
+                    varint_field(3, u64::MAX),
+                    varint_field(3, 3),
+                ]),
+                attribute(&[field(4, &[0xff, 0]), field(1, b"s"), varint_field(20, 3)]),
+                attribute(&[field(9, b""), field(9, &[0xfe]), varint_field(20, 8)]),
+                attribute(&[fixed32(2, 1.0), varint_field(3, 2), varint_field(20, 4)]),
+                attribute(&[varint_field(20, 0), varint_field(20, 14)]),
+                attribute(&[]),
+                field(4, b"Op"),
+            ]
+            .concat(),
+        ];
+        let left = [
+            // Fields the view does not hold.
+            field(6, b"doc"),
+            field(9, &[field(1, b"k"), field(2, b"v")].concat()),
+            attribute(&[field(13, b"doc")]),
+            attribute(&[field(21, b"ref")]),
+            attribute(&[field(5, &varint_field(2, 1))]),
+            // A type wider than the view reads, or than 32 bits.
+            attribute(&[varint_field(20, 15)]),
+            attribute(&[varint_field(20, 1 << 33)]),
+            // What the walk refuses: a name that is not UTF-8, a length past
+            // the end, packed floats that are not whole, a varint of more
+            // than 64 bits, an unknown field, a wrong wire type.
+            field(3, &[0xc3]),
+            field(3, b"abc")[..4].to_vec(),
+            attribute(&[field(7, &[0; 6])]),
+            attribute(&[field(8, &[0xff, 0xff])]),
+            [tag(8, VARINT), wide].concat(),
+            varint_field(42, 1),
+            varint_field(4, 1),
+        ];
+        let mut view = NodeView::default();
+        for bytes in &read {
+            assert!(view.read(bytes), "{bytes:?}");
+            let decoded = decode::<NodeProto>(bytes).unwrap();
+            assert_eq!(view_as_node(&view).encode_to_vec(), decoded.encode_to_vec());
+        }
+        for bytes in &left {
+            assert!(!NodeView::default().read(bytes), "{bytes:?}");
+            let node = [field(4, b"Relu"), bytes.clone()].concat();
+            assert!(!NodeView::default().read(&node), "{bytes:?}");
+        }
+        // Emptied between nodes, the view keeps its lists' room.
+        assert!(view.read(&read[2]));
+        let room = (view.attribute.capacity(), view.ints.capacity());
+        let view = view.emptied();
+        assert_eq!((view.attribute.capacity(), view.ints.capacity()), room);
+        assert!(view.attribute.is_empty() && view.ints.is_empty());
     }
 
     #[test]
@@ -1594,7 +1839,7 @@ mod tests {
                 ("onnxtxt::decode::utf8", Some(path), bad..bad + 1),
                 "{text}"
             );
-            let lazy = lazily(&bytes).unwrap_err();
+            let lazy = lazily(&bytes, Nodes::Left).unwrap_err();
             let printed = crate::Printer::new()
                 .print_binary_model(&bytes)
                 .unwrap_err();
@@ -1606,11 +1851,11 @@ mod tests {
             // and after one.
             let unknown = varint_field(99, 1);
             let later = [bytes.clone(), unknown.clone()].concat();
-            for error in [decode_model(&later), lazily(&later)] {
+            for error in [decode_model(&later), lazily(&later, Nodes::Left)] {
                 assert_eq!(error.unwrap_err().diagnostics(), &expected[..], "{text}");
             }
             let earlier = [unknown, bytes].concat();
-            for error in [decode_model(&earlier), lazily(&earlier)] {
+            for error in [decode_model(&earlier), lazily(&earlier, Nodes::Left)] {
                 let error = error.unwrap_err();
                 assert_eq!(error.primary().code, "onnxtxt::decode::unknown_field");
             }

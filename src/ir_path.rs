@@ -257,24 +257,36 @@ impl fmt::Display for IrPath {
 
 /// The one rule for naming the items of a list of attributes
 /// ([`IrPath::attribute`]), with what it needs found once for the list, so
-/// that naming every item of a long list stays linear.
-pub(crate) struct AttributeKeys<'a> {
-    attributes: &'a [AttributeProto],
+/// that naming every item of a long list stays linear. The attributes are
+/// the IR's, or any that have a name ([`Named`]).
+pub(crate) struct AttributeKeys<'a, A = AttributeProto> {
+    attributes: &'a [A],
     /// The names given more than once; `None` for a short list, which
     /// is scanned instead.
     repeated: Option<HashSet<&'a str>>,
+}
+
+/// An attribute as [`AttributeKeys`] names it: by its name, if it has one.
+pub(crate) trait Named {
+    fn name(&self) -> Option<&str>;
+}
+
+impl Named for AttributeProto {
+    fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
 }
 
 /// How many attributes a list has at most for a scan to be cheaper than a
 /// set of its names.
 const SHORT_LIST: usize = 16;
 
-impl<'a> AttributeKeys<'a> {
-    pub(crate) fn new(attributes: &'a [AttributeProto]) -> Self {
+impl<'a, A: Named> AttributeKeys<'a, A> {
+    pub(crate) fn new(attributes: &'a [A]) -> Self {
         let repeated = (attributes.len() > SHORT_LIST).then(|| {
             let mut seen = HashSet::new();
             let mut repeated = HashSet::new();
-            for name in attributes.iter().filter_map(|a| a.name.as_deref()) {
+            for name in attributes.iter().filter_map(Named::name) {
                 if !seen.insert(name) {
                     repeated.insert(name);
                 }
@@ -289,14 +301,11 @@ impl<'a> AttributeKeys<'a> {
 
     /// The name attribute `index` goes by; `None` when it goes by its index.
     pub(crate) fn name(&self, index: usize) -> Option<&'a str> {
-        let name = self.attributes[index].name.as_deref()?;
+        let name = self.attributes[index].name()?;
         let unique = match &self.repeated {
             Some(repeated) => !repeated.contains(name),
             None => {
-                let mut same = self
-                    .attributes
-                    .iter()
-                    .filter(|a| a.name.as_deref() == Some(name));
+                let mut same = self.attributes.iter().filter(|a| a.name() == Some(name));
                 same.nth(1).is_none()
             }
         };

@@ -22,8 +22,8 @@ use super::quoting::{graph_name_is_bare, is_qualified};
 use super::sink::Sink;
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
-use crate::decode::{Decode, Encoded};
-use crate::ir_path::AttributeKeys;
+use crate::decode::{AttributeView, Decode, Encoded, NodeView};
+use crate::ir_path::{AttributeKeys, Named};
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
 use crate::vocabulary;
@@ -43,8 +43,8 @@ pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
     s.end_line();
 }
 
-/// A node or initializer of a graph as the printer gets it: from the IR,
-/// or still encoded and decoded only as it is printed (see
+/// An initializer of a graph as the printer gets it: from the IR, or still
+/// encoded and decoded only as it is printed (see
 /// [`crate::Printer::write_binary_model`]).
 pub(crate) trait Listed<M>: Sync {
     /// The item, or why it could not be decoded: the IR's own, or decoded
@@ -68,7 +68,7 @@ macro_rules! listed_in_the_ir {
     )*};
 }
 
-listed_in_the_ir!(NodeProto, TensorProto);
+listed_in_the_ir!(TensorProto);
 
 impl<M: Decode> Listed<M> for Encoded<'_> {
     fn item<'a>(&'a self, scratch: &'a mut M) -> Result<&'a M, crate::Error> {
@@ -87,7 +87,7 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
 
 /// Writes a graph with `nodes` for its nodes and `initializers` for its
 /// initializers (those of `g` are not read).
-pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
+pub(crate) fn graph_with<N: ListedNode, T: Listed<TensorProto>>(
     s: &mut Sink<'_>,
     g: &GraphProto,
     place: GraphPlace,
@@ -182,29 +182,78 @@ pub(crate) fn graph_with<N: Listed<NodeProto>, T: Listed<TensorProto>>(
     s.text("}");
 }
 
+/// A node of a graph as the printer gets it: from the IR, or still
+/// encoded and read only as it is printed (see
+/// [`crate::Printer::write_binary_model`]).
+pub(crate) trait ListedNode: Sync {
+    /// Writes the node with [`commented_node`], or gives why it could not
+    /// be decoded.
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error>;
+    /// The length of its encoding.
+    fn encoded_len(&self) -> usize;
+}
+
+impl ListedNode for NodeProto {
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        commented_node(s, self);
+        Ok(())
+    }
+
+    fn encoded_len(&self) -> usize {
+        prost::Message::encoded_len(self)
+    }
+}
+
+impl ListedNode for Encoded<'_> {
+    /// Prints the node from a [`NodeView`] of its encoding when the view
+    /// holds it, else from the node `prost` decodes (which checks it first
+    /// when the walk of the model left it).
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        let mut view = std::mem::take(&mut s.node_view);
+        let printed = if view.read(self.bytes()) {
+            commented_node(s, &view);
+            Ok(())
+        } else {
+            let mut scratch = std::mem::take(&mut s.node_scratch);
+            let decoded = self.decode_into(&mut scratch);
+            if decoded.is_ok() {
+                commented_node(s, &scratch);
+            }
+            s.node_scratch = scratch;
+            decoded
+        };
+        s.node_view = view.emptied();
+        printed
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+}
+
 /// The inside of a node list: one node per line, one level deeper than
 /// the braces, with their comments, then the comments that close the list.
 /// A node that cannot be decoded fails the print (see [`Sink::fail`]).
-pub(crate) fn node_lines<N: Listed<NodeProto>>(s: &mut Sink<'_>, nodes: &[N]) {
+pub(crate) fn node_lines<N: ListedNode>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
     s.each_item(nodes, N::encoded_len, |s, i, n| {
         s.newline();
         s.at_index("node", i, |s| {
-            let mut scratch = std::mem::take(&mut s.node_scratch);
-            match n.item(&mut scratch) {
-                Ok(n) => {
-                    s.leading_comments();
-                    node(s, n);
-                    s.trailing_comments();
-                }
-                Err(error) => s.fail(error),
+            if let Err(error) = n.print(s) {
+                s.fail(error);
             }
-            s.node_scratch = scratch;
         });
     });
     s.closing_comments();
     s.dedent();
     s.newline();
+}
+
+/// Writes a node with the comments before and after it.
+fn commented_node(s: &mut Sink<'_>, n: &impl NodeFields) {
+    s.leading_comments();
+    node(s, n);
+    s.trailing_comments();
 }
 
 /// [`crate::Print`] for one node.
@@ -221,29 +270,176 @@ pub(crate) fn node_list(s: &mut Sink<'_>, nodes: &[NodeProto]) {
     s.end_line();
 }
 
-/// Writes a node (its annotation, if any, on the line before).
-pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
-    let mut entries: Entries<'_> = Vec::new();
-    if n.op_type.is_none() {
-        entries.push(("op_type", UNSET));
-    }
-    set_fields!(
-        entries,
-        n,
-        doc_string,
-        metadata_props,
-        device_configurations
-    );
-    annotation::annotation(s, &entries, Place::Line);
+/// What [`node`] prints of a node: a `NodeProto`, or a [`NodeView`] of
+/// its encoding.
+pub(crate) trait NodeFields {
+    type Name: AsRef<str>;
+    type Attribute: AttributeFields;
+    /// What the node's annotation holds.
+    fn entries(&self) -> Entries<'_>;
+    fn label(&self) -> Option<&str>;
+    fn outputs(&self) -> &[Self::Name];
+    fn domain(&self) -> Option<&str>;
+    fn op_type(&self) -> Option<&str>;
+    fn overload(&self) -> Option<&str>;
+    fn attributes(&self) -> &[Self::Attribute];
+    fn inputs(&self) -> &[Self::Name];
+    /// Writes attribute `a` of the node (at its path).
+    fn attribute(&self, s: &mut Sink<'_>, a: &Self::Attribute);
+}
 
-    if let Some(label) = &n.name {
+/// What the layout of a node reads of its attributes.
+pub(crate) trait AttributeFields: Named {
+    /// A sparse tensor value, which compat mode drops.
+    fn is_sparse_value(&self) -> bool;
+    /// Whether it holds a graph, which moves the attributes after the
+    /// inputs.
+    fn holds_graph(&self) -> bool;
+}
+
+impl AttributeFields for AttributeProto {
+    fn is_sparse_value(&self) -> bool {
+        self.ref_attr_name.is_none() && self.r#type == Some(A::SparseTensor as i32)
+    }
+
+    fn holds_graph(&self) -> bool {
+        self.ref_attr_name.is_none() && (self.g.is_some() || !self.graphs.is_empty())
+    }
+}
+
+impl NodeFields for NodeProto {
+    type Name = String;
+    type Attribute = AttributeProto;
+
+    fn entries(&self) -> Entries<'_> {
+        let mut entries: Entries<'_> = Vec::new();
+        if self.op_type.is_none() {
+            entries.push(("op_type", UNSET));
+        }
+        set_fields!(
+            entries,
+            self,
+            doc_string,
+            metadata_props,
+            device_configurations
+        );
+        entries
+    }
+
+    fn label(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    fn outputs(&self) -> &[String] {
+        &self.output
+    }
+
+    fn domain(&self) -> Option<&str> {
+        self.domain.as_deref()
+    }
+
+    fn op_type(&self) -> Option<&str> {
+        self.op_type.as_deref()
+    }
+
+    fn overload(&self) -> Option<&str> {
+        self.overload.as_deref()
+    }
+
+    fn attributes(&self) -> &[AttributeProto] {
+        &self.attribute
+    }
+
+    fn inputs(&self) -> &[String] {
+        &self.input
+    }
+
+    fn attribute(&self, s: &mut Sink<'_>, a: &AttributeProto) {
+        attribute(s, a, false);
+    }
+}
+
+impl Named for AttributeView<'_> {
+    fn name(&self) -> Option<&str> {
+        self.name
+    }
+}
+
+impl AttributeFields for AttributeView<'_> {
+    fn is_sparse_value(&self) -> bool {
+        self.r#type == Some(A::SparseTensor as i32)
+    }
+
+    fn holds_graph(&self) -> bool {
+        false
+    }
+}
+
+impl<'a> NodeFields for NodeView<'a> {
+    type Name = &'a str;
+    type Attribute = AttributeView<'a>;
+
+    fn entries(&self) -> Entries<'_> {
+        match self.op_type {
+            None => vec![("op_type", UNSET)],
+            Some(_) => Vec::new(),
+        }
+    }
+
+    fn label(&self) -> Option<&str> {
+        self.name
+    }
+
+    fn outputs(&self) -> &[&'a str] {
+        &self.output
+    }
+
+    fn domain(&self) -> Option<&str> {
+        self.domain
+    }
+
+    fn op_type(&self) -> Option<&str> {
+        self.op_type
+    }
+
+    fn overload(&self) -> Option<&str> {
+        self.overload
+    }
+
+    fn attributes(&self) -> &[AttributeView<'a>] {
+        &self.attribute
+    }
+
+    fn inputs(&self) -> &[&'a str] {
+        &self.input
+    }
+
+    /// An attribute whose text says all it holds is written from the view;
+    /// any other as the IR's attribute, made of what the view holds.
+    fn attribute(&self, s: &mut Sink<'_>, a: &AttributeView<'a>) {
+        match (a.name, plain_value(a, self)) {
+            (Some(name), Some(value)) => {
+                s.ext_name(name, vocabulary::is_identifier, "attribute name");
+                type_and_value(s, value);
+            }
+            _ => attribute(s, &a.to_proto(self), false),
+        }
+    }
+}
+
+/// Writes a node (its annotation, if any, on the line before).
+pub(crate) fn node<N: NodeFields>(s: &mut Sink<'_>, n: &N) {
+    annotation::annotation(s, &n.entries(), Place::Line);
+
+    if let Some(label) = n.label() {
         s.text("[");
         s.name(label);
         s.text("] ");
     }
-    s.list(&n.output, |s, _, o| s.name(o));
-    s.text(if n.output.is_empty() { "= " } else { " = " });
-    match n.domain.as_deref() {
+    let outputs = n.outputs();
+    s.list(outputs, |s, _, o| s.name(o.as_ref()));
+    s.text(if outputs.is_empty() { "= " } else { " = " });
+    match n.domain() {
         None => {}
         // In compat mode `Op` stands for it: the reference reads the domain as "".
         Some("") if s.compat() => {}
@@ -253,22 +449,22 @@ pub(crate) fn node(s: &mut Sink<'_>, n: &NodeProto) {
             s.text(".");
         }
     }
-    let op = n.op_type.as_deref().unwrap_or("");
+    let op = n.op_type().unwrap_or("");
     s.ext_name(op, vocabulary::is_identifier, "op type");
-    if let Some(overload) = &n.overload {
+    if let Some(overload) = n.overload() {
         s.text(":");
         s.ext_name(overload, vocabulary::is_identifier, "overload");
     }
-    let kept = kept_attributes(s, &n.attribute);
-    let keys = AttributeKeys::new(&n.attribute);
+    let kept = kept_attributes(s, n.attributes());
+    let keys = AttributeKeys::new(n.attributes());
     let attributes = |s: &mut Sink<'_>, layout: ListLayout| {
         s.block_list("<", ">", &kept, layout, |s, _, (i, a)| {
-            at_attribute(s, "attribute", &keys, *i, |s| attribute(s, a, false))
+            at_attribute(s, "attribute", &keys, *i, |s| n.attribute(s, a))
         });
     };
     let inputs = |s: &mut Sink<'_>| {
         s.text(" (");
-        s.list(&n.input, |s, _, i| s.name(i));
+        s.list(n.inputs(), |s, _, i| s.name(i.as_ref()));
         s.text(")");
     };
     if kept.is_empty() {
@@ -292,25 +488,22 @@ pub(crate) const INLINE_ATTRIBUTES_MAX: usize = 4;
 
 /// Whether a node's attributes stay on its line: at most
 /// [`INLINE_ATTRIBUTES_MAX`] of them, none holding a graph.
-fn attributes_stay_inline(kept: &[(usize, &AttributeProto)]) -> bool {
-    let holds_graph =
-        |a: &AttributeProto| a.ref_attr_name.is_none() && (a.g.is_some() || !a.graphs.is_empty());
-    kept.len() <= INLINE_ATTRIBUTES_MAX && !kept.iter().any(|(_, a)| holds_graph(a))
+fn attributes_stay_inline<T: AttributeFields>(kept: &[(usize, &T)]) -> bool {
+    kept.len() <= INLINE_ATTRIBUTES_MAX && !kept.iter().any(|(_, a)| a.holds_graph())
 }
 
 /// The attributes to write, with their index. In compat mode sparse tensor
 /// values, which the reference grammar cannot write, are left out (and
 /// reported).
-pub(crate) fn kept_attributes<'a>(
+pub(crate) fn kept_attributes<'a, T: AttributeFields>(
     s: &mut Sink<'_>,
-    attributes: &'a [AttributeProto],
-) -> Vec<(usize, &'a AttributeProto)> {
-    let sparse = A::SparseTensor as i32;
+    attributes: &'a [T],
+) -> Vec<(usize, &'a T)> {
     attributes
         .iter()
         .enumerate()
         .filter(|&(i, a)| {
-            let drop = s.compat() && a.ref_attr_name.is_none() && a.r#type == Some(sparse);
+            let drop = s.compat() && a.is_sparse_value();
             if drop {
                 let keys = AttributeKeys::new(attributes);
                 at_attribute(s, "attribute", &keys, i, |s| {
@@ -326,10 +519,10 @@ pub(crate) fn kept_attributes<'a>(
 
 /// Runs `f` at the IR path of attribute `index` of the list `field`
 /// whose names `keys` holds, named by the rule of IR paths.
-pub(crate) fn at_attribute<R>(
+pub(crate) fn at_attribute<R, T: Named>(
     s: &mut Sink<'_>,
     field: &str,
-    keys: &AttributeKeys<'_>,
+    keys: &AttributeKeys<'_, T>,
     index: usize,
     f: impl FnOnce(&mut Sink<'_>) -> R,
 ) -> R {
@@ -491,15 +684,9 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
         return;
     }
     let ty = ty.unwrap_or(A::Ints);
-    s.text(": ");
-    s.text(vocabulary::attribute_type_name(ty as i32).unwrap_or("ints"));
-    s.text(" = ");
+    type_head(s, ty);
     match ty {
-        A::Undefined | A::Ints => {
-            s.text("[");
-            s.list(&a.ints, |s, _, v| s.int(*v));
-            s.text("]");
-        }
+        A::Undefined | A::Ints => ints_value(s, &a.ints),
         A::Float => s.float(a.f.unwrap_or(0.0)),
         A::Int => s.int(a.i.unwrap_or(0)),
         A::String => s.string(a.s.as_deref().unwrap_or(b"")),
@@ -516,16 +703,8 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
             None => s.text("sparse_tensor[] {}"),
         },
         A::TypeProto => print_type(s, tp_image.as_ref().unwrap_or(&types::placeholder_type())),
-        A::Floats => {
-            s.text("[");
-            s.list(&a.floats, |s, _, v| s.float(*v));
-            s.text("]");
-        }
-        A::Strings => {
-            s.text("[");
-            s.list(&a.strings, |s, _, v| s.string(v));
-            s.text("]");
-        }
+        A::Floats => floats_value(s, &a.floats),
+        A::Strings => strings_value(s, &a.strings),
         A::Tensors => dropped_list(s, a.tensors.len(), "tensors", |s| {
             s.list(&a.tensors, |s, i, t| {
                 s.at_index("tensors", i, |s| {
@@ -554,6 +733,101 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
     }
 }
 
+/// `: type = ` of an attribute's text.
+fn type_head(s: &mut Sink<'_>, ty: A) {
+    s.text(": ");
+    s.text(vocabulary::attribute_type_name(ty as i32).unwrap_or("ints"));
+    s.text(" = ");
+}
+
+fn ints_value(s: &mut Sink<'_>, ints: &[i64]) {
+    s.text("[");
+    s.list(ints, |s, _, v| s.int(*v));
+    s.text("]");
+}
+
+fn floats_value(s: &mut Sink<'_>, floats: &[f32]) {
+    s.text("[");
+    s.list(floats, |s, _, v| s.float(*v));
+    s.text("]");
+}
+
+fn strings_value<B: AsRef<[u8]>>(s: &mut Sink<'_>, strings: &[B]) {
+    s.text("[");
+    s.list(strings, |s, _, v| s.string(v.as_ref()));
+    s.text("]");
+}
+
+/// The value of an attribute whose text says all it holds: a name, a type
+/// of numbers or strings, the field of that type set (or a list, empty)
+/// and no other, floats that have a text of their own. Its text is what
+/// [`attribute`] writes, with no annotation.
+enum PlainValue<'v> {
+    Float(f32),
+    Int(i64),
+    String(&'v [u8]),
+    Floats(&'v [f32]),
+    Ints(&'v [i64]),
+    Strings(&'v [&'v [u8]]),
+}
+
+/// The value of attribute `a` of the node `n` read from its encoding, if
+/// its text says all it holds.
+fn plain_value<'v>(a: &AttributeView<'v>, n: &'v NodeView<'v>) -> Option<PlainValue<'v>> {
+    let ty = A::try_from(a.r#type?).ok()?;
+    let set = [
+        a.f.is_some(),
+        a.i.is_some(),
+        a.s.is_some(),
+        !a.floats.is_empty(),
+        !a.ints.is_empty(),
+        !a.strings.is_empty(),
+    ];
+    let only = |field: usize| set.iter().enumerate().all(|(i, &on)| !on || i == field);
+    Some(match ty {
+        A::Float if only(0) => PlainValue::Float(a.f.filter(|f| f.has_text())?),
+        A::Int if only(1) => PlainValue::Int(a.i?),
+        A::String if only(2) => PlainValue::String(a.s?),
+        A::Floats if only(3) => {
+            let floats = &n.floats[a.floats.clone()];
+            PlainValue::Floats(floats.iter().all(|f| f.has_text()).then_some(floats)?)
+        }
+        A::Ints if only(4) => PlainValue::Ints(&n.ints[a.ints.clone()]),
+        A::Strings if only(5) => PlainValue::Strings(&n.strings[a.strings.clone()]),
+        _ => return None,
+    })
+}
+
+/// `: type = value` of a plain attribute value.
+fn type_and_value(s: &mut Sink<'_>, value: PlainValue<'_>) {
+    match value {
+        PlainValue::Float(v) => {
+            type_head(s, A::Float);
+            s.float(v);
+        }
+        PlainValue::Int(v) => {
+            type_head(s, A::Int);
+            s.int(v);
+        }
+        PlainValue::String(v) => {
+            type_head(s, A::String);
+            s.string(v);
+        }
+        PlainValue::Floats(v) => {
+            type_head(s, A::Floats);
+            floats_value(s, v);
+        }
+        PlainValue::Ints(v) => {
+            type_head(s, A::Ints);
+            ints_value(s, v);
+        }
+        PlainValue::Strings(v) => {
+            type_head(s, A::Strings);
+            strings_value(s, v);
+        }
+    }
+}
+
 /// A list value the reference parser would read and then empty: in compat
 /// mode it is written `[]` and reported.
 fn dropped_list(s: &mut Sink<'_>, len: usize, what: &str, items: impl FnOnce(&mut Sink<'_>)) {
@@ -578,16 +852,106 @@ mod tests {
     /// A node, or one that cannot be decoded.
     struct Maybe(Option<NodeProto>);
 
-    impl Listed<NodeProto> for Maybe {
-        fn item<'a>(&'a self, _: &'a mut NodeProto) -> Result<&'a NodeProto, crate::Error> {
+    impl ListedNode for Maybe {
+        fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
             match &self.0 {
-                Some(node) => Ok(node),
+                Some(node) => node.print(s),
                 None => Err(crate::parse_node("=").unwrap_err()),
             }
         }
 
         fn encoded_len(&self) -> usize {
             self.0.as_ref().map_or(0, prost::Message::encoded_len)
+        }
+    }
+
+    /// An attribute of these fields.
+    fn attribute_of(
+        name: Option<&str>,
+        ty: Option<A>,
+        set: impl FnOnce(&mut AttributeProto),
+    ) -> AttributeProto {
+        let mut a = AttributeProto {
+            name: name.map(str::to_owned),
+            r#type: ty.map(|ty| ty as i32),
+            ..AttributeProto::default()
+        };
+        set(&mut a);
+        a
+    }
+
+    #[test]
+    fn a_node_read_from_its_encoding_prints_as_its_ir() {
+        let mut nodes: Vec<NodeProto> = [
+            "y = Relu (x)",
+            "= Foo ()",
+            "[\"/blocks.0/conv/Conv\"] \"/blocks.0/conv/Conv_output_0\" = Conv <dilations: ints = [1, 1], \
+             group: int = 2, kernel_shape: ints = [5, 5], pads: ints = [2, 2, 2, 2], strides: ints = [1, 1]> \
+             (input, \"onnx::Conv_1\", \"\")",
+            "[l] a, b = com.x.Op:ov <alpha: float = 2.9799721e-05, betas: floats = [1.5, -2, 1e-7, inf], \
+             e: floats = [], s: string = \"\\\"é\\\\\", ss: strings = [\"\", \"x y\"], n: ints = []> (x, \"\")",
+            "y = \"\".Add <a: int = -9223372036854775808> (x, x)",
+            "y = \"my domain\".\"Op-1\":\"2\" (x)",
+        ]
+        .iter()
+        .map(|text| crate::parse_node(text).unwrap())
+        .collect();
+        let mut annotated = crate::parse_node("y = Op (x)").unwrap();
+        annotated.op_type = None;
+        annotated.attribute = vec![
+            // A float without a text of its own, floats among which one.
+            attribute_of(Some("nan"), Some(A::Float), |a| {
+                a.f = Some(f32::from_bits(0x7fc0_0001))
+            }),
+            attribute_of(Some("nans"), Some(A::Floats), |a| {
+                a.floats = vec![1.0, f32::from_bits(0xffc0_0002)]
+            }),
+            // No name, no type, a type of no value, a value not its type's,
+            // two values, a singular value missing.
+            attribute_of(None, Some(A::Int), |a| a.i = Some(1)),
+            attribute_of(Some("untyped"), None, |a| a.ints = vec![1]),
+            attribute_of(Some("t"), Some(A::Tensor), |_| {}),
+            attribute_of(Some("sparse"), Some(A::SparseTensor), |_| {}),
+            attribute_of(Some("mixed"), Some(A::Int), |a| a.s = Some(b"s".to_vec())),
+            attribute_of(Some("two"), Some(A::Ints), |a| {
+                a.ints = vec![1];
+                a.floats = vec![2.0];
+            }),
+            attribute_of(Some("missing"), Some(A::String), |_| {}),
+            // Names given twice (their paths go by index), one not an
+            // identifier, bytes that are not UTF-8.
+            attribute_of(Some("twice"), Some(A::Int), |a| a.i = Some(1)),
+            attribute_of(Some("twice"), Some(A::Int), |a| a.i = Some(2)),
+            attribute_of(Some("not an identifier"), Some(A::Strings), |a| {
+                a.strings = vec![vec![0xff, 0], b"\"".to_vec()];
+            }),
+        ];
+        nodes.push(annotated);
+        for node in &nodes {
+            let bytes = prost::Message::encode_to_vec(node);
+            assert!(NodeView::default().read(&bytes), "{node:?}");
+        }
+        let model = crate::proto::ModelProto {
+            graph: Some(GraphProto {
+                name: Some("g".into()),
+                node: nodes,
+                ..GraphProto::default()
+            }),
+            ..crate::proto::ModelProto::default()
+        };
+        let bytes = prost::Message::encode_to_vec(&model);
+        for printer in [Printer::new(), Printer::new().compat(true)] {
+            let expected = printer.print(&model);
+            assert_eq!(printer.print_binary_model(&bytes).unwrap(), expected);
+            let mut out = Vec::new();
+            let dropped = printer
+                .write_binary_model(&bytes, &mut out)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (String::from_utf8(out).unwrap(), dropped),
+                (expected.text, expected.dropped)
+            );
         }
     }
 

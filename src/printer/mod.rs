@@ -41,6 +41,8 @@ mod types;
 
 use std::io::{self, Write};
 
+use crate::decode::Nodes;
+
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, MapProto, ModelProto, NodeProto, OptionalProto,
     SequenceProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
@@ -270,7 +272,8 @@ impl Printer {
         bytes: &[u8],
         out: W,
     ) -> Result<io::Result<Vec<Dropped>>, crate::Error> {
-        let lazy = crate::decode::decode_model_lazily(bytes)?;
+        // Nothing is written of a model that has a problem outside strings.
+        let lazy = crate::decode::decode_model_lazily(bytes, Nodes::Walked)?;
         let written = self.write_with(bytes.len(), out, |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
         });
@@ -299,7 +302,9 @@ impl Printer {
     /// # Ok::<(), onnxtxt::Error>(())
     /// ```
     pub fn print_binary_model(&self, bytes: &[u8]) -> Result<Printed, crate::Error> {
-        let lazy = crate::decode::decode_model_lazily(bytes)?;
+        // The text of a model that has a problem is dropped: each node is
+        // checked as it is printed.
+        let lazy = crate::decode::decode_model_lazily(bytes, Nodes::Left)?;
         let printed = self.print_in_memory(bytes.len(), |sink| {
             model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
         });

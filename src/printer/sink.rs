@@ -13,6 +13,7 @@ use std::io::{self, Write};
 
 use super::comments::Comments;
 use super::lists::NumberText;
+use crate::decode::NodeView;
 use crate::proto::NodeProto;
 
 use super::{Dropped, Printer};
@@ -45,6 +46,9 @@ pub struct Sink<'a> {
     /// The node that nodes still encoded are decoded into, one after
     /// another, as they are printed (`graph::node_lines`).
     pub(super) node_scratch: NodeProto,
+    /// The view nodes still encoded are read into, one after another, as
+    /// they are printed (`graph::ListedNode`), emptied between them.
+    pub(super) node_view: NodeView<'static>,
 }
 
 impl<'a> Sink<'a> {
@@ -72,6 +76,7 @@ impl<'a> Sink<'a> {
             number_texts: Vec::new(),
             number_share: super::lists::MINE_32NDS,
             node_scratch: NodeProto::default(),
+            node_view: NodeView::default(),
         }
     }
 

@@ -1,0 +1,261 @@
+//! A node of a binary model's main graph read straight from its encoding
+//! for the print ([`NodeView`]): its names and strings borrowed from the
+//! input and checked as they are read, its numbers in lists kept from one
+//! node to the next, no `NodeProto` built.
+//!
+//! The view holds only the fields most nodes have: the names, the op type,
+//! domain and overload, and attributes of a name, a type and the value
+//! fields of numbers and strings (`f`, `i`, `s`, `floats`, `ints`,
+//! `strings`). It reads them as `prost` does (the last of a singular
+//! field's occurrences wins, packed and unpacked numbers both append) and
+//! accepts only what the walk accepts (known fields of the right wire
+//! type, varints and lengths that read, UTF-8 strings, an attribute type
+//! that fits its `int32`). Anything else, well-formed or not, is left to
+//! the slow path, which walks the node and decodes it with `prost`: the
+//! view never reports an error of its own, so every error is the walk's.
+
+use std::ops::Range;
+
+use super::read_varint;
+use crate::proto::AttributeProto;
+
+/// A node read from its encoding (see the module's documentation).
+#[derive(Default)]
+pub(crate) struct NodeView<'a> {
+    pub(crate) input: Vec<&'a str>,
+    pub(crate) output: Vec<&'a str>,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) op_type: Option<&'a str>,
+    pub(crate) domain: Option<&'a str>,
+    pub(crate) overload: Option<&'a str>,
+    pub(crate) attribute: Vec<AttributeView<'a>>,
+    /// The `ints` of every attribute, one after another.
+    pub(crate) ints: Vec<i64>,
+    /// The `floats` of every attribute, one after another.
+    pub(crate) floats: Vec<f32>,
+    /// The `strings` of every attribute, one after another.
+    pub(crate) strings: Vec<&'a [u8]>,
+}
+
+/// An attribute of a [`NodeView`]: the fields the view holds, its lists
+/// as ranges of the node's.
+#[derive(Default)]
+pub(crate) struct AttributeView<'a> {
+    pub(crate) name: Option<&'a str>,
+    /// The `type` field (`AttributeType`), as `prost` holds it.
+    pub(crate) r#type: Option<i32>,
+    pub(crate) f: Option<f32>,
+    pub(crate) i: Option<i64>,
+    pub(crate) s: Option<&'a [u8]>,
+    pub(crate) floats: Range<usize>,
+    pub(crate) ints: Range<usize>,
+    pub(crate) strings: Range<usize>,
+}
+
+/// The key (field number and wire type) of a field the view reads.
+const fn key(number: u64, wire_type: u64) -> u64 {
+    number << 3 | wire_type
+}
+
+const VARINT: u64 = super::VARINT;
+const FIXED32: u64 = super::FIXED32;
+const LEN: u64 = super::LEN;
+
+/// The most an `AttributeProto.type` the view reads may be: the walk checks
+/// that it fits in 32 bits, every value up to this does.
+const TYPE_MAX: u64 = 14;
+
+impl<'a> NodeView<'a> {
+    /// Reads the node `bytes` encode into this view, cleared first (its
+    /// lists keep their room); `false`, the view's content unspecified,
+    /// when the node holds a field the view does not, or does not read.
+    pub(crate) fn read(&mut self, bytes: &'a [u8]) -> bool {
+        self.clear();
+        self.read_node(bytes).is_some()
+    }
+
+    fn clear(&mut self) {
+        self.input.clear();
+        self.output.clear();
+        (self.name, self.op_type, self.domain, self.overload) = (None, None, None, None);
+        self.attribute.clear();
+        self.ints.clear();
+        self.floats.clear();
+        self.strings.clear();
+    }
+
+    fn read_node(&mut self, bytes: &'a [u8]) -> Option<()> {
+        let mut reader = Reader::new(bytes);
+        while !reader.done() {
+            match reader.varint()? {
+                k if k == key(1, LEN) => self.input.push(reader.string()?),
+                k if k == key(2, LEN) => self.output.push(reader.string()?),
+                k if k == key(3, LEN) => self.name = Some(reader.string()?),
+                k if k == key(4, LEN) => self.op_type = Some(reader.string()?),
+                k if k == key(7, LEN) => self.domain = Some(reader.string()?),
+                k if k == key(8, LEN) => self.overload = Some(reader.string()?),
+                k if k == key(5, LEN) => {
+                    let attribute = self.read_attribute(reader.message()?)?;
+                    self.attribute.push(attribute);
+                }
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    fn read_attribute(&mut self, mut reader: Reader<'a>) -> Option<AttributeView<'a>> {
+        let mut a = AttributeView {
+            floats: self.floats.len()..self.floats.len(),
+            ints: self.ints.len()..self.ints.len(),
+            strings: self.strings.len()..self.strings.len(),
+            ..AttributeView::default()
+        };
+        while !reader.done() {
+            match reader.varint()? {
+                k if k == key(1, LEN) => a.name = Some(reader.string()?),
+                k if k == key(2, FIXED32) => a.f = Some(reader.float()?),
+                k if k == key(3, VARINT) => a.i = Some(int64(reader.varint()?)),
+                k if k == key(4, LEN) => a.s = Some(reader.payload()?),
+                k if k == key(7, FIXED32) => self.floats.push(reader.float()?),
+                k if k == key(7, LEN) => {
+                    let run = reader.payload()?;
+                    if run.len() % 4 != 0 {
+                        return None;
+                    }
+                    let floats = run
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    self.floats.extend(floats);
+                }
+                k if k == key(8, VARINT) => self.ints.push(int64(reader.varint()?)),
+                k if k == key(8, LEN) => {
+                    let mut run = reader.message()?;
+                    while !run.done() {
+                        self.ints.push(int64(run.varint()?));
+                    }
+                }
+                k if k == key(9, LEN) => self.strings.push(reader.payload()?),
+                k if k == key(20, VARINT) => {
+                    let value = reader.varint()?;
+                    a.r#type = Some(i32::try_from(value).ok().filter(|_| value <= TYPE_MAX)?);
+                }
+                _ => return None,
+            }
+        }
+        a.floats.end = self.floats.len();
+        a.ints.end = self.ints.len();
+        a.strings.end = self.strings.len();
+        Some(a)
+    }
+
+    /// This view emptied, for nodes of another input: the same lists, and
+    /// their room (a list collected from an emptied one of the same layout
+    /// keeps its allocation).
+    pub(crate) fn emptied<'b>(mut self) -> NodeView<'b> {
+        self.clear();
+        fn relabelled<T, U>(list: Vec<T>) -> Vec<U> {
+            list.into_iter().filter_map(|_| None).collect()
+        }
+        NodeView {
+            input: relabelled(self.input),
+            output: relabelled(self.output),
+            attribute: relabelled(self.attribute),
+            strings: relabelled(self.strings),
+            ints: self.ints,
+            floats: self.floats,
+            ..NodeView::default()
+        }
+    }
+}
+
+/// An `int64` from its varint, as `prost` reads it.
+#[allow(clippy::cast_possible_wrap)]
+fn int64(value: u64) -> i64 {
+    value as i64
+}
+
+/// Reads the fields of one message, a part of a node's encoding: `None`
+/// where the walk could refuse.
+#[derive(Clone, Copy)]
+struct Reader<'a> {
+    /// The node's encoding.
+    bytes: &'a [u8],
+    pos: usize,
+    /// Where the message ends.
+    end: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of the node `bytes`.
+    fn new(bytes: &'a [u8]) -> Self {
+        Reader {
+            bytes,
+            pos: 0,
+            end: bytes.len(),
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.pos >= self.end
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Option<u64> {
+        // Tags and lengths of names: one byte.
+        if let Some(&byte) = self.bytes.get(self.pos).filter(|&&b| b < 0x80) {
+            if self.pos < self.end {
+                self.pos += 1;
+                return Some(u64::from(byte));
+            }
+        }
+        let (value, next) = read_varint(self.bytes, self.pos, self.end).ok()?;
+        self.pos = next;
+        Some(value)
+    }
+
+    /// A length-delimited payload, read by a reader of its own.
+    fn message(&mut self) -> Option<Reader<'a>> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        let end = self.pos.checked_add(len).filter(|&end| end <= self.end)?;
+        let inner = Reader { end, ..*self };
+        self.pos = end;
+        Some(inner)
+    }
+
+    /// A length-delimited payload.
+    fn payload(&mut self) -> Option<&'a [u8]> {
+        let inner = self.message()?;
+        Some(&self.bytes[inner.pos..inner.end])
+    }
+
+    fn string(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.payload()?).ok()
+    }
+
+    fn float(&mut self) -> Option<f32> {
+        let end = self.pos.checked_add(4).filter(|&end| end <= self.end)?;
+        let bytes = &self.bytes[self.pos..end];
+        self.pos = end;
+        Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+}
+impl AttributeView<'_> {
+    /// The attribute as the IR holds it, the lists its `node`'s: what
+    /// `prost` decodes of its encoding.
+    pub(crate) fn to_proto(&self, node: &NodeView<'_>) -> AttributeProto {
+        AttributeProto {
+            name: self.name.map(str::to_owned),
+            r#type: self.r#type,
+            f: self.f,
+            i: self.i,
+            s: self.s.map(<[u8]>::to_vec),
+            floats: node.floats[self.floats.clone()].to_vec(),
+            ints: node.ints[self.ints.clone()].to_vec(),
+            strings: (node.strings[self.strings.clone()].iter())
+                .map(|s| s.to_vec())
+                .collect(),
+            ..AttributeProto::default()
+        }
+    }
+}
