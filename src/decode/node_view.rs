@@ -240,6 +240,7 @@ impl<'a> Reader<'a> {
         Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 }
+
 impl AttributeView<'_> {
     /// The attribute as the IR holds it, the lists its `node`'s: what
     /// `prost` decodes of its encoding.
