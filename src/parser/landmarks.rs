@@ -4,6 +4,8 @@
 //! parser backtracks), and [`SourceMap`] matches them to IR paths such as
 //! `graph.node[3].attribute[0]` by walking the IR beside them.
 
+use std::fmt::Write;
+
 use foldhash::{HashMap, HashSet};
 
 use chumsky::prelude::*;
@@ -366,12 +368,18 @@ impl Walk<'_> {
     }
 
     fn nodes(&mut self, nodes: &[NodeProto], landmarks: &[usize], path: &str) {
+        // Each node's path is written into one buffer: most nodes are not
+        // kept, and skipping one allocates nothing.
+        let mut buffer = format!("{path}.node[");
+        let prefix = buffer.len();
         for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
-            let node_path = format!("{path}.node[{index}]");
-            if !self.kept.keeps(&node_path) {
+            buffer.truncate(prefix);
+            write!(buffer, "{index}]").expect("writing to a String cannot fail");
+            if !self.kept.keeps(&buffer) {
                 continue;
             }
-            self.record(node_path.clone(), landmark);
+            let node_path = buffer.as_str();
+            self.record(node_path.to_owned(), landmark);
             self.record_child(format!("{node_path}.op_type"), landmark, Kind::Operator);
             let names = self.children(landmark, |k| k == Kind::Name);
             let (outputs, inputs) = names.split_at(node.output.len().min(names.len()));
@@ -381,7 +389,7 @@ impl Walk<'_> {
                 }
             }
             let attributes = self.children(landmark, |k| k == Kind::Attribute);
-            self.attributes(&node.attribute, &attributes, &node_path, "attribute");
+            self.attributes(&node.attribute, &attributes, node_path, "attribute");
         }
     }
 
@@ -567,7 +575,13 @@ f <k> (float a) => (b) <float t> {
 
     #[test]
     fn a_map_kept_around_paths_finds_them_as_the_whole_map_does() {
+        // Node indices of one and two digits (`node[1]`, `node[11]`).
+        let chain: String = (1..13)
+            .map(|i| format!("v{i} = Relu (v{})\n", i - 1))
+            .collect();
+        let chain = format!("g (float v0) => (float v12) {{\n{chain}}}");
         let texts = [
+            chain.as_str(),
             "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\r\n\
              main (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float[1] b = {3}> {\r\n\
              \x20 t = local.f <alpha: float = 2.0> (x, w)\r\n\
