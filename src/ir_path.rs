@@ -444,6 +444,26 @@ fn unescape(text: &str) -> Option<(char, &str)> {
     Some((c, chars.as_str()))
 }
 
+/// The texts of `examples/`, `tests/diagnostics` and `tests/structural`,
+/// each with its file's path, in the order of the paths: models that have
+/// something of every kind of item, and every kind of finding.
+#[cfg(test)]
+pub(crate) fn corpus_texts() -> Vec<(String, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut corpus = Vec::new();
+    for dir in ["examples", "tests/diagnostics", "tests/structural"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect(dir) {
+            let file = entry.expect(dir).path();
+            if file.extension().is_some_and(|e| e == "onnxtxt") {
+                let text = std::fs::read_to_string(&file).expect("corpus file");
+                corpus.push((file.display().to_string(), text));
+            }
+        }
+    }
+    corpus.sort();
+    corpus
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,18 +599,7 @@ mod tests {
     /// (the last model: a subgraph of an attribute given twice).
     #[test]
     fn source_map_and_findings_name_corpus_items_alike() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut corpus = Vec::new();
-        for dir in ["examples", "tests/diagnostics", "tests/structural"] {
-            for entry in std::fs::read_dir(root.join(dir)).expect(dir) {
-                let file = entry.expect(dir).path();
-                if file.extension().is_some_and(|e| e == "onnxtxt") {
-                    let text = std::fs::read_to_string(&file).expect("corpus file");
-                    corpus.push((file.display().to_string(), text));
-                }
-            }
-        }
-        corpus.sort();
+        let mut corpus = corpus_texts();
         let twice = r#"
             <ir_version: 10, opset_import: ["": 21]>
             g (bool c, float x) => (float y) {
