@@ -332,6 +332,36 @@ pub(crate) fn holds_graph(attribute: &AttributeProto) -> bool {
     attribute.g.is_some() || !attribute.graphs.is_empty()
 }
 
+/// The IR paths of the nodes of one body (`graph.node[0]`,
+/// `graph.node[1]`, ...), each written over the last in one buffer: for a
+/// walk that looks each node's path up (is it flagged, is it kept) and
+/// keeps few of them, with no allocation per node.
+pub(crate) struct NodePaths {
+    buffer: String,
+    /// The length of `{body}.node[`.
+    prefix: usize,
+}
+
+impl NodePaths {
+    /// The paths of the nodes of the body at `body` (`graph`,
+    /// `functions[0]`).
+    pub(crate) fn new(body: &str) -> Self {
+        let buffer = format!("{body}.node[");
+        NodePaths {
+            prefix: buffer.len(),
+            buffer,
+        }
+    }
+
+    /// The path of node `index`: `{body}.node[{index}]`.
+    pub(crate) fn of(&mut self, index: usize) -> &str {
+        use std::fmt::Write;
+        self.buffer.truncate(self.prefix);
+        write!(self.buffer, "{index}]").expect("writing to a String cannot fail");
+        &self.buffer
+    }
+}
+
 /// `field[...]` for every attribute of `attributes`, in order, named by
 /// the one rule ([`IrPath::attribute`]).
 pub(crate) fn attribute_items(field: &str, attributes: &[AttributeProto]) -> Vec<String> {
@@ -597,6 +627,20 @@ mod tests {
     /// are the ones the source map gives spans for; and every path a
     /// finding names reads back, and is inside an item the source map has
     /// (the last model: a subgraph of an attribute given twice).
+    #[test]
+    fn node_paths_written_over_each_other_are_the_paths_formatted_alone() {
+        for body in [
+            "graph",
+            r#"graph.node[12].attribute["body"].g"#,
+            "functions[3]",
+        ] {
+            let mut paths = NodePaths::new(body);
+            for index in [0, 1, 9, 10, 11, 100, 7, 1000, 2] {
+                assert_eq!(paths.of(index), format!("{body}.node[{index}]"));
+            }
+        }
+    }
+
     #[test]
     fn source_map_and_findings_name_corpus_items_alike() {
         let mut corpus = corpus_texts();

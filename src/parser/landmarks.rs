@@ -4,15 +4,13 @@
 //! parser backtracks), and [`SourceMap`] matches them to IR paths such as
 //! `graph.node[3].attribute[0]` by walking the IR beside them.
 
-use std::fmt::Write;
-
 use foldhash::{HashMap, HashSet};
 
 use chumsky::prelude::*;
 
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::error::Span;
-use crate::ir_path::AttributeKeys;
+use crate::ir_path::{AttributeKeys, NodePaths};
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
     NodeProto,
@@ -368,18 +366,15 @@ impl Walk<'_> {
     }
 
     fn nodes(&mut self, nodes: &[NodeProto], landmarks: &[usize], path: &str) {
-        // Each node's path is written into one buffer: most nodes are not
-        // kept, and skipping one allocates nothing.
-        let mut buffer = format!("{path}.node[");
-        let prefix = buffer.len();
+        // Most nodes are not kept: skipping one allocates nothing.
+        let mut paths = NodePaths::new(path);
         for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
-            buffer.truncate(prefix);
-            write!(buffer, "{index}]").expect("writing to a String cannot fail");
-            if !self.kept.keeps(&buffer) {
+            let node_path = paths.of(index);
+            if !self.kept.keeps(node_path) {
                 continue;
             }
-            let node_path = buffer.as_str();
-            self.record(node_path.to_owned(), landmark);
+            let node_path = node_path.to_owned();
+            self.record(node_path.clone(), landmark);
             self.record_child(format!("{node_path}.op_type"), landmark, Kind::Operator);
             let names = self.children(landmark, |k| k == Kind::Name);
             let (outputs, inputs) = names.split_at(node.output.len().min(names.len()));
@@ -389,7 +384,7 @@ impl Walk<'_> {
                 }
             }
             let attributes = self.children(landmark, |k| k == Kind::Attribute);
-            self.attributes(&node.attribute, &attributes, node_path, "attribute");
+            self.attributes(&node.attribute, &attributes, &node_path, "attribute");
         }
     }
 
