@@ -39,7 +39,7 @@ pub(crate) struct Run<'m> {
     pub(super) options: Options,
     /// The model's functions by domain, name and overload, with their index.
     pub(super) functions: HashMap<FunctionKey<'m>, (usize, &'m FunctionProto)>,
-    pub(super) symbols: Symbols,
+    pub(super) symbols: Symbols<'m>,
     /// What the operators nodes have called resolve to.
     operators: HashMap<(NameKey<'m>, NameKey<'m>, i64), Option<Operator>>,
     /// Findings of the graphs of the model.
