@@ -23,6 +23,7 @@ use super::findings::{Family, Findings};
 use super::model::{Body, Model, Site};
 use super::scope::Scope;
 use super::{header, operators, tensors};
+use crate::infer::names::prefetch_attributes;
 use crate::infer::{Inference, Options};
 use crate::ops::SchemaMemo;
 
@@ -128,25 +129,6 @@ impl<'p, 'a> BodyWalk<'p, 'a> {
         self.nodes_to(self.body.nodes.len(), schemas, findings);
         self.scope.close(findings.of(Family::Scope));
     }
-}
-
-/// Asks the processor to start loading `node`'s attributes, which the
-/// walk reads next, while it works on the node before: they were last
-/// read a whole pass over the model ago, by the numbering.
-fn prefetch_attributes(node: &crate::proto::NodeProto) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let start = node.attribute.as_ptr().cast::<i8>();
-        let bytes = std::mem::size_of_val(node.attribute.as_slice());
-        for offset in (0..bytes).step_by(64) {
-            // SAFETY: a prefetch is a hint: it neither reads nor faults,
-            // whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = node;
 }
 
 #[cfg(test)]
