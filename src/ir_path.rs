@@ -341,6 +341,36 @@ pub(crate) fn holds_graph(attribute: &AttributeProto) -> bool {
     attribute.g.is_some() || !attribute.graphs.is_empty()
 }
 
+/// The IR paths of the nodes of one body (`graph.node[0]`,
+/// `graph.node[1]`, ...), each written over the last in one buffer: for a
+/// walk that looks each node's path up (is it flagged, is it kept) and
+/// keeps few of them, with no allocation per node.
+pub(crate) struct NodePaths {
+    buffer: String,
+    /// The length of `{body}.node[`.
+    prefix: usize,
+}
+
+impl NodePaths {
+    /// The paths of the nodes of the body at `body` (`graph`,
+    /// `functions[0]`).
+    pub(crate) fn new(body: &str) -> Self {
+        let buffer = format!("{body}.node[");
+        NodePaths {
+            prefix: buffer.len(),
+            buffer,
+        }
+    }
+
+    /// The path of node `index`: `{body}.node[{index}]`.
+    pub(crate) fn of(&mut self, index: usize) -> &str {
+        use std::fmt::Write;
+        self.buffer.truncate(self.prefix);
+        write!(self.buffer, "{index}]").expect("writing to a String cannot fail");
+        &self.buffer
+    }
+}
+
 /// `field[...]` for every attribute of `attributes`, in order, named by
 /// the one rule ([`IrPath::attribute`]).
 pub(crate) fn attribute_items(field: &str, attributes: &[AttributeProto]) -> Vec<String> {
@@ -451,6 +481,26 @@ fn unescape(text: &str) -> Option<(char, &str)> {
         _ => return None,
     };
     Some((c, chars.as_str()))
+}
+
+/// The texts of `examples/`, `tests/diagnostics` and `tests/structural`,
+/// each with its file's path, in the order of the paths: models that have
+/// something of every kind of item, and every kind of finding.
+#[cfg(test)]
+pub(crate) fn corpus_texts() -> Vec<(String, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut corpus = Vec::new();
+    for dir in ["examples", "tests/diagnostics", "tests/structural"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect(dir) {
+            let file = entry.expect(dir).path();
+            if file.extension().is_some_and(|e| e == "onnxtxt") {
+                let text = std::fs::read_to_string(&file).expect("corpus file");
+                corpus.push((file.display().to_string(), text));
+            }
+        }
+    }
+    corpus.sort();
+    corpus
 }
 
 #[cfg(test)]
@@ -587,19 +637,22 @@ mod tests {
     /// finding names reads back, and is inside an item the source map has
     /// (the last model: a subgraph of an attribute given twice).
     #[test]
-    fn source_map_and_findings_name_corpus_items_alike() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut corpus = Vec::new();
-        for dir in ["examples", "tests/diagnostics", "tests/structural"] {
-            for entry in std::fs::read_dir(root.join(dir)).expect(dir) {
-                let file = entry.expect(dir).path();
-                if file.extension().is_some_and(|e| e == "onnxtxt") {
-                    let text = std::fs::read_to_string(&file).expect("corpus file");
-                    corpus.push((file.display().to_string(), text));
-                }
+    fn node_paths_written_over_each_other_are_the_paths_formatted_alone() {
+        for body in [
+            "graph",
+            r#"graph.node[12].attribute["body"].g"#,
+            "functions[3]",
+        ] {
+            let mut paths = NodePaths::new(body);
+            for index in [0, 1, 9, 10, 11, 100, 7, 1000, 2] {
+                assert_eq!(paths.of(index), format!("{body}.node[{index}]"));
             }
         }
-        corpus.sort();
+    }
+
+    #[test]
+    fn source_map_and_findings_name_corpus_items_alike() {
+        let mut corpus = corpus_texts();
         let twice = r#"
             <ir_version: 10, opset_import: ["": 21]>
             g (bool c, float x) => (float y) {

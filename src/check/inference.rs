@@ -10,11 +10,13 @@ use foldhash::HashSet;
 
 use super::findings::{Finding, Findings};
 use super::model::Model;
+use crate::infer::Inference;
 use crate::ir_path::IrPath;
 
-pub(super) fn check(model: &Model<'_>, findings: &mut Findings) {
-    let options = crate::infer::Options::checker();
-    let mut inference = crate::infer::infer_model_with(model.proto, options, model.tables.clone());
+/// Adds what `inference` (of the main graph, made by the
+/// [walk](super::walk)) finds, but at flagged nodes, then the rules of
+/// convolutions and poolings.
+pub(super) fn check(model: &Model<'_>, mut inference: Inference<'_>, findings: &mut Findings) {
     let flagged = flagged_nodes(findings);
     let fresh: Vec<Finding> = inference
         .take_findings()

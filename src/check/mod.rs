@@ -42,7 +42,7 @@
 //! | `tensors` | tensor constants and declared shapes (walk, functions' after it) |
 //! | `operators` | operators, their attributes and their inputs and outputs (`attributes`, `arity`; walk) |
 //! | `attributes` | a function's declared attribute parameters |
-//! | `inference` | types and shapes (`crate::infer`), then convolutions and poolings (`windows`) |
+//! | `inference` | types and shapes (`crate::infer`; the main graph's inferred in the walk), then convolutions and poolings (`windows`) |
 //! | `as_operator` | a function named after a standard operator, against its schema |
 
 mod arity;
@@ -68,32 +68,24 @@ use crate::proto::{AttributeProto, ModelProto};
 use findings::{Family, Findings};
 use model::Model;
 
-/// A pass: rules run over the whole model, adding what they find.
-type Pass = fn(&Model<'_>, &mut Findings);
-
-/// The passes [`check_model`] runs, in order, each with the family its
-/// findings count as (the walk says for each of its findings). A new family
-/// of rules is a new module with a `check(&Model, &mut Findings)` function,
-/// added here, or a `check_node(&Site, ...)` the walk calls; [`Model`]
-/// gives it the bodies to walk, with the operator sets and function each
-/// is in.
-const PASSES: &[(Family, Pass)] = &[
-    (Family::Header, header::check),
-    (Family::Header, walk::check),
-    (Family::Tensors, tensors::check_functions),
-    (Family::Parameters, attributes::check_parameters),
-    (Family::Inference, inference::check),
-    (Family::AsOperator, as_operator::check),
-];
-
 /// Checks `model` and returns its findings, errors and warnings, in the
 /// order of the model (header, graph, functions; by node within those).
+///
+/// The passes run in the order of the table of the [module](self), each
+/// adding its family's findings; the walk infers the main graph as it goes
+/// and hands the inference to the `inference` pass. A new family of rules
+/// is a new module with a `check(&Model, &mut Findings)` function, called
+/// here, or a `check_node(&Site, ...)` the walk calls; [`Model`] gives it
+/// the bodies to walk, with the operator sets and function each is in.
 pub fn check_model(model: &ModelProto) -> Vec<Finding> {
     let model = Model::new(model);
     let mut findings = Findings::default();
-    for (family, pass) in PASSES {
-        pass(&model, findings.of(*family));
-    }
+    header::check(&model, findings.of(Family::Header));
+    let inference = walk::check(&model, findings.of(Family::Header));
+    tensors::check_functions(&model, findings.of(Family::Tensors));
+    attributes::check_parameters(&model, findings.of(Family::Parameters));
+    inference::check(&model, inference, findings.of(Family::Inference));
+    as_operator::check(&model, findings.of(Family::AsOperator));
     findings.in_model_order()
 }
 

@@ -22,6 +22,7 @@ use foldhash::HashSet;
 use super::findings::{Finding, Findings};
 use super::model::{Model, Site};
 use crate::infer::{Dim, Inference};
+use crate::ir_path::NodePaths;
 use crate::proto::AttributeProto;
 
 const WINDOW: &str = "onnxtxt::check::window";
@@ -62,12 +63,13 @@ pub(super) fn check(
         let Some(types) = inference.graph(&body.path) else {
             continue;
         };
+        let mut paths = NodePaths::new(&body.path);
         for index in 0..body.nodes.len() {
             let site = Site::new(model, body, index);
             let Some(operator) = windowed(site.op()).filter(|_| site.domain().is_empty()) else {
                 continue;
             };
-            if !flagged.is_empty() && flagged.contains(&site.path()) {
+            if !flagged.is_empty() && flagged.contains(paths.of(index)) {
                 continue;
             }
             let inputs = &site.node.input;

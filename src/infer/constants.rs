@@ -46,49 +46,47 @@ pub(super) fn bind<'a>(
 
 /// The constant values of a body by value number: initializers and
 /// `Constant` outputs, borrowed from the model, or tensors made from an
-/// attribute (`value_float`, a bound reference). The borrowed ones, nearly
-/// all of them, are kept apart in a vector indexed by the value's number,
-/// sized once for the body's values: a graph of many `Constant` nodes
-/// neither hashes their numbers nor grows a map.
+/// attribute (`value_ints`, a bound reference), each in a box of its own.
+/// One vector indexed by the value's number, sized once for the body's
+/// values: a graph of many `Constant` nodes neither hashes their numbers
+/// nor grows a map of whole tensors.
 #[derive(Default)]
 pub(super) struct Constants<'m> {
-    borrowed: Vec<Option<&'m TensorProto>>,
-    owned: HashMap<ValueId, TensorProto>,
+    values: Vec<Option<Constant<'m>>>,
+}
+
+/// A constant value, borrowed from the model or made.
+enum Constant<'m> {
+    Borrowed(&'m TensorProto),
+    Made(Box<TensorProto>),
 }
 
 impl<'m> Constants<'m> {
     /// Room for the constants of a body of `values` values.
     pub(super) fn for_values(values: usize) -> Self {
-        Constants {
-            borrowed: vec![None; values],
-            owned: HashMap::default(),
-        }
+        let mut constants = Constants::default();
+        constants.values.resize_with(values, || None);
+        constants
     }
 
     /// Records `tensor` as the value of `id`, in place of any before.
     pub(super) fn insert(&mut self, id: ValueId, tensor: Cow<'m, TensorProto>) {
         let index = id as usize;
-        if index >= self.borrowed.len() {
-            self.borrowed.resize(index + 1, None);
+        if index >= self.values.len() {
+            self.values.resize_with(index + 1, || None);
         }
-        match tensor {
-            Cow::Borrowed(tensor) => {
-                if !self.owned.is_empty() {
-                    self.owned.remove(&id);
-                }
-                self.borrowed[index] = Some(tensor);
-            }
-            Cow::Owned(tensor) => {
-                self.borrowed[index] = None;
-                self.owned.insert(id, tensor);
-            }
-        }
+        self.values[index] = Some(match tensor {
+            Cow::Borrowed(tensor) => Constant::Borrowed(tensor),
+            Cow::Owned(tensor) => Constant::Made(Box::new(tensor)),
+        });
     }
 
     /// The value of `id`, when it is a constant.
     pub(super) fn get(&self, id: ValueId) -> Option<&TensorProto> {
-        let borrowed = self.borrowed.get(id as usize).copied().flatten();
-        borrowed.or_else(|| self.owned.get(&id))
+        match self.values.get(id as usize)?.as_ref()? {
+            Constant::Borrowed(tensor) => Some(tensor),
+            Constant::Made(tensor) => Some(tensor),
+        }
     }
 }
 
@@ -188,5 +186,29 @@ mod tests {
         assert_eq!(name_of(&constants, 0).as_deref(), Some("node value"));
         constants.insert(1, Cow::Borrowed(&initializer));
         assert_eq!(name_of(&constants, 1).as_deref(), Some("initializer"));
+    }
+
+    #[test]
+    fn many_values_made_and_borrowed_each_keep_their_own() {
+        let borrowed: Vec<TensorProto> = (0..300).map(|i| tensor(&format!("b{i}"))).collect();
+        let mut constants = Constants::for_values(100);
+        for i in 0..300u32 {
+            let made = || Cow::Owned(tensor(&format!("m{i}")));
+            let value = if i % 3 == 0 {
+                made()
+            } else {
+                Cow::Borrowed(&borrowed[i as usize])
+            };
+            constants.insert(2 * i, value);
+        }
+        for i in 0..300u32 {
+            let expected = if i % 3 == 0 {
+                format!("m{i}")
+            } else {
+                format!("b{i}")
+            };
+            assert_eq!(name_of(&constants, 2 * i), Some(expected));
+            assert_eq!(name_of(&constants, 2 * i + 1), None);
+        }
     }
 }

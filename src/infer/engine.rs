@@ -39,7 +39,7 @@ pub(crate) struct Run<'m> {
     pub(super) options: Options,
     /// The model's functions by domain, name and overload, with their index.
     pub(super) functions: HashMap<FunctionKey<'m>, (usize, &'m FunctionProto)>,
-    pub(super) symbols: Symbols,
+    pub(super) symbols: Symbols<'m>,
     /// What the operators nodes have called resolve to.
     operators: HashMap<(NameKey<'m>, NameKey<'m>, i64), Option<Operator>>,
     /// Findings of the graphs of the model.
@@ -297,18 +297,24 @@ impl<'m> Run<'m> {
 
     /// Infers a graph of the model (its main graph, or a graph on its own)
     /// with `opsets`; `ir_version` says whether initializers have types of
-    /// their own (from 4 on).
+    /// their own (from 4 on). `beside` is called with the index of each of
+    /// its nodes just before the node is inferred.
     pub(super) fn top_graph(
         &mut self,
         graph: &'m GraphProto,
         opsets: &Opsets<'m>,
         ir_version: i64,
+        mut beside: impl FnMut(usize),
     ) {
         self.symbols.take_from(graph);
         let names = self.tables.graph(graph, &[]);
         let mut scope = Scope::new(None, names, opsets, None, "graph");
         declare(&mut scope, graph);
-        self.initializers_and_nodes(&mut scope, graph, ir_version);
+        self.initializers(&mut scope, graph, ir_version);
+        for (index, node) in graph.node.iter().enumerate() {
+            beside(index);
+            self.node(&mut scope, index, node);
+        }
         let errors = std::mem::take(&mut scope.errors);
         self.report(errors);
         self.keep(scope);
@@ -345,12 +351,9 @@ impl<'m> Run<'m> {
         }
     }
 
-    pub(super) fn initializers_and_nodes(
-        &mut self,
-        scope: &mut Scope<'_, 'm>,
-        graph: &'m GraphProto,
-        ir_version: i64,
-    ) {
+    /// The types of `graph`'s initializers and sparse initializers, and
+    /// their values as constants.
+    fn initializers(&mut self, scope: &mut Scope<'_, 'm>, graph: &'m GraphProto, ir_version: i64) {
         for (index, tensor) in graph.initializer.iter().enumerate() {
             let name = tensor.name.as_deref().unwrap_or("");
             scope
@@ -369,7 +372,6 @@ impl<'m> Run<'m> {
             let path = format!("{}.sparse_initializer[{index}]", scope.path);
             self.initializer(scope, name, ty, path, ir_version);
         }
-        self.nodes(scope, &graph.node);
     }
 
     /// Infers `nodes`, the nodes of `scope`'s body, in order.
@@ -637,7 +639,8 @@ impl<'m> Run<'m> {
             self.symbols.materialize(slot);
         }
         // Subgraphs have no IR version of their own: the latest applies.
-        self.initializers_and_nodes(&mut scope, graph, i64::MAX);
+        self.initializers(&mut scope, graph, i64::MAX);
+        self.nodes(&mut scope, &graph.node);
         let outputs = graph
             .output
             .iter()

@@ -271,10 +271,23 @@ pub(crate) fn infer_model_with<'m>(
     options: Options,
     tables: Tables<'m>,
 ) -> Inference<'m> {
+    infer_model_beside(model, options, tables, |_| {})
+}
+
+/// [`infer_model_with`], calling `beside` with the index of each node of
+/// the main graph just before that node is inferred: a caller that reads
+/// the same nodes ([`crate::check`]'s walk) reads each one while inference
+/// has it at hand, not in a pass of its own over a model gone cold.
+pub(crate) fn infer_model_beside<'m>(
+    model: &'m ModelProto,
+    options: Options,
+    tables: Tables<'m>,
+    beside: impl FnMut(usize),
+) -> Inference<'m> {
     let mut run = Run::new(options, &model.functions, tables);
     if let Some(graph) = &model.graph {
         let opsets = opsets_of(&model.opset_import);
-        run.top_graph(graph, &opsets, model.ir_version.unwrap_or(0));
+        run.top_graph(graph, &opsets, model.ir_version.unwrap_or(0), beside);
     }
     Inference {
         graphs: run.graphs,
@@ -308,7 +321,7 @@ pub fn infer_graph<'m>(
 ) -> Inference<'m> {
     let mut run = Run::new(options, &[], Tables::default());
     let opsets = opsets_of(opset_import);
-    run.top_graph(graph, &opsets, i64::MAX);
+    run.top_graph(graph, &opsets, i64::MAX, |_| {});
     Inference {
         graphs: run.graphs,
         findings: run.findings,

@@ -10,7 +10,7 @@ use chumsky::prelude::*;
 
 use super::{Extra, Fail, Parsed, Tokens};
 use crate::error::Span;
-use crate::ir_path::AttributeKeys;
+use crate::ir_path::{AttributeKeys, NodePaths};
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, FunctionProto, GraphProto, ModelProto,
     NodeProto,
@@ -366,11 +366,14 @@ impl Walk<'_> {
     }
 
     fn nodes(&mut self, nodes: &[NodeProto], landmarks: &[usize], path: &str) {
+        // Most nodes are not kept: skipping one allocates nothing.
+        let mut paths = NodePaths::new(path);
         for (index, (node, &landmark)) in nodes.iter().zip(landmarks).enumerate() {
-            let node_path = format!("{path}.node[{index}]");
-            if !self.kept.keeps(&node_path) {
+            let node_path = paths.of(index);
+            if !self.kept.keeps(node_path) {
                 continue;
             }
+            let node_path = node_path.to_owned();
             self.record(node_path.clone(), landmark);
             self.record_child(format!("{node_path}.op_type"), landmark, Kind::Operator);
             let names = self.children(landmark, |k| k == Kind::Name);
@@ -567,7 +570,13 @@ f <k> (float a) => (b) <float t> {
 
     #[test]
     fn a_map_kept_around_paths_finds_them_as_the_whole_map_does() {
+        // Node indices of one and two digits (`node[1]`, `node[11]`).
+        let chain: String = (1..13)
+            .map(|i| format!("v{i} = Relu (v{})\n", i - 1))
+            .collect();
+        let chain = format!("g (float v0) => (float v12) {{\n{chain}}}");
         let texts = [
+            chain.as_str(),
             "<ir_version: 10, opset_import: [\"\": 21, \"local\": 1]>\r\n\
              main (float[2] x, float[2] w = {1, 2}) => (float[2] y) <float[1] b = {3}> {\r\n\
              \x20 t = local.f <alpha: float = 2.0> (x, w)\r\n\
