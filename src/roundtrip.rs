@@ -19,7 +19,8 @@
 //!   holds for the model's parts through their own entry points (graph,
 //!   functions, nodes, attributes, value infos, initializers, types).
 //! * [`binary_round_trips`]: bytes that decode as a `ModelProto` pass
-//!   [`model_round_trips`].
+//!   [`model_round_trips`], and any bytes print from the binary as the model
+//!   decoded from them prints, or fail with the decoder's error.
 //! * [`fmt_is_idempotent`]: for text that parses,
 //!   `print(parse(print(parse(t)))) == print(parse(t))`.
 
@@ -397,12 +398,44 @@ fn check_node_parts(node: &NodeProto) -> Check {
 
 /// Bytes that decode as a binary `ModelProto` must pass [`model_round_trips`]
 /// (the reference being the decoded model re-encoded: prost drops unknown
-/// fields). Bytes that do not decode pass trivially.
+/// fields), and any bytes must print from the binary as they print once
+/// decoded ([`binary_prints_as_decoded`]).
 pub fn binary_round_trips(bytes: &[u8]) -> Check {
+    binary_prints_as_decoded(bytes)?;
     match guard("ModelProto::decode", || ModelProto::decode(bytes))? {
         Ok(model) => model_round_trips(&model),
         Err(_) => Ok(()),
     }
+}
+
+/// [`Printer::print_binary_model`] (the print of `onnxtxt.to_text(bytes)`,
+/// which reads nodes straight from their encoding) gives, in both modes,
+/// the text of the model [`crate::decode_model`] decodes, or the same
+/// located error when it refuses the bytes.
+fn binary_prints_as_decoded(bytes: &[u8]) -> Check {
+    let decoded = guard("decode_model", || crate::decode_model(bytes))?;
+    for compat in [false, true] {
+        let printer = Printer::new().compat(compat);
+        let from_bytes = guard("print_binary_model", || printer.print_binary_model(bytes))?;
+        match (&decoded, from_bytes) {
+            (Ok(model), Ok(printed)) => {
+                let expected = print("print", model, compat)?;
+                if printed != expected {
+                    return Err(format!(
+                        "the print from bytes differs from the decoded model's\n--- from bytes\n{}\n--- decoded\n{}",
+                        printed.text, expected.text
+                    ));
+                }
+            }
+            (Err(refused), Err(failed)) if refused.diagnostics() == failed.diagnostics() => {}
+            (decoded, from_bytes) => {
+                return Err(format!(
+                    "decode_model gave {decoded:?}, print_binary_model {from_bytes:?}"
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Inference over a model never panics, whatever its options, and what it
