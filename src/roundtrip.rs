@@ -412,7 +412,7 @@ pub fn binary_round_trips(bytes: &[u8]) -> Check {
 /// which reads nodes straight from their encoding) gives, in both modes,
 /// the text of the model [`crate::decode_model`] decodes, or the same
 /// located error when it refuses the bytes.
-fn binary_prints_as_decoded(bytes: &[u8]) -> Check {
+pub fn binary_prints_as_decoded(bytes: &[u8]) -> Check {
     let decoded = guard("decode_model", || crate::decode_model(bytes))?;
     for compat in [false, true] {
         let printer = Printer::new().compat(compat);

@@ -75,7 +75,7 @@ use model::Model;
 /// adding its family's findings; the walk infers the main graph as it goes
 /// and hands the inference to the `inference` pass. A new family of rules
 /// is a new module with a `check(&Model, &mut Findings)` function, called
-/// here, or a `check_node(&Site, ...)` the walk calls; [`Model`] gives it
+/// here, or a `check_node(&Site, ...)` the walk calls; `model::Model` gives it
 /// the bodies to walk, with the operator sets and function each is in.
 pub fn check_model(model: &ModelProto) -> Vec<Finding> {
     let model = Model::new(model);
