@@ -381,10 +381,7 @@ pub(crate) struct Part<'s> {
 /// elsewhere, the same from the first token the two lexings start at the
 /// same place on.
 pub(crate) fn scan_part(source: &str, from: usize, until: usize) -> Part<'_> {
-    // Room for the first bytes' tokens at a token per 4 bytes (node-heavy
-    // text has one per 6 or 7): small texts, such as the many test models,
-    // then need no reallocation. Longer texts grow by `make_room`.
-    let mut tokens = Vec::with_capacity((until - from).min(DENSITY_PREFIX) / 4 + 16);
+    let mut tokens = Vec::with_capacity(first_room(until - from));
     let mut comments = Vec::new();
     let next = scan_into(source, from, until, &mut tokens, &mut comments);
     Part {
@@ -392,6 +389,14 @@ pub(crate) fn scan_part(source: &str, from: usize, until: usize) -> Part<'_> {
         comments,
         next,
     }
+}
+
+/// How many tokens to make room for before lexing `len` bytes: those of
+/// the first bytes at a token per 4 bytes (node-heavy text has one per 6
+/// or 7), so that small texts, such as the many test models, need no
+/// reallocation. Longer texts grow by `make_room`.
+pub(crate) fn first_room(len: usize) -> usize {
+    len.min(DENSITY_PREFIX) / 4 + 16
 }
 
 /// [`scan_part`] into the given vectors, which start empty (a buffer used

@@ -15,7 +15,7 @@ use super::errors::to_error;
 use super::fast::pieces;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
 use super::landmarks::{Kept, SourceMap};
-use super::tokens::{check_tokens, tokenize};
+use super::tokens::{check_tokens, tokenize, with_tokens};
 use super::write::{self, EncodedModel};
 use crate::error::Error;
 use crate::lexer::scan;
@@ -220,8 +220,9 @@ macro_rules! entry_points {
         impl OneThread for $ty {
             fn parse_on_one_thread(text: &str) -> Result<($ty, usize), Error> {
                 located(text, || {
-                    let (tokens, depth) = tokenize(text)?;
-                    parse_twice!($field, &tokens, text, State::default()).map(|(output, _)| (output, depth))
+                    with_tokens(text, |tokens, depth| {
+                        parse_twice!($field, tokens, text, State::default()).map(|(output, _)| (output, depth))
+                    })
                 })
             }
         }

@@ -4,12 +4,14 @@
 //! on the Rust stack without bound. One quick pass ([`well_formed`])
 //! clears the common case.
 
+use std::cell::Cell;
+
 use chumsky::span::SimpleSpan;
 
 use super::errors::FirstErrors;
 use super::{hints, MAX_ERRORS, MAX_NESTING};
 use crate::error::{Diagnostic, Error};
-use crate::lexer::{scan, SpannedTokens, Token};
+use crate::lexer::{first_room, scan, scan_into, SpannedTokens, Token};
 
 /// Lexes `source` and checks the tokens before parsing: unreadable text
 /// and excessive nesting are reported here. The tokens, and how deep
@@ -18,19 +20,68 @@ pub(super) fn tokenize(source: &str) -> Result<(SpannedTokens<'_>, usize), Error
     check_tokens(scan(source).0, source)
 }
 
+/// [`tokenize`] for a parse that needs the tokens only while `parse`
+/// runs, given them and their depth: they are lexed into a vector the
+/// thread keeps from one such parse to the next (up to [`KEPT_TOKENS`]):
+/// a new one, kilobytes fresh from the allocator for a text of a few
+/// hundred bytes, and the bracket walk's vector cost 1.5-2% of a small
+/// model's parse from Python (bench/results.md, "Small models from
+/// Python, session 9").
+pub(super) fn with_tokens<R>(
+    source: &str,
+    parse: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], usize) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let mut tokens: SpannedTokens<'_> = SPARE_TOKENS.take();
+    tokens.reserve(first_room(source.len()));
+    scan_into(source, 0, source.len(), &mut tokens, &mut Vec::new());
+    let parsed = checked_depth(&tokens, source).and_then(|depth| parse(&tokens, depth));
+    keep_for_next_parse(tokens);
+    parsed
+}
+
+/// The most tokens a vector kept by [`with_tokens`] holds (160 KiB).
+const KEPT_TOKENS: usize = 4096;
+
+thread_local! {
+    /// The vector [`with_tokens`] lexes into, empty between parses.
+    static SPARE_TOKENS: Cell<SpannedTokens<'static>> = const { Cell::new(Vec::new()) };
+}
+
+/// Keeps `tokens`' vector, emptied, for the thread's next [`with_tokens`],
+/// unless it is larger than [`KEPT_TOKENS`].
+fn keep_for_next_parse(mut tokens: SpannedTokens<'_>) {
+    if tokens.capacity() > KEPT_TOKENS {
+        return;
+    }
+    tokens.clear();
+    // No token is left to outlive its text: the empty vector is collected
+    // in place (the standard library keeps its memory) as one of tokens
+    // that borrow nothing (the map is never called).
+    let spare: SpannedTokens<'static> = (tokens.into_iter())
+        .map(|(_, span)| (Token::Error, span))
+        .collect();
+    SPARE_TOKENS.set(spare);
+}
+
 /// Checks lexed tokens before parsing: unreadable text, unpaired brackets
 /// and excessive nesting are reported here. The tokens, and how deep
-/// their plain brackets nest ([`Brackets::deepest_plain`]; [`MAX_NESTING`]
-/// for tokens that are not [`well_formed`] but not refused either).
+/// their plain brackets nest ([`checked_depth`]).
 pub(super) fn check_tokens<'s>(
     tokens: SpannedTokens<'s>,
     source: &str,
 ) -> Result<(SpannedTokens<'s>, usize), Error> {
-    match well_formed_depth(&tokens) {
-        Some(depth) => Ok((tokens, depth)),
+    checked_depth(&tokens, source).map(|depth| (tokens, depth))
+}
+
+/// How deep the plain brackets of `tokens` nest ([`Brackets::deepest_plain`];
+/// [`MAX_NESTING`] for tokens that are not [`well_formed`] but not refused
+/// either), or what is wrong with them.
+fn checked_depth(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Result<usize, Error> {
+    match well_formed_depth(tokens) {
+        Some(depth) => Ok(depth),
         None => {
-            explain_malformed(&tokens, source)?;
-            Ok((tokens, MAX_NESTING))
+            explain_malformed(tokens, source)?;
+            Ok(MAX_NESTING)
         }
     }
 }
@@ -76,10 +127,13 @@ fn well_formed_depth(tokens: &[(Token<'_>, SimpleSpan)]) -> Option<usize> {
 }
 
 /// A walk over the brackets of tokens, one stretch of them after another.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Brackets {
-    /// The closers of the brackets open, innermost last.
-    closers: Vec<Token<'static>>,
+    /// The closers of the brackets open, innermost last: the first
+    /// `open` of them. In place, not in a vector: a small model's whole
+    /// parse is a few microseconds, and allocating one is not free.
+    closers: [Closer; MAX_NESTING],
+    open: usize,
     /// The deepest nesting so far.
     pub(super) deepest: usize,
     /// How many of the brackets open are plain ones, `(`, `[` or `{` (not
@@ -92,10 +146,60 @@ pub(super) struct Brackets {
     pub(super) outer_eqs: usize,
 }
 
+impl Default for Brackets {
+    fn default() -> Self {
+        Brackets {
+            closers: [Closer::Paren; MAX_NESTING],
+            open: 0,
+            deepest: 0,
+            plain_open: 0,
+            deepest_plain: 0,
+            outer_eqs: 0,
+        }
+    }
+}
+
+/// What closes a bracket: `)`, `]`, `}` or `>` (which closes both `<` and
+/// `@<`, the one bracket that is not plain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closer {
+    Paren,
+    Bracket,
+    Brace,
+    Angle,
+}
+
+/// What `token` is to a walk over brackets.
+enum Role {
+    Opens(Closer),
+    Closes(Closer),
+    /// `=`, counted outside brackets.
+    Eq,
+    /// Text the lexer could not read, or the marker of elided values.
+    Unread,
+    Other,
+}
+
+fn role(token: Token<'_>) -> Role {
+    match token {
+        Token::LParen => Role::Opens(Closer::Paren),
+        Token::LBracket => Role::Opens(Closer::Bracket),
+        Token::LBrace => Role::Opens(Closer::Brace),
+        Token::LAngle | Token::AnnotationOpen => Role::Opens(Closer::Angle),
+        Token::RParen => Role::Closes(Closer::Paren),
+        Token::RBracket => Role::Closes(Closer::Bracket),
+        Token::RBrace => Role::Closes(Closer::Brace),
+        Token::RAngle => Role::Closes(Closer::Angle),
+        Token::Eq => Role::Eq,
+        Token::Error | Token::Elided(_) | Token::UnclosedString(_) => Role::Unread,
+        _ => Role::Other,
+    }
+}
+
 impl Brackets {
     /// How many brackets are open.
     pub(super) fn open(&self) -> usize {
-        self.closers.len()
+        self.open
     }
 
     /// How many plain brackets are open (see [`Brackets::deepest_plain`]).
@@ -109,31 +213,29 @@ impl Brackets {
     /// [`MAX_NESTING`], or a token could not be read, before that.
     pub(super) fn walk(&mut self, tokens: &[(Token<'_>, SimpleSpan)]) -> Option<usize> {
         for (index, &(token, _)) in tokens.iter().enumerate() {
-            if let Some(closer) = hints::closer_of(token) {
-                if self.closers.len() == MAX_NESTING {
-                    return None;
-                }
-                self.closers.push(closer);
-                self.deepest = self.deepest.max(self.closers.len());
-                if closer != Token::RAngle {
-                    self.plain_open += 1;
-                    self.deepest_plain = self.deepest_plain.max(self.plain_open);
-                }
-            } else if hints::is_closer(token) {
-                match self.closers.pop() {
-                    Some(expected) if expected == token => {
-                        self.plain_open -= usize::from(token != Token::RAngle);
+            match role(token) {
+                Role::Opens(closer) => {
+                    *self.closers.get_mut(self.open)? = closer;
+                    self.open += 1;
+                    self.deepest = self.deepest.max(self.open);
+                    if closer != Closer::Angle {
+                        self.plain_open += 1;
+                        self.deepest_plain = self.deepest_plain.max(self.plain_open);
                     }
-                    Some(_) => return None,
-                    None => return Some(index),
                 }
-            } else if token == Token::Eq {
-                self.outer_eqs += usize::from(self.closers.is_empty());
-            } else if matches!(
-                token,
-                Token::Error | Token::Elided(_) | Token::UnclosedString(_)
-            ) {
-                return None;
+                Role::Closes(closer) => {
+                    let Some(open) = self.open.checked_sub(1) else {
+                        return Some(index);
+                    };
+                    if self.closers[open] != closer {
+                        return None;
+                    }
+                    self.open = open;
+                    self.plain_open -= usize::from(closer != Closer::Angle);
+                }
+                Role::Eq => self.outer_eqs += usize::from(self.open == 0),
+                Role::Unread => return None,
+                Role::Other => {}
             }
         }
         Some(tokens.len())
@@ -202,6 +304,7 @@ fn check_nesting(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proto::ModelProto;
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
@@ -263,6 +366,117 @@ mod tests {
             let (_, found) = check_tokens(scan(text).0, text).unwrap();
             assert_eq!(found, depth, "{text}");
         }
+    }
+
+    /// What [`Brackets::walk`] gives for `symbols` (one token each), as a
+    /// stack of closing characters computes it: the walk's answer, and
+    /// then how many brackets are open, the deepest plain nesting and the
+    /// `=` outside brackets.
+    fn walked_by_a_stack(symbols: &[&str]) -> (Option<usize>, usize, usize, usize) {
+        let (mut stack, mut deepest_plain, mut outer_eqs) = (Vec::new(), 0, 0);
+        for (index, symbol) in symbols.iter().enumerate() {
+            match *symbol {
+                "(" => stack.push(")"),
+                "[" => stack.push("]"),
+                "{" => stack.push("}"),
+                "<" | "@<" => stack.push(">"),
+                ")" | "]" | "}" | ">" => match stack.pop() {
+                    Some(closer) if closer == *symbol => {}
+                    Some(_) => return (None, 0, 0, 0),
+                    None => return (Some(index), stack.len(), deepest_plain, outer_eqs),
+                },
+                "=" => outer_eqs += usize::from(stack.is_empty()),
+                "$" => return (None, 0, 0, 0),
+                _ => {}
+            }
+            let plain = stack.iter().filter(|closer| **closer != ">").count();
+            deepest_plain = deepest_plain.max(plain);
+        }
+        (Some(symbols.len()), stack.len(), deepest_plain, outer_eqs)
+    }
+
+    /// Every sequence of up to five of the tokens the walk tells apart
+    /// (and a name, and one the lexer cannot read) is walked as a stack
+    /// of closers walks it, and the quick check agrees with the one that
+    /// explains.
+    #[test]
+    fn the_bracket_walk_is_a_stack_of_closers() {
+        let symbols = ["(", ")", "[", "]", "{", "}", "<", ">", "@<", "=", "x", "$"];
+        let mut level = vec![vec![]];
+        let mut sequences = level.clone();
+        for _ in 0..5 {
+            level = (level.iter())
+                .flat_map(|sequence| symbols.map(|s| [sequence.clone(), vec![s]].concat()))
+                .collect();
+            sequences.extend(level.iter().cloned());
+        }
+        assert_eq!(
+            sequences.len(),
+            (0..=5).map(|n| 12usize.pow(n)).sum::<usize>()
+        );
+        for sequence in &sequences {
+            let text = sequence.join(" ");
+            let tokens = scan(&text).0;
+            assert_eq!(tokens.len(), sequence.len(), "{text}");
+            let mut brackets = Brackets::default();
+            let walked = brackets.walk(&tokens);
+            let expected = walked_by_a_stack(sequence);
+            let found = match walked {
+                Some(_) => (
+                    walked,
+                    brackets.open(),
+                    brackets.deepest_plain,
+                    brackets.outer_eqs,
+                ),
+                None => (None, 0, 0, 0),
+            };
+            assert_eq!(found, expected, "{text}");
+            let whole = expected.0 == Some(sequence.len()) && expected.1 == 0;
+            assert_eq!(well_formed(&tokens), whole, "{text}");
+            assert_eq!(explain_malformed(&tokens, &text).is_ok(), whole, "{text}");
+        }
+    }
+
+    /// A parse lexes into the vector the thread kept from the one before,
+    /// and reads what a thread that never parsed reads.
+    #[test]
+    fn parses_one_after_another_reuse_the_token_vector_and_read_the_same() {
+        // On one thread: test builds read even short texts in pieces.
+        let parse = |text: &str| {
+            crate::Parser::new()
+                .threads(false)
+                .parse::<ModelProto>(text)
+        };
+        let texts = [
+            "g (float x) => (float y) { y = Relu(x) }".to_owned(),
+            format!(
+                "g (float x) => (float y) {{ {} y = Relu(x) }}",
+                "x = Neg(x) ".repeat(300)
+            ),
+            "g (float x) => (float y) { y = Relu(x$) }".to_owned(),
+            "<ir_version: 8> g () => () {}".to_owned(),
+        ];
+        let fresh: Vec<_> = std::thread::scope(|scope| {
+            (texts.iter())
+                .map(|text| scope.spawn(|| parse(text)).join().unwrap())
+                .collect()
+        });
+        for (text, fresh) in texts.iter().zip(fresh) {
+            assert_eq!(format!("{:?}", parse(text)), format!("{fresh:?}"), "{text}");
+            let kept = SPARE_TOKENS.take();
+            assert!(
+                kept.is_empty() && kept.capacity() >= first_room(text.len()),
+                "{text}"
+            );
+            SPARE_TOKENS.set(kept);
+        }
+        let long = format!("g () => () {{ {} }}", "y = Relu(x) ".repeat(KEPT_TOKENS));
+        parse(&long).unwrap();
+        assert_eq!(
+            SPARE_TOKENS.take().capacity(),
+            0,
+            "too long a vector to keep"
+        );
     }
 
     #[test]
