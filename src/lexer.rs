@@ -395,8 +395,13 @@ pub(crate) fn scan_part(source: &str, from: usize, until: usize) -> Part<'_> {
 /// the first bytes at a token per 4 bytes (node-heavy text has one per 6
 /// or 7), so that small texts, such as the many test models, need no
 /// reallocation. Longer texts grow by `make_room`.
-pub(crate) fn first_room(len: usize) -> usize {
-    len.min(DENSITY_PREFIX) / 4 + 16
+pub(crate) const fn first_room(len: usize) -> usize {
+    let prefix = if len < DENSITY_PREFIX {
+        len
+    } else {
+        DENSITY_PREFIX
+    };
+    prefix / 4 + 16
 }
 
 /// [`scan_part`] into the given vectors, which start empty (a buffer used

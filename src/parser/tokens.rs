@@ -31,16 +31,22 @@ pub(super) fn with_tokens<R>(
     source: &str,
     parse: impl for<'t> FnOnce(&'t [(Token<'t>, SimpleSpan)], usize) -> Result<R, Error>,
 ) -> Result<R, Error> {
+    let room = first_room(source.len());
     let mut tokens: SpannedTokens<'_> = SPARE_TOKENS.take();
-    tokens.reserve(first_room(source.len()));
+    if tokens.capacity() < room {
+        // Made anew: growing it would copy the memory it had.
+        tokens = Vec::with_capacity(room);
+    }
     scan_into(source, 0, source.len(), &mut tokens, &mut Vec::new());
     let parsed = checked_depth(&tokens, source).and_then(|depth| parse(&tokens, depth));
     keep_for_next_parse(tokens);
     parsed
 }
 
-/// The most tokens a vector kept by [`with_tokens`] holds (160 KiB).
-const KEPT_TOKENS: usize = 4096;
+/// The most tokens a vector kept by [`with_tokens`] holds: room for a
+/// text of 32 KiB (320 KiB of tokens), which nearly every model of the
+/// conformance corpus fits in.
+const KEPT_TOKENS: usize = first_room(32 * 1024);
 
 thread_local! {
     /// The vector [`with_tokens`] lexes into, empty between parses.
