@@ -2,7 +2,8 @@
 //! not read, brackets that do not pair up, and nesting deeper than
 //! [`MAX_NESTING`] are reported here, so that the grammar never recurses
 //! on the Rust stack without bound. One quick pass ([`well_formed`])
-//! clears the common case.
+//! clears the common case. A parse on one thread lexes into a token
+//! vector its thread keeps from one parse to the next ([`with_tokens`]).
 
 use std::cell::Cell;
 
