@@ -18,8 +18,10 @@
 //! The print of a binary model ([`decode_model_lazily`]) leaves the main
 //! graph's nodes and initializers encoded and decodes each as it prints
 //! it. Most nodes it reads without `prost` into a view that borrows their
-//! strings (`node_view.rs`); a print that keeps nothing of a model with a
-//! problem (into a string) lets the walk skip the nodes' contents, and each
+//! strings (`node_view.rs`), and most initializers and `Constant` tensors
+//! into one that borrows their weights' bytes (`tensor_view.rs`); a print
+//! that keeps nothing of a model with a problem (into a string) lets the
+//! walk skip the nodes' contents, and each
 //! node is checked as it is read (the view accepts only what the walk
 //! would, and leaves anything else to the walk of the node and `prost`),
 //! with the same errors.

@@ -9,6 +9,10 @@
 //! `data_type` when it has no name, `segment`, `data_location`,
 //! `doc_string`, `metadata_props`, and `name: unset` for an initializer
 //! without a name.
+//!
+//! A tensor is printed from its IR or from a view of its encoding
+//! ([`TensorFields`]); the elements of float and double `raw_data` are
+//! formatted from their little-endian bytes, with no unpacked copy.
 
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, Ann, Field, UNSET};
