@@ -18,8 +18,10 @@
 //! The print of a binary model ([`decode_model_lazily`]) leaves the main
 //! graph's nodes and initializers encoded and decodes each as it prints
 //! it. Most nodes it reads without `prost` into a view that borrows their
-//! strings (`node_view.rs`); a print that keeps nothing of a model with a
-//! problem (into a string) lets the walk skip the nodes' contents, and each
+//! strings (`node_view.rs`), and most initializers and `Constant` tensors
+//! into one that borrows their weights' bytes (`tensor_view.rs`); a print
+//! that keeps nothing of a model with a problem (into a string) lets the
+//! walk skip the nodes' contents, and each
 //! node is checked as it is read (the view accepts only what the walk
 //! would, and leaves anything else to the walk of the node and `prost`),
 //! with the same errors.
@@ -39,8 +41,10 @@ use crate::proto::{
 };
 
 mod node_view;
+mod tensor_view;
 
 pub(crate) use node_view::{AttributeView, NodeView};
+pub(crate) use tensor_view::TensorView;
 
 /// How deeply messages may nest, counting the decoded message (the model)
 /// as depth 0 and its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
@@ -1627,6 +1631,16 @@ g (float[N] x) => (float[N] y) {
                 field(4, b"Op"),
             ]
             .concat(),
+            // Tensors (`Constant` nodes), read by the tensor view.
+            [
+                attribute(&[field(5, &varint_field(2, 1))]),
+                attribute(&[
+                    field(1, b"value"),
+                    varint_field(20, 4),
+                    field(5, &weights()),
+                ]),
+            ]
+            .concat(),
         ];
         let left = [
             // Fields the view does not hold.
@@ -1634,7 +1648,9 @@ g (float[N] x) => (float[N] y) {
             field(9, &[field(1, b"k"), field(2, b"v")].concat()),
             attribute(&[field(13, b"doc")]),
             attribute(&[field(21, b"ref")]),
-            attribute(&[field(5, &varint_field(2, 1))]),
+            attribute(&[field(5, &varint_field(12, 1))]),
+            // Two tensors, which `prost` merges.
+            attribute(&[field(5, &varint_field(2, 1)), field(5, &varint_field(2, 1))]),
             // A type wider than the view reads, or than 32 bits.
             attribute(&[varint_field(20, 15)]),
             attribute(&[varint_field(20, 1 << 33)]),
@@ -1666,6 +1682,80 @@ g (float[N] x) => (float[N] y) {
         let view = view.emptied();
         assert_eq!((view.attribute.capacity(), view.ints.capacity()), room);
         assert!(view.attribute.is_empty() && view.ints.is_empty());
+    }
+
+    /// A tensor of weights as exporters write them, with the variations
+    /// the tensor view reads: dims packed and unpacked (negative too),
+    /// singular fields given twice, an empty run of floats before one.
+    fn weights() -> Vec<u8> {
+        let floats = [1.5f32, -0.0, f32::INFINITY, f32::from_bits(0x7fc0_0001)];
+        let packed_floats: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        [
+            varint_field(1, 2),
+            field(1, &[3, 0x7f]),
+            varint_field(1, u64::MAX),
+            varint_field(2, 7),
+            varint_field(2, 1),
+            field(8, b"w"),
+            field(8, "wé".as_bytes()),
+            field(9, &[1, 2, 3]),
+            field(9, &[0, 0, 0x80, 0x3f]),
+            field(4, b""),
+            field(4, &packed_floats),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_tensor_view_reads_what_prost_decodes_and_leaves_the_rest() {
+        let read = [
+            weights(),
+            Vec::new(),
+            varint_field(2, i32::MAX as u64),
+            field(9, b""),
+        ];
+        let left = [
+            // Fields the view does not hold.
+            field(3, &varint_field(1, 0)),
+            field(5, &[1]),
+            field(6, b"s"),
+            field(7, &[1]),
+            field(10, &[0; 8]),
+            field(11, &[1]),
+            field(12, b"doc"),
+            field(13, &[field(1, b"k"), field(2, b"v")].concat()),
+            varint_field(14, 1),
+            field(16, &[field(1, b"k"), field(2, b"v")].concat()),
+            // Unpacked floats, or a second run, appended by `prost`.
+            [tag(4, FIXED32), 1.0f32.to_le_bytes().to_vec()].concat(),
+            [field(4, &[0; 4]), field(4, &[0; 4])].concat(),
+            // A data type beyond `i32::MAX`, a negative one, one wider
+            // than 32 bits.
+            varint_field(2, u64::from(u32::MAX)),
+            varint_field(2, u64::MAX),
+            varint_field(2, 1 << 33),
+            // What the walk refuses: a name that is not UTF-8, floats that
+            // are not whole, a length past the end, a wrong wire type, an
+            // unknown field, a cut varint.
+            field(8, &[0xc3]),
+            field(4, &[0; 6]),
+            field(9, b"abc")[..4].to_vec(),
+            varint_field(9, 1),
+            varint_field(42, 1),
+            vec![0x08, 0x80],
+        ];
+        let mut view = TensorView::default();
+        for bytes in &read {
+            assert!(view.read(bytes), "{bytes:?}");
+            let decoded = decode::<TensorProto>(bytes).unwrap();
+            let decoded = decoded.encode_to_vec();
+            assert_eq!(view.to_proto().encode_to_vec(), decoded, "{bytes:?}");
+        }
+        for bytes in &left {
+            assert!(!TensorView::default().read(bytes), "{bytes:?}");
+            let tensor = [varint_field(2, 1), bytes.clone()].concat();
+            assert!(!TensorView::default().read(&tensor), "{bytes:?}");
+        }
     }
 
     #[test]

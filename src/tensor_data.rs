@@ -358,6 +358,43 @@ pub fn unpack_raw(data_type: i32, raw: &[u8], element_count: usize) -> Option<Ty
     })
 }
 
+/// The elements of `raw_data` that [`unpack_raw`] unpacks into floats or
+/// doubles (`float`, `double`, `complex64`, `complex128`), borrowed as
+/// their little-endian bytes instead: the same elements, when and only
+/// when `unpack_raw` gives them, not copied.
+pub(crate) enum RawFloats<'a> {
+    F32(&'a [[u8; 4]]),
+    F64(&'a [[u8; 8]]),
+}
+
+/// [`RawFloats`] of `raw`, the `raw_data` of `element_count` elements of
+/// `data_type`.
+pub(crate) fn raw_floats(
+    data_type: i32,
+    raw: &[u8],
+    element_count: usize,
+) -> Option<RawFloats<'_>> {
+    let layout = layout(data_type)?;
+    if raw.len() != raw_byte_len(data_type, element_count)? {
+        return None;
+    }
+    match layout {
+        Layout::Float { .. } => Some(RawFloats::F32(byte_groups(raw))),
+        Layout::Double { .. } => Some(RawFloats::F64(byte_groups(raw))),
+        _ => None,
+    }
+}
+
+/// `bytes` as groups of `N` (the last `bytes.len() % N` left out), in
+/// place: `slice::as_chunks`, which the crate's oldest supported Rust
+/// lacks.
+pub(crate) fn byte_groups<const N: usize>(bytes: &[u8]) -> &[[u8; N]] {
+    // SAFETY: `[u8; N]` has the size of `N` bytes and the alignment of
+    // `u8`, so the first `bytes.len() / N * N` bytes of `bytes`, valid and
+    // borrowed for the result's lifetime, are that many groups.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len() / N) }
+}
+
 fn out_of_range(
     data_type: i32,
     index: usize,

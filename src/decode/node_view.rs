@@ -5,8 +5,9 @@
 //!
 //! The view holds only the fields most nodes have: the names, the op type,
 //! domain and overload, and attributes of a name, a type and the value
-//! fields of numbers and strings (`f`, `i`, `s`, `floats`, `ints`,
-//! `strings`). It reads them as `prost` does (the last of a singular
+//! fields of numbers, strings and tensors (`f`, `i`, `s`, `floats`,
+//! `ints`, `strings`, and `t` read by a `TensorView`, the `Constant`s of
+//! exported models). It reads them as `prost` does (the last of a singular
 //! field's occurrences wins, packed and unpacked numbers both append) and
 //! accepts only what the walk accepts (known fields of the right wire
 //! type, varints and lengths that read, UTF-8 strings, an attribute type
@@ -17,6 +18,7 @@
 use std::ops::Range;
 
 use super::read_varint;
+use super::tensor_view::TensorView;
 use crate::proto::AttributeProto;
 
 /// A node read from its encoding (see the module's documentation).
@@ -35,6 +37,8 @@ pub(crate) struct NodeView<'a> {
     pub(crate) floats: Vec<f32>,
     /// The `strings` of every attribute, one after another.
     pub(crate) strings: Vec<&'a [u8]>,
+    /// The `t` of every attribute that has one, one after another.
+    pub(crate) tensors: Vec<TensorView<'a>>,
 }
 
 /// An attribute of a [`NodeView`]: the fields the view holds, its lists
@@ -50,16 +54,18 @@ pub(crate) struct AttributeView<'a> {
     pub(crate) floats: Range<usize>,
     pub(crate) ints: Range<usize>,
     pub(crate) strings: Range<usize>,
+    /// The index of its `t` in the node's `tensors`.
+    pub(crate) t: Option<usize>,
 }
 
 /// The key (field number and wire type) of a field the view reads.
-const fn key(number: u64, wire_type: u64) -> u64 {
+pub(super) const fn key(number: u64, wire_type: u64) -> u64 {
     number << 3 | wire_type
 }
 
-const VARINT: u64 = super::VARINT;
+pub(super) const VARINT: u64 = super::VARINT;
 const FIXED32: u64 = super::FIXED32;
-const LEN: u64 = super::LEN;
+pub(super) const LEN: u64 = super::LEN;
 
 /// The most an `AttributeProto.type` the view reads may be: the walk checks
 /// that it fits in 32 bits, every value up to this does.
@@ -82,6 +88,7 @@ impl<'a> NodeView<'a> {
         self.ints.clear();
         self.floats.clear();
         self.strings.clear();
+        self.tensors.clear();
     }
 
     fn read_node(&mut self, bytes: &'a [u8]) -> Option<()> {
@@ -136,6 +143,13 @@ impl<'a> NodeView<'a> {
                     }
                 }
                 k if k == key(9, LEN) => self.strings.push(reader.payload()?),
+                // A second `t` would be merged into the first: left.
+                k if k == key(5, LEN) && a.t.is_none() => {
+                    let mut t = TensorView::default();
+                    t.read_from(reader.message()?)?;
+                    a.t = Some(self.tensors.len());
+                    self.tensors.push(t);
+                }
                 k if k == key(20, VARINT) => {
                     let value = reader.varint()?;
                     a.r#type = Some(i32::try_from(value).ok().filter(|_| value <= TYPE_MAX)?);
@@ -162,6 +176,7 @@ impl<'a> NodeView<'a> {
             output: relabelled(self.output),
             attribute: relabelled(self.attribute),
             strings: relabelled(self.strings),
+            tensors: relabelled(self.tensors),
             ints: self.ints,
             floats: self.floats,
             ..NodeView::default()
@@ -171,15 +186,15 @@ impl<'a> NodeView<'a> {
 
 /// An `int64` from its varint, as `prost` reads it.
 #[allow(clippy::cast_possible_wrap)]
-fn int64(value: u64) -> i64 {
+pub(super) fn int64(value: u64) -> i64 {
     value as i64
 }
 
-/// Reads the fields of one message, a part of a node's encoding: `None`
-/// where the walk could refuse.
+/// Reads the fields of one message, a part of a node's or a tensor's
+/// encoding: `None` where the walk could refuse.
 #[derive(Clone, Copy)]
-struct Reader<'a> {
-    /// The node's encoding.
+pub(super) struct Reader<'a> {
+    /// The node's or the tensor's encoding.
     bytes: &'a [u8],
     pos: usize,
     /// Where the message ends.
@@ -187,8 +202,8 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader of the node `bytes`.
-    fn new(bytes: &'a [u8]) -> Self {
+    /// A reader of the node or tensor `bytes`.
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
         Reader {
             bytes,
             pos: 0,
@@ -196,12 +211,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn done(&self) -> bool {
+    pub(super) fn done(&self) -> bool {
         self.pos >= self.end
     }
 
     #[inline]
-    fn varint(&mut self) -> Option<u64> {
+    pub(super) fn varint(&mut self) -> Option<u64> {
         // Tags and lengths of names: one byte.
         if let Some(&byte) = self.bytes.get(self.pos).filter(|&&b| b < 0x80) {
             if self.pos < self.end {
@@ -215,7 +230,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A length-delimited payload, read by a reader of its own.
-    fn message(&mut self) -> Option<Reader<'a>> {
+    pub(super) fn message(&mut self) -> Option<Reader<'a>> {
         let len = usize::try_from(self.varint()?).ok()?;
         let end = self.pos.checked_add(len).filter(|&end| end <= self.end)?;
         let inner = Reader { end, ..*self };
@@ -224,12 +239,12 @@ impl<'a> Reader<'a> {
     }
 
     /// A length-delimited payload.
-    fn payload(&mut self) -> Option<&'a [u8]> {
+    pub(super) fn payload(&mut self) -> Option<&'a [u8]> {
         let inner = self.message()?;
         Some(&self.bytes[inner.pos..inner.end])
     }
 
-    fn string(&mut self) -> Option<&'a str> {
+    pub(super) fn string(&mut self) -> Option<&'a str> {
         std::str::from_utf8(self.payload()?).ok()
     }
 
@@ -256,6 +271,7 @@ impl AttributeView<'_> {
             strings: (node.strings[self.strings.clone()].iter())
                 .map(|s| s.to_vec())
                 .collect(),
+            t: self.t.map(|t| Box::new(node.tensors[t].to_proto())),
             ..AttributeProto::default()
         }
     }

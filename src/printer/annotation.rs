@@ -91,7 +91,7 @@ pub(crate) fn value_of(s: &mut Sink<'_>, value: &Ann<'_>) {
             s.text("}");
         }
         Ann::Graph(g) => graph::graph(s, g, graph::GraphPlace::Value),
-        Ann::Tensor(t) => tensor::tensor_constant(s, t, tensor::TensorPlace::Value),
+        Ann::Tensor(t) => tensor::tensor_constant(s, *t, tensor::TensorPlace::Value),
         Ann::Sparse(t) => tensor::sparse_constant(s, t),
     }
 }

@@ -22,7 +22,7 @@ use super::quoting::{graph_name_is_bare, is_qualified};
 use super::sink::Sink;
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
-use crate::decode::{AttributeView, Decode, Encoded, NodeView};
+use crate::decode::{AttributeView, Decode, Encoded, NodeView, TensorView};
 use crate::ir_path::{AttributeKeys, Named};
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
@@ -52,6 +52,10 @@ pub(crate) trait Listed<M>: Sync {
     fn item<'a>(&'a self, scratch: &'a mut M) -> Result<&'a M, crate::Error>;
     /// The length of its encoding.
     fn encoded_len(&self) -> usize;
+    /// Its encoding, when it is still encoded.
+    fn encoding(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 macro_rules! listed_in_the_ir {
@@ -77,6 +81,10 @@ impl<M: Decode> Listed<M> for Encoded<'_> {
 
     fn encoded_len(&self) -> usize {
         self.len()
+    }
+
+    fn encoding(&self) -> Option<&[u8]> {
+        Some(self.bytes())
     }
 }
 
@@ -156,6 +164,12 @@ pub(crate) fn graph_with<N: ListedNode, T: Listed<TensorProto>>(
             .collect();
         let item = |s: &mut Sink<'_>, _, item: &Item<'_, T>| match item {
             Item::Init(i, t) => s.at_index("initializer", *i, |s| {
+                // Read from its encoding when a view holds it, else decoded
+                // (and checked) by `prost`.
+                let mut view = TensorView::default();
+                if t.encoding().is_some_and(|bytes| view.read(bytes)) {
+                    return tensor::tensor_constant(s, &view, TensorPlace::Initializer);
+                }
                 // A tensor of its own: one kept from the last would hold on
                 // to the largest weights' room.
                 match t.item(&mut TensorProto::default()) {
@@ -691,7 +705,9 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
         A::Int => s.int(a.i.unwrap_or(0)),
         A::String => s.string(a.s.as_deref().unwrap_or(b"")),
         A::Tensor => match &a.t {
-            Some(t) => s.at("t", |s| tensor::tensor_constant(s, t, TensorPlace::Value)),
+            Some(t) => s.at("t", |s| {
+                tensor::tensor_constant(s, &**t, TensorPlace::Value)
+            }),
             None => s.text("float {}"),
         },
         A::Graph => match &a.g {
@@ -759,8 +775,8 @@ fn strings_value<B: AsRef<[u8]>>(s: &mut Sink<'_>, strings: &[B]) {
 }
 
 /// The value of an attribute whose text says all it holds: a name, a type
-/// of numbers or strings, the field of that type set (or a list, empty)
-/// and no other, floats that have a text of their own. Its text is what
+/// of numbers, strings or a tensor, the field of that type set (or a list,
+/// empty) and no other, floats that have a text of their own. Its text is what
 /// [`attribute`] writes, with no annotation.
 enum PlainValue<'v> {
     Float(f32),
@@ -769,6 +785,7 @@ enum PlainValue<'v> {
     Floats(&'v [f32]),
     Ints(&'v [i64]),
     Strings(&'v [&'v [u8]]),
+    Tensor(&'v TensorView<'v>),
 }
 
 /// The value of attribute `a` of the node `n` read from its encoding, if
@@ -782,6 +799,7 @@ fn plain_value<'v>(a: &AttributeView<'v>, n: &'v NodeView<'v>) -> Option<PlainVa
         !a.floats.is_empty(),
         !a.ints.is_empty(),
         !a.strings.is_empty(),
+        a.t.is_some(),
     ];
     let only = |field: usize| set.iter().enumerate().all(|(i, &on)| !on || i == field);
     Some(match ty {
@@ -794,6 +812,7 @@ fn plain_value<'v>(a: &AttributeView<'v>, n: &'v NodeView<'v>) -> Option<PlainVa
         }
         A::Ints if only(4) => PlainValue::Ints(&n.ints[a.ints.clone()]),
         A::Strings if only(5) => PlainValue::Strings(&n.strings[a.strings.clone()]),
+        A::Tensor if only(6) => PlainValue::Tensor(&n.tensors[a.t?]),
         _ => return None,
     })
 }
@@ -824,6 +843,10 @@ fn type_and_value(s: &mut Sink<'_>, value: PlainValue<'_>) {
         PlainValue::Strings(v) => {
             type_head(s, A::Strings);
             strings_value(s, v);
+        }
+        PlainValue::Tensor(t) => {
+            type_head(s, A::Tensor);
+            s.at("t", |s| tensor::tensor_constant(s, t, TensorPlace::Value));
         }
     }
 }

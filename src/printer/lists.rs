@@ -83,21 +83,22 @@ impl Sink<'_> {
 
     /// The two-thread path of [`Sink::fill_numbers`], a pipeline over
     /// segments of the list on the print's helper (`parallel::ahead`): the
-    /// helper formats a copy of the last part of each segment and lays it
-    /// out into a text of its own, a segment or two ahead, while this
-    /// thread does the same with the first part straight into the output,
-    /// then appends the helper's text. The layout depends on an item's
-    /// index only (never on the text before it), so each part is laid out
-    /// where it is formatted; a writer gets the helper's text as it is,
-    /// with no copy. Each thread formats its part into a buffer of texts
-    /// ([`Formatted`]) before laying it out: two short loops measured
-    /// faster than one that does both (see `bench/README.md`). The buffers
-    /// are the sink's, reused from list to list.
+    /// helper formats a copy of the last part of each segment into a
+    /// buffer of texts ([`Formatted`]), a segment or two ahead, while this
+    /// thread formats the first part; this thread then lays out both parts
+    /// straight into the output, its own and the helper's texts (the
+    /// layout depends on an item's index only, never on the text before
+    /// it). Laid out by the helper, its part would be copied once more
+    /// (`bench/results.md`, "Weights printed from bytes, session 9").
+    /// Formatting a part before laying it out, in two short loops,
+    /// measured faster than one loop that does both (see
+    /// `bench/README.md`). The buffers are the sink's, reused from list to
+    /// list.
     ///
     /// This thread's part is the sink's [`Sink::number_share`] of each
     /// segment, which follows the two threads' pace from segment to
-    /// segment ([`next_share`]): this thread also appends the helper's
-    /// text, and in memory touches every page of the output first, so the
+    /// segment ([`next_share`]): this thread also lays out the helper's
+    /// part, and in memory touches every page of the output first, so the
     /// even share depends on the print and on the other core's load.
     fn fill_pipelined<T: Number>(&mut self, start: FillState, items: &[T]) {
         let at = |index| FillState { index, ..start };
@@ -114,21 +115,17 @@ impl Sink<'_> {
             &mut state,
             segments,
             &mut spare,
-            |&(first, segment, split)| {
+            |&(_, segment, split)| {
                 let theirs = segment[split..].to_vec();
-                let mut at = at(first + split);
-                move |made: &mut NumberText| {
-                    made.formatted.format(&theirs);
-                    made.text.clear();
-                    at.lay_out_formatted(&mut made.text, &made.formatted);
-                }
+                move |made: &mut Formatted| made.format(&theirs)
             },
             |(sink, own), &(first, segment, split)| {
-                own.formatted.format(&segment[..split]);
-                at(first).lay_out_formatted(&mut sink.buf, &own.formatted);
+                own.format(&segment[..split]);
+                at(first).lay_out_formatted(&mut sink.buf, own);
             },
-            |(sink, _), _, made, waited| {
-                sink.put_lines(&made.text);
+            |(sink, _), &(first, _, split), made, waited| {
+                at(first + split).lay_out_formatted(&mut sink.buf, made);
+                sink.flush_when_full();
                 share.set(next_share(share.get(), waited));
             },
         );
@@ -511,20 +508,11 @@ fn next_share(share: usize, waited: Waited) -> usize {
     next.clamp(*MINE_32NDS_RANGE.start(), *MINE_32NDS_RANGE.end())
 }
 
-/// What a thread of [`Sink::fill_pipelined`] makes of its part of a
-/// segment: the numbers formatted, then laid out (the helper's part only:
-/// this thread lays out its own into the output).
-#[derive(Default)]
-pub(crate) struct NumberText {
-    formatted: Formatted,
-    text: Vec<u8>,
-}
-
 /// Numbers formatted by [`Sink::fill_pipelined`]: their texts one after
 /// the other, each followed by room for a whole [`NUMBER_MAX`] text, and
 /// their lengths.
 #[derive(Default)]
-struct Formatted {
+pub(crate) struct Formatted {
     texts: Vec<u8>,
     lens: Vec<u8>,
 }

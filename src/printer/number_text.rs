@@ -100,6 +100,27 @@ macro_rules! float_number {
 }
 float_number!(f32, f64);
 
+/// The little-endian bytes of a float or a double, as `raw_data` and a
+/// packed `float_data` or `double_data` hold them: formatted as the
+/// number, read from the input's bytes in place (no unpacked copy).
+macro_rules! le_float_number {
+    ($($bytes:literal => $float:ty),*) => {$(
+        impl Number for [u8; $bytes] {
+            type Buffer = zmij::Buffer;
+
+            fn buffer() -> zmij::Buffer {
+                zmij::Buffer::new()
+            }
+
+            #[inline]
+            fn format(self, buffer: &mut zmij::Buffer) -> &str {
+                <$float>::from_le_bytes(self).format(buffer)
+            }
+        }
+    )*};
+}
+le_float_number!(4 => f32, 8 => f64);
+
 /// Copies `src` (at most [`NUMBER_MAX`] bytes) to the start of `out` with a
 /// few fixed-size (overlapping) moves instead of a `memcpy` call, and
 /// returns its length.

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::comments::Comments;
-use super::lists::NumberText;
+use super::lists::Formatted;
 use crate::decode::NodeView;
 use crate::proto::NodeProto;
 
@@ -38,7 +38,7 @@ pub struct Sink<'a> {
     pub(super) may_split: bool,
     /// The buffers of [`Sink::fill_numbers`]' two threads, kept from one
     /// list to the next.
-    pub(super) number_texts: Vec<NumberText>,
+    pub(super) number_texts: Vec<Formatted>,
     /// The share of each segment of a long number list, in 32nds, that
     /// this thread formats while the helper formats the rest, as the last
     /// list left it (see `Sink::fill_pipelined`).

@@ -1,0 +1,80 @@
+//! A tensor of a binary model read straight from its encoding for the
+//! print ([`TensorView`]): its name and its elements borrowed from the
+//! input (`raw_data`, or a packed `float_data`), no `TensorProto` built,
+//! so that a weight's bytes reach the number formatting with no copy.
+//!
+//! The view holds only the fields the tensors of weights have: `dims`,
+//! `data_type`, `name`, `raw_data` and one packed run of `float_data`. It
+//! reads them as `prost` does (the last of a singular field's occurrences
+//! wins, packed and unpacked dims both append) and accepts only what the
+//! walk accepts, as the node view does (`node_view.rs`, whose reader it
+//! shares): any other field, a second run of `float_data`, a `data_type`
+//! beyond `i32::MAX`, anything the walk could refuse, leaves the tensor
+//! to the walk and `prost`, so every error is the walk's.
+
+use super::node_view::{int64, key, Reader, LEN, VARINT};
+use crate::proto::TensorProto;
+
+/// A tensor read from its encoding (see the module's documentation).
+#[derive(Default)]
+pub(crate) struct TensorView<'a> {
+    pub(crate) dims: Vec<i64>,
+    pub(crate) data_type: Option<i32>,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) raw_data: Option<&'a [u8]>,
+    /// The `float_data`, as the encoding packs it: little-endian floats, a
+    /// whole number of them.
+    pub(crate) float_data: &'a [u8],
+}
+
+impl<'a> TensorView<'a> {
+    /// Reads the tensor `bytes` encode into this view, cleared first;
+    /// `false`, the view's content unspecified, when the tensor holds a
+    /// field the view does not, or does not read.
+    pub(crate) fn read(&mut self, bytes: &'a [u8]) -> bool {
+        self.read_from(Reader::new(bytes)).is_some()
+    }
+
+    /// [`TensorView::read`] of the message `reader` reads.
+    pub(super) fn read_from(&mut self, mut reader: Reader<'a>) -> Option<()> {
+        self.dims.clear();
+        (self.data_type, self.name, self.raw_data) = (None, None, None);
+        self.float_data = &[];
+        while !reader.done() {
+            match reader.varint()? {
+                k if k == key(1, VARINT) => self.dims.push(int64(reader.varint()?)),
+                k if k == key(1, LEN) => {
+                    let mut run = reader.message()?;
+                    while !run.done() {
+                        self.dims.push(int64(run.varint()?));
+                    }
+                }
+                k if k == key(2, VARINT) => {
+                    self.data_type = Some(i32::try_from(reader.varint()?).ok()?);
+                }
+                // A second run would be appended to the first: left.
+                k if k == key(4, LEN) && self.float_data.is_empty() => {
+                    self.float_data = Some(reader.payload()?).filter(|run| run.len() % 4 == 0)?;
+                }
+                k if k == key(8, LEN) => self.name = Some(reader.string()?),
+                k if k == key(9, LEN) => self.raw_data = Some(reader.payload()?),
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// The tensor as the IR holds it: what `prost` decodes of its encoding.
+    pub(crate) fn to_proto(&self) -> TensorProto {
+        TensorProto {
+            dims: self.dims.clone(),
+            data_type: self.data_type,
+            name: self.name.map(str::to_owned),
+            raw_data: self.raw_data.map(<[u8]>::to_vec),
+            float_data: (self.float_data.chunks_exact(4))
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            ..TensorProto::default()
+        }
+    }
+}
