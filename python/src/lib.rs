@@ -8,7 +8,8 @@
 //! read in place (its UTF-8, which CPython keeps for an ASCII string), as
 //! are `bytes` and memoryviews of them ([`Serialized`]); an `onnx` proto
 //! is serialized here, not in a Python wrapper ([`Given`]); a parse's
-//! result is encoded straight into the `bytes` returned ([`Encoded`]).
+//! result is encoded straight into the `bytes` returned ([`Encoded`]), and
+//! a long printed text straight into the `str` returned ([`text_str`]).
 
 use onnxtxt::check::{check_model, check_text, Finding};
 use onnxtxt::prost::Message;
@@ -26,6 +27,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyMemoryView, PyString};
+use std::mem::MaybeUninit;
 use std::ops::{Deref, Range};
 
 /// Every Rust allocation of the module (see Cargo.toml).
@@ -477,9 +479,88 @@ fn to_text(py: Python<'_>, proto: Given, compat: bool) -> PyResult<Bound<'_, PyS
     let data: &[u8] = &proto.data;
     let printer = Printer::new().compat(compat);
     match py.detach(|| (proto.kind.print)(&printer, data)) {
-        // Made a `str` as it is checked to be UTF-8, in one pass.
-        Ok(text) => PyString::from_bytes(py, &text),
+        Ok(text) => text_str(py, &text),
         Err(error) => Err(parse_error(py, &error, None)),
+    }
+}
+
+/// Printed texts from this length on are written into their `str` in
+/// place ([`text_str`]). It is glibc's largest mmap threshold on 64 bits:
+/// from there each `str` is a mapping of its own, so the huge-page advice
+/// concerns its pages alone (below it, the block may come from the heap and
+/// its pages from an earlier block, already mapped: nothing to win).
+const IN_PLACE_STR: usize = 32 << 20;
+
+/// Bytes checked and copied at a time into a `str` written in place: the
+/// chunk is still in the cache when copied.
+const STR_CHUNK: usize = 64 * 1024;
+
+/// `text` as a `str`. A long ASCII text is written into a fresh ASCII `str`
+/// with the GIL released, its pages advised huge first: a 148 MB text
+/// otherwise costs 36,000 page faults of 4 kB, most of the time of making
+/// the `str` (bench/results.md, "The str of a big print, session 9"). A short
+/// text, or one with a byte above 127 (found chunk by chunk during the
+/// copy), is made by CPython from its UTF-8, checked in the same pass.
+#[allow(unsafe_code)]
+fn text_str<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let len = text.len();
+    if len < IN_PLACE_STR {
+        return PyString::from_bytes(py, text);
+    }
+    let size = pyo3::ffi::Py_ssize_t::try_from(len)?;
+    // SAFETY: the GIL is held; PyUnicode_New gives a new reference, or null
+    // with the exception set. Owned by `string`, it is freed on every way
+    // out (an error, a panic) but the one returning it whole.
+    let string = unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyUnicode_New(size, 127))? };
+    // SAFETY: a `str` made with maxchar 127 is a compact ASCII one whose
+    // `len` characters are a byte each, at PyUnicode_1BYTE_DATA (the NUL
+    // after them written by PyUnicode_New). No one else sees `string`
+    // before it is returned, and its data stays put while it lives, which
+    // is longer than `out`.
+    let out: &mut [MaybeUninit<u8>] = unsafe {
+        std::slice::from_raw_parts_mut(
+            pyo3::ffi::PyUnicode_1BYTE_DATA(string.as_ptr()).cast::<MaybeUninit<u8>>(),
+            len,
+        )
+    };
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE_PAGE: usize = 2 << 20;
+        let start = out.as_ptr() as usize;
+        let first = start.next_multiple_of(HUGE_PAGE);
+        let end = (start + len) / HUGE_PAGE * HUGE_PAGE;
+        if first < end {
+            // SAFETY: [first, end) lies inside the `str`'s block. The
+            // advice changes no data, only the size of the pages the block
+            // gets; an error (no THP) leaves it as it was.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    let ascii = py.detach(|| {
+        for (from, to) in text.chunks(STR_CHUNK).zip(out.chunks_mut(STR_CHUNK)) {
+            if !from.is_ascii() {
+                return false;
+            }
+            // SAFETY: `from` and `to` are as long (the same chunks of two
+            // slices of `len` bytes), and `to` is the `str`'s, apart from
+            // `text`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    from.as_ptr(),
+                    to.as_mut_ptr().cast::<u8>(),
+                    from.len(),
+                )
+            };
+        }
+        true
+    });
+    if ascii {
+        // SAFETY: `string` is a `str`, its every byte written, each below 128.
+        Ok(unsafe { string.cast_into_unchecked() })
+    } else {
+        PyString::from_bytes(py, text)
     }
 }
 
