@@ -450,8 +450,11 @@ const SPLIT_UNIT: usize = 1 << 10;
 const SPLIT_UNIT_WEIGHT: usize = 1 << 19;
 
 /// The share of each unit, in 32nds, that [`Sink::each_item`]'s own
-/// thread writes (besides handing the whole unit on).
-const SPLIT_MINE_32NDS: usize = 14;
+/// thread writes (besides handing the whole unit on). 17 measured best
+/// from Python (`to_text(bytes)` of initializers and nodes-4N 4 to 6% less
+/// wall time than at 14, 20 worse; file to file the same):
+/// `bench/results.md`, "Session 9: the session's branches merged".
+const SPLIT_MINE_32NDS: usize = 17;
 
 /// Room for the text of items of [`Sink::each_item`] that weigh `weights`
 /// (bytes of encoding), reserved at once so that the text is not copied
