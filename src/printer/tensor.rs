@@ -510,10 +510,7 @@ pub(crate) fn bare_sparse(s: &mut Sink<'_>, t: &SparseTensorProto) {
 
 #[cfg(test)]
 mod tests {
-    use crate::decode::TensorView;
-    use crate::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
-    use crate::roundtrip::binary_prints_as_decoded;
-    use prost::Message as _;
+    use crate::proto::TensorProto;
 
     /// A float tensor whose values are `raw_data`.
     fn raw_floats(values: &[f32]) -> TensorProto {
@@ -534,183 +531,193 @@ mod tests {
         assert!(kept.contains("raw_data"), "{kept}");
     }
 
-    /// Bytes of `len` cycling through floats of every kind, as `f32`s
-    /// from `start` (a byte offset into their pattern), so that doubles
-    /// and other widths see other bit patterns.
-    fn special_bytes(len: usize, start: usize) -> Vec<u8> {
-        let specials = [
-            1.5f32,
-            -0.0,
-            0.0,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-            -f32::NAN,
-            f32::from_bits(1),
-            f32::MAX,
-            -2.9799721e-05,
-            0.1,
-            1e22,
-        ];
-        let pattern: Vec<u8> = specials.iter().flat_map(|f| f.to_le_bytes()).collect();
-        (0..len)
-            .map(|i| pattern[(start + i) % pattern.len()])
-            .collect()
-    }
+    /// The prints from bytes, held against the decoded model's by the fuzz
+    /// oracle (`roundtrip`, with the `smith` feature).
+    #[cfg(feature = "smith")]
+    mod from_bytes {
+        use crate::decode::TensorView;
+        use crate::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
+        use crate::roundtrip::binary_prints_as_decoded;
+        use prost::Message as _;
 
-    /// A `Constant` node holding `t`.
-    fn constant(t: TensorProto) -> NodeProto {
-        NodeProto {
-            output: vec![format!("c{}", t.name.as_deref().unwrap_or(""))],
-            op_type: Some("Constant".into()),
-            attribute: vec![AttributeProto {
-                name: Some("value".into()),
-                r#type: Some(4),
-                t: Some(Box::new(t)),
-                ..AttributeProto::default()
-            }],
-            ..NodeProto::default()
+        /// Bytes of `len` cycling through floats of every kind, as `f32`s
+        /// from `start` (a byte offset into their pattern), so that doubles
+        /// and other widths see other bit patterns.
+        fn special_bytes(len: usize, start: usize) -> Vec<u8> {
+            let specials = [
+                1.5f32,
+                -0.0,
+                0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                -f32::NAN,
+                f32::from_bits(1),
+                f32::MAX,
+                -2.9799721e-05,
+                0.1,
+                1e22,
+            ];
+            let pattern: Vec<u8> = specials.iter().flat_map(|f| f.to_le_bytes()).collect();
+            (0..len)
+                .map(|i| pattern[(start + i) % pattern.len()])
+                .collect()
         }
-    }
 
-    /// A model of `tensors` as initializers and as `Constant` nodes.
-    fn model_of(tensors: &[TensorProto]) -> Vec<u8> {
-        ModelProto {
-            graph: Some(GraphProto {
-                name: Some("g".into()),
-                initializer: tensors.to_vec(),
-                node: tensors.iter().cloned().map(constant).collect(),
-                ..GraphProto::default()
-            }),
-            ..ModelProto::default()
+        /// A `Constant` node holding `t`.
+        fn constant(t: TensorProto) -> NodeProto {
+            NodeProto {
+                output: vec![format!("c{}", t.name.as_deref().unwrap_or(""))],
+                op_type: Some("Constant".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("value".into()),
+                    r#type: Some(4),
+                    t: Some(Box::new(t)),
+                    ..AttributeProto::default()
+                }],
+                ..NodeProto::default()
+            }
         }
-        .encode_to_vec()
-    }
 
-    #[test]
-    fn tensors_read_from_their_encoding_print_as_their_ir() {
-        let mut small = Vec::new();
-        // Every element type (and unknown ones), raw data of lengths that
-        // match the dims and that do not, and names of every length mod 4:
-        // the raw data at every offset mod 4 (and 8) in the input.
-        for data_type in 0..=30 {
-            for count in [0, 1, 2, 3] {
-                for len in [0, 1, 2, 3, 4, 8, 12, 16, 24, 32] {
-                    let name = "w".repeat(1 + small.len() % 8);
-                    small.push(TensorProto {
-                        name: Some(name),
-                        data_type: Some(data_type),
-                        dims: vec![count],
-                        raw_data: Some(special_bytes(len, small.len())),
+        /// A model of `tensors` as initializers and as `Constant` nodes.
+        fn model_of(tensors: &[TensorProto]) -> Vec<u8> {
+            ModelProto {
+                graph: Some(GraphProto {
+                    name: Some("g".into()),
+                    initializer: tensors.to_vec(),
+                    node: tensors.iter().cloned().map(constant).collect(),
+                    ..GraphProto::default()
+                }),
+                ..ModelProto::default()
+            }
+            .encode_to_vec()
+        }
+
+        #[test]
+        fn tensors_read_from_their_encoding_print_as_their_ir() {
+            let mut small = Vec::new();
+            // Every element type (and unknown ones), raw data of lengths that
+            // match the dims and that do not, and names of every length mod 4:
+            // the raw data at every offset mod 4 (and 8) in the input.
+            for data_type in 0..=30 {
+                for count in [0, 1, 2, 3] {
+                    for len in [0, 1, 2, 3, 4, 8, 12, 16, 24, 32] {
+                        let name = "w".repeat(1 + small.len() % 8);
+                        small.push(TensorProto {
+                            name: Some(name),
+                            data_type: Some(data_type),
+                            dims: vec![count],
+                            raw_data: Some(special_bytes(len, small.len())),
+                            ..TensorProto::default()
+                        });
+                    }
+                }
+            }
+            // Raw data and a typed field at once, typed floats (with NaN
+            // payloads, or of another type), a scalar, no name, no type.
+            let floats = |values: &[f32]| values.iter().flat_map(|f| f.to_le_bytes()).collect();
+            let float_data = vec![1.5, -0.0, f32::NEG_INFINITY, f32::from_bits(0x7fc0_0001)];
+            let rest = [
+                TensorProto {
+                    raw_data: Some(floats(&[1.0])),
+                    float_data: vec![2.0],
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    float_data: float_data.clone(),
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    float_data: vec![0.5, f32::INFINITY],
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    float_data: float_data.clone(),
+                    data_type: Some(7),
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    raw_data: Some(floats(&[f32::from_bits(0xffc0_0002)])),
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    data_type: Some(99),
+                    float_data,
+                    ..TensorProto::default()
+                },
+            ];
+            for mut t in rest {
+                t.data_type = t.data_type.or(Some(1));
+                t.name = Some("rest".into());
+                small.push(t.clone());
+                t.name = None;
+                t.data_type = None;
+                small.push(t);
+            }
+            for t in &small {
+                assert!(TensorView::default().read(&t.encode_to_vec()), "{t:?}");
+            }
+            // Long lists, printed on two threads: segment edges, a list longer
+            // than two segments, raw and typed.
+            let long: Vec<TensorProto> = [4095, 4096, 4097, 16384, 16385, 40000]
+                .into_iter()
+                .enumerate()
+                .flat_map(|(i, count)| {
+                    let raw = TensorProto {
+                        name: Some("l".repeat(i + 1)),
+                        data_type: Some(1),
+                        dims: vec![count / 2, 2],
+                        raw_data: Some(special_bytes(8 * (count as usize / 2), i)),
                         ..TensorProto::default()
-                    });
+                    };
+                    let typed = TensorProto {
+                        raw_data: None,
+                        float_data: (0..count).map(|k| k as f32 / 7.0).collect(),
+                        dims: vec![count],
+                        ..raw.clone()
+                    };
+                    [raw, typed]
+                })
+                .collect();
+            for tensors in [&small, &long] {
+                let bytes = model_of(tensors);
+                binary_prints_as_decoded(&bytes).unwrap();
+                // The command's print, streamed, is the print in memory.
+                for printer in [crate::Printer::new(), crate::Printer::new().compat(true)] {
+                    let mut out = Vec::new();
+                    let dropped = printer
+                        .write_binary_model(&bytes, &mut out)
+                        .unwrap()
+                        .unwrap();
+                    let printed = printer.print_binary_model(&bytes).unwrap();
+                    assert_eq!(
+                        (String::from_utf8(out).unwrap(), dropped),
+                        (printed.text, printed.dropped)
+                    );
                 }
             }
         }
-        // Raw data and a typed field at once, typed floats (with NaN
-        // payloads, or of another type), a scalar, no name, no type.
-        let floats = |values: &[f32]| values.iter().flat_map(|f| f.to_le_bytes()).collect();
-        let float_data = vec![1.5, -0.0, f32::NEG_INFINITY, f32::from_bits(0x7fc0_0001)];
-        let rest = [
-            TensorProto {
-                raw_data: Some(floats(&[1.0])),
-                float_data: vec![2.0],
-                ..TensorProto::default()
-            },
-            TensorProto {
-                float_data: float_data.clone(),
-                ..TensorProto::default()
-            },
-            TensorProto {
-                float_data: vec![0.5, f32::INFINITY],
-                ..TensorProto::default()
-            },
-            TensorProto {
-                float_data: float_data.clone(),
-                data_type: Some(7),
-                ..TensorProto::default()
-            },
-            TensorProto {
-                raw_data: Some(floats(&[f32::from_bits(0xffc0_0002)])),
-                ..TensorProto::default()
-            },
-            TensorProto {
-                data_type: Some(99),
-                float_data,
-                ..TensorProto::default()
-            },
-        ];
-        for mut t in rest {
-            t.data_type = t.data_type.or(Some(1));
-            t.name = Some("rest".into());
-            small.push(t.clone());
-            t.name = None;
-            t.data_type = None;
-            small.push(t);
-        }
-        for t in &small {
-            assert!(TensorView::default().read(&t.encode_to_vec()), "{t:?}");
-        }
-        // Long lists, printed on two threads: segment edges, a list longer
-        // than two segments, raw and typed.
-        let long: Vec<TensorProto> = [4095, 4096, 4097, 16384, 16385, 40000]
-            .into_iter()
-            .enumerate()
-            .flat_map(|(i, count)| {
-                let raw = TensorProto {
-                    name: Some("l".repeat(i + 1)),
-                    data_type: Some(1),
-                    dims: vec![count / 2, 2],
-                    raw_data: Some(special_bytes(8 * (count as usize / 2), i)),
-                    ..TensorProto::default()
-                };
-                let typed = TensorProto {
-                    raw_data: None,
-                    float_data: (0..count).map(|k| k as f32 / 7.0).collect(),
-                    dims: vec![count],
-                    ..raw.clone()
-                };
-                [raw, typed]
-            })
-            .collect();
-        for tensors in [&small, &long] {
-            let bytes = model_of(tensors);
-            binary_prints_as_decoded(&bytes).unwrap();
-            // The command's print, streamed, is the print in memory.
-            for printer in [crate::Printer::new(), crate::Printer::new().compat(true)] {
-                let mut out = Vec::new();
-                let dropped = printer
-                    .write_binary_model(&bytes, &mut out)
-                    .unwrap()
-                    .unwrap();
-                let printed = printer.print_binary_model(&bytes).unwrap();
-                assert_eq!(
-                    (String::from_utf8(out).unwrap(), dropped),
-                    (printed.text, printed.dropped)
-                );
-            }
-        }
-    }
 
-    #[test]
-    fn tensors_with_a_problem_fail_the_print_from_bytes_as_the_decoder_does() {
-        let t = TensorProto {
-            name: Some("w".into()),
-            data_type: Some(1),
-            dims: vec![3],
-            raw_data: Some(special_bytes(12, 0)),
-            ..TensorProto::default()
-        };
-        let bytes = model_of(&[t]);
-        // Every cut of the input, and each byte changed in turn.
-        for end in 0..bytes.len() {
-            binary_prints_as_decoded(&bytes[..end]).unwrap();
-        }
-        for at in 0..bytes.len() {
-            for value in [0x00, 0x80, 0xff, 0x0a, 0x22] {
-                let mut changed = bytes.clone();
-                changed[at] = value;
-                binary_prints_as_decoded(&changed).unwrap();
+        #[test]
+        fn tensors_with_a_problem_fail_the_print_from_bytes_as_the_decoder_does() {
+            let t = TensorProto {
+                name: Some("w".into()),
+                data_type: Some(1),
+                dims: vec![3],
+                raw_data: Some(special_bytes(12, 0)),
+                ..TensorProto::default()
+            };
+            let bytes = model_of(&[t]);
+            // Every cut of the input, and each byte changed in turn.
+            for end in 0..bytes.len() {
+                binary_prints_as_decoded(&bytes[..end]).unwrap();
+            }
+            for at in 0..bytes.len() {
+                for value in [0x00, 0x80, 0xff, 0x0a, 0x22] {
+                    let mut changed = bytes.clone();
+                    changed[at] = value;
+                    binary_prints_as_decoded(&changed).unwrap();
+                }
             }
         }
     }
