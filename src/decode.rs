@@ -18,8 +18,10 @@
 //! The print of a binary model ([`decode_model_lazily`]) leaves the main
 //! graph's nodes and initializers encoded and decodes each as it prints
 //! it. Most nodes it reads without `prost` into a view that borrows their
-//! strings (`node_view.rs`), and most initializers and `Constant` tensors
-//! into one that borrows their weights' bytes (`tensor_view.rs`); a print
+//! strings (`node_view.rs`), the graphs of `If`, `Loop` and `Scan` with
+//! their nodes and initializers into views too (`graph_view.rs`), and
+//! most initializers and `Constant` tensors into one that borrows their
+//! weights' bytes (`tensor_view.rs`); a print
 //! that keeps nothing of a model with a problem (into a string) lets the
 //! walk skip the nodes' contents, and each
 //! node is checked as it is read (the view accepts only what the walk
@@ -40,9 +42,11 @@ use crate::proto::{
     SequenceProto, SparseTensorProto, TensorProto, TypeProto, ValueInfoProto,
 };
 
+mod graph_view;
 mod node_view;
 mod tensor_view;
 
+pub(crate) use graph_view::GraphView;
 pub(crate) use node_view::{AttributeView, NodeView};
 pub(crate) use tensor_view::TensorView;
 
@@ -50,6 +54,10 @@ pub(crate) use tensor_view::TensorView;
 /// as depth 0 and its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
 /// library's default is the same), beyond which it refuses to decode.
 pub const MAX_MESSAGE_DEPTH: usize = 100;
+
+/// How deeply a node or an initializer of the main graph is nested in the
+/// model (the model 0, its graph 1).
+const MAIN_GRAPH_ITEM_DEPTH: usize = 2;
 
 /// The compiled schema, as written by `build.rs`.
 static SCHEMA_FDS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/onnx.fds"));
@@ -216,13 +224,14 @@ impl<'a> Encoded<'a> {
         message.clear();
         let fail = |error| first_problem::<ModelProto>(self.input, error);
         if !self.walked {
-            // A message of the main graph: depth 2 in the model.
+            // A message of the main graph.
             let walker = Walker::new::<ModelProto>(self.input, Nodes::Walked);
             let index = walker
                 .schema
                 .index(M::MESSAGE)
                 .expect("a message of the schema");
-            let walked = walker.message(index, self.range.start, self.range.end, 2, false);
+            let (start, end) = (self.range.start, self.range.end);
+            let walked = walker.message(index, start, end, MAIN_GRAPH_ITEM_DEPTH, false);
             walked.map_err(|failure| {
                 fail(Error::from_diagnostics(vec![failure.into_diagnostic()]))
             })?;
@@ -1294,7 +1303,7 @@ mod tests {
                 let read = view.read(encoded.bytes());
                 encoded.decode_into(&mut node)?;
                 if read {
-                    assert_eq!(view_as_node(&view).encode_to_vec(), node.encode_to_vec());
+                    assert_eq!(view.to_proto().encode_to_vec(), node.encode_to_vec());
                 }
                 graph.node.push(node.clone());
             }
@@ -1304,21 +1313,6 @@ mod tests {
             }
         }
         Ok(model)
-    }
-
-    /// The node a view holds, as the IR holds it.
-    fn view_as_node(view: &NodeView<'_>) -> NodeProto {
-        let names = |list: &[&str]| list.iter().map(|name| (*name).to_owned()).collect();
-        NodeProto {
-            input: names(&view.input),
-            output: names(&view.output),
-            name: view.name.map(str::to_owned),
-            op_type: view.op_type.map(str::to_owned),
-            domain: view.domain.map(str::to_owned),
-            overload: view.overload.map(str::to_owned),
-            attribute: view.attribute.iter().map(|a| a.to_proto(view)).collect(),
-            ..NodeProto::default()
-        }
     }
 
     /// `decode_model` and `prost` agree on whether `bytes` decodes, except
@@ -1669,7 +1663,7 @@ g (float[N] x) => (float[N] y) {
         for bytes in &read {
             assert!(view.read(bytes), "{bytes:?}");
             let decoded = decode::<NodeProto>(bytes).unwrap();
-            assert_eq!(view_as_node(&view).encode_to_vec(), decoded.encode_to_vec());
+            assert_eq!(view.to_proto().encode_to_vec(), decoded.encode_to_vec());
         }
         for bytes in &left {
             assert!(!NodeView::default().read(bytes), "{bytes:?}");
@@ -1713,13 +1707,21 @@ g (float[N] x) => (float[N] y) {
             Vec::new(),
             varint_field(2, i32::MAX as u64),
             field(9, b""),
+            // `int64_data` packed and unpacked, appended.
+            [
+                varint_field(2, 7),
+                varint_field(7, 5),
+                field(7, &[1, 0xff, 0x01]),
+                varint_field(7, u64::MAX),
+                field(7, b""),
+            ]
+            .concat(),
         ];
         let left = [
             // Fields the view does not hold.
             field(3, &varint_field(1, 0)),
             field(5, &[1]),
             field(6, b"s"),
-            field(7, &[1]),
             field(10, &[0; 8]),
             field(11, &[1]),
             field(12, b"doc"),
@@ -1743,6 +1745,7 @@ g (float[N] x) => (float[N] y) {
             varint_field(9, 1),
             varint_field(42, 1),
             vec![0x08, 0x80],
+            field(7, &[1, 0x80]),
         ];
         let mut view = TensorView::default();
         for bytes in &read {
@@ -1756,6 +1759,235 @@ g (float[N] x) => (float[N] y) {
             let tensor = [varint_field(2, 1), bytes.clone()].concat();
             assert!(!TensorView::default().read(&tensor), "{bytes:?}");
         }
+    }
+
+    /// A model of nested graphs as exporters write them: `If` branches
+    /// and a `Loop` body holding `Constant`s, initializers, value infos,
+    /// a doc string, and an `If` two levels deeper.
+    fn subgraphs_model() -> Vec<u8> {
+        crate::parse_model(
+            r#"<ir_version: 10, opset_import: ["": 21]>
+g (bool c, float[2] x) => (float[2] y) {
+  y = If (c) <then_branch: graph = then (float[2] unused) => (float[2] a) <float[2] w = {1, 2}, float[2] seen> {
+    a = Add (x, w)
+  }, else_branch: graph = else () => (float[2] b) {
+    n = Constant <value: tensor = int64 {3}> ()
+    b = Loop (n, c, x) <body: graph = body (int64 i, bool ci, float[2] acc) => (bool co, float[2] out) {
+      co = Identity (ci)
+      k = Constant <value: tensor = float[2] {0.5, -1}> ()
+      out = If (ci) <then_branch: graph = inner () => (float[2] p) { p = Mul (acc, k) }, else_branch: graph = other () => (float[2] q) { q = Identity (acc) }>
+    }>
+  }>
+}"#,
+        )
+        .unwrap()
+        .encode_to_vec()
+    }
+
+    /// `inner` nested in `levels` graphs, each the `then_branch` of an
+    /// `If` of the graph around it: a node `2 + 3 * levels` deep in the
+    /// model (its attributes one deeper, their tensors and graphs two).
+    fn nested_ifs(levels: usize, inner: NodeProto) -> Vec<u8> {
+        let mut node = inner;
+        for _ in 0..levels {
+            node = NodeProto {
+                op_type: Some("If".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("then_branch".into()),
+                    r#type: Some(5),
+                    g: Some(Box::new(GraphProto {
+                        node: vec![node],
+                        ..Default::default()
+                    })),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+        }
+        let graph = GraphProto {
+            node: vec![node],
+            ..Default::default()
+        };
+        ModelProto {
+            graph: Some(graph),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn a_graph_view_reads_what_prost_decodes_and_leaves_the_rest() {
+        let attribute = |fields: &[Vec<u8>]| field(5, &fields.concat());
+        let graph_attribute =
+            |graph: &[u8]| attribute(&[field(1, b"g"), varint_field(20, 5), field(6, graph)]);
+        let relu = field(
+            1,
+            &[field(1, b"x"), field(2, b"y"), field(4, b"Relu")].concat(),
+        );
+        let initializer = field(5, &weights());
+        let value_info = field(11, &field(1, b"v"));
+        let read = [
+            // Nodes, initializers and the other fields interleaved, given
+            // twice (a name: the last wins; inputs: appended), a sparse
+            // initializer and a doc string (decoded with the rest).
+            graph_attribute(
+                &[
+                    field(2, b"first"),
+                    relu.clone(),
+                    initializer.clone(),
+                    value_info.clone(),
+                    field(11, &field(1, b"w")),
+                    relu.clone(),
+                    field(2, "sécond".as_bytes()),
+                    field(10, b"doc"),
+                    field(15, &field(3, &varint_field(1, 4))),
+                    initializer.clone(),
+                ]
+                .concat(),
+            ),
+            // An empty graph, a `graphs` list (empty graphs among them),
+            // graphs in graphs.
+            [
+                graph_attribute(b""),
+                attribute(&[field(1, b"gs"), varint_field(20, 10)]),
+                attribute(&[
+                    field(1, b"gs"),
+                    varint_field(20, 10),
+                    field(11, b""),
+                    field(11, &relu),
+                    field(11, b""),
+                ]),
+                graph_attribute(&field(
+                    1,
+                    &graph_attribute(&field(1, &graph_attribute(&relu))),
+                )),
+            ]
+            .concat(),
+            // A graph not of its type, or with no type: the attribute is
+            // printed from its IR.
+            [
+                attribute(&[field(1, b"i"), varint_field(20, 2), field(6, &relu)]),
+                attribute(&[field(6, &relu)]),
+            ]
+            .concat(),
+            subgraphs_node(),
+        ];
+        // Each in a graph attribute, and in a node of one.
+        let in_graph = |graph_field: Vec<u8>| {
+            let graph = [relu.clone(), graph_field].concat();
+            [
+                graph_attribute(&graph),
+                graph_attribute(&field(1, &graph_attribute(&graph))),
+            ]
+        };
+        let left = [
+            // What the node view leaves, in a graph's node.
+            field(1, &field(6, b"doc")),
+            field(1, &attribute(&[field(13, b"doc")])),
+            // A node or initializer of a graph that is not UTF-8, or cut,
+            // an initializer the tensor view does not read.
+            field(1, &field(3, &[0xc3])),
+            field(1, &field(3, b"abc")[..4]),
+            field(5, &field(8, &[0xff])),
+            field(5, &field(12, b"doc")),
+            // The other fields: a name that is not UTF-8, in a value info,
+            // an unknown field, a reserved one, a wrong wire type, a cut
+            // varint, a wire type no field has.
+            field(2, &[0xc3]),
+            field(11, &field(1, &[0xff])),
+            varint_field(99, 1),
+            varint_field(3, 1),
+            varint_field(2, 1),
+            field(11, &[0x08, 0x80]),
+            vec![0x17],
+        ]
+        .into_iter()
+        .flat_map(in_graph)
+        .chain([
+            // Two graphs in a `g`, which `prost` merges; a `g` among
+            // `graphs`, or after them.
+            attribute(&[field(6, &relu), field(6, &relu)]),
+            attribute(&[field(11, &relu), field(6, &relu), field(11, &relu)]),
+            attribute(&[field(11, &relu), field(6, &relu)]),
+            attribute(&[field(6, &relu), field(11, &relu)]),
+            // A graph or a list of them cut, or a `g` as a varint.
+            attribute(&[field(6, &relu)[..4].to_vec()]),
+            attribute(&[field(11, &relu)[..4].to_vec()]),
+            attribute(&[varint_field(6, 1)]),
+        ]);
+        let mut view = NodeView::default();
+        for bytes in &read {
+            assert!(view.read(bytes), "{bytes:?}");
+            let decoded = decode::<NodeProto>(bytes).unwrap();
+            assert_eq!(view.to_proto().encode_to_vec(), decoded.encode_to_vec());
+        }
+        for bytes in left {
+            assert!(!NodeView::default().read(&bytes), "{bytes:?}");
+            let node = [field(4, b"If"), bytes.clone()].concat();
+            assert!(!NodeView::default().read(&node), "{bytes:?}");
+            // The print from bytes fails as the decoder does, or prints
+            // what it decodes.
+            agrees_with_prost(&field(7, &field(1, &node)));
+        }
+    }
+
+    /// The main graph's node of [`subgraphs_model`].
+    fn subgraphs_node() -> Vec<u8> {
+        let model = decode_model(&subgraphs_model()).unwrap();
+        model.graph.unwrap().node[0].encode_to_vec()
+    }
+
+    #[test]
+    fn graphs_nested_up_to_the_limit_are_read_and_beyond_it_left() {
+        let constant = crate::parse_node("k = Constant <value: tensor = float {1}> ()").unwrap();
+        let named = |input: Vec<ValueInfoProto>| NodeProto {
+            attribute: vec![AttributeProto {
+                name: Some("body".into()),
+                r#type: Some(5),
+                g: Some(Box::new(GraphProto {
+                    name: Some("b".into()),
+                    input,
+                    ..Default::default()
+                })),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let typed = ValueInfoProto {
+            name: Some("x".into()),
+            ..Default::default()
+        };
+        // The deepest node 98 deep: its tensor, its graph at the limit
+        // (100), the graph's value info beyond it; a node beyond it.
+        let levels = (MAX_MESSAGE_DEPTH - 2 - 2) / 3;
+        let cases = [
+            (levels, constant.clone(), true),
+            (levels, named(Vec::new()), true),
+            (levels, named(vec![typed]), false),
+            (levels + 1, constant, false),
+        ];
+        for (levels, inner, within) in cases {
+            let bytes = nested_ifs(levels, inner);
+            let lazy = decode_model_lazily(&bytes, Nodes::Left).unwrap();
+            assert_eq!(NodeView::default().read(lazy.nodes[0].bytes()), within);
+            match decode_model(&bytes) {
+                Ok(_) => assert!(within),
+                Err(error) => {
+                    assert!(!within);
+                    assert_eq!(error.primary().code, "onnxtxt::decode::nesting");
+                }
+            }
+            agrees_with_prost(&bytes);
+        }
+    }
+
+    #[test]
+    fn subgraphs_cut_or_corrupted_agree_with_prost() {
+        let bytes = subgraphs_model();
+        for end in 0..bytes.len() {
+            agrees_with_prost(&bytes[..end]);
+        }
+        corrupt_at_random(&bytes);
     }
 
     #[test]

@@ -5,21 +5,28 @@
 //!
 //! The view holds only the fields most nodes have: the names, the op type,
 //! domain and overload, and attributes of a name, a type and the value
-//! fields of numbers, strings and tensors (`f`, `i`, `s`, `floats`,
-//! `ints`, `strings`, and `t` read by a `TensorView`, the `Constant`s of
-//! exported models). It reads them as `prost` does (the last of a singular
-//! field's occurrences wins, packed and unpacked numbers both append) and
-//! accepts only what the walk accepts (known fields of the right wire
-//! type, varints and lengths that read, UTF-8 strings, an attribute type
-//! that fits its `int32`). Anything else, well-formed or not, is left to
-//! the slow path, which walks the node and decodes it with `prost`: the
+//! fields of numbers, strings, tensors and graphs (`f`, `i`, `s`,
+//! `floats`, `ints`, `strings`, `t` read by a `TensorView`, the
+//! `Constant`s of exported models, and `g` and `graphs` read by a
+//! `GraphView`, the bodies of `If`, `Loop` and `Scan`, whose nodes are
+//! views too, at every depth). It reads them as `prost` does (the last of
+//! a singular field's occurrences wins, packed and unpacked numbers both
+//! append) and accepts only what the walk accepts (known fields of the
+//! right wire type, varints and lengths that read, UTF-8 strings, an
+//! attribute type that fits its `int32`, messages nested at most
+//! [`MAX_MESSAGE_DEPTH`] deep). Anything else, well-formed or not, is left
+//! to the slow path, which walks the node and decodes it with `prost`: the
 //! view never reports an error of its own, so every error is the walk's.
+//! A node is read whole, its graphs' nodes included, before any of it is
+//! printed.
 
 use std::ops::Range;
 
-use super::read_varint;
+use super::graph_view::GraphView;
 use super::tensor_view::TensorView;
-use crate::proto::AttributeProto;
+use super::{read_varint, MAIN_GRAPH_ITEM_DEPTH, MAX_MESSAGE_DEPTH};
+use crate::proto::{AttributeProto, NodeProto};
+use crate::tensor_data::byte_groups;
 
 /// A node read from its encoding (see the module's documentation).
 #[derive(Default)]
@@ -39,6 +46,10 @@ pub(crate) struct NodeView<'a> {
     pub(crate) strings: Vec<&'a [u8]>,
     /// The `t` of every attribute that has one, one after another.
     pub(crate) tensors: Vec<TensorView<'a>>,
+    /// The `g` and `graphs` of every attribute, one after another.
+    pub(crate) graphs: Vec<GraphView<'a>>,
+    /// The length of its encoding.
+    pub(crate) encoded_len: usize,
 }
 
 /// An attribute of a [`NodeView`]: the fields the view holds, its lists
@@ -56,6 +67,10 @@ pub(crate) struct AttributeView<'a> {
     pub(crate) strings: Range<usize>,
     /// The index of its `t` in the node's `tensors`.
     pub(crate) t: Option<usize>,
+    /// The index of its `g` in the node's `graphs`.
+    pub(crate) g: Option<usize>,
+    /// Its `graphs`, a range of the node's.
+    pub(crate) graphs: Range<usize>,
 }
 
 /// The key (field number and wire type) of a field the view reads.
@@ -64,6 +79,7 @@ pub(super) const fn key(number: u64, wire_type: u64) -> u64 {
 }
 
 pub(super) const VARINT: u64 = super::VARINT;
+const FIXED64: u64 = super::FIXED64;
 const FIXED32: u64 = super::FIXED32;
 pub(super) const LEN: u64 = super::LEN;
 
@@ -76,8 +92,17 @@ impl<'a> NodeView<'a> {
     /// lists keep their room); `false`, the view's content unspecified,
     /// when the node holds a field the view does not, or does not read.
     pub(crate) fn read(&mut self, bytes: &'a [u8]) -> bool {
+        self.read_at(Reader::new(bytes), MAIN_GRAPH_ITEM_DEPTH)
+            .is_some()
+    }
+
+    /// Reads the node `reader` reads, nested `depth` deep in the model,
+    /// into this view, cleared first: `None` where [`NodeView::read`] is
+    /// `false`.
+    pub(super) fn read_at(&mut self, reader: Reader<'a>, depth: usize) -> Option<()> {
         self.clear();
-        self.read_node(bytes).is_some()
+        self.encoded_len = reader.remaining();
+        self.read_node(reader, depth)
     }
 
     fn clear(&mut self) {
@@ -89,10 +114,10 @@ impl<'a> NodeView<'a> {
         self.floats.clear();
         self.strings.clear();
         self.tensors.clear();
+        self.graphs.clear();
     }
 
-    fn read_node(&mut self, bytes: &'a [u8]) -> Option<()> {
-        let mut reader = Reader::new(bytes);
+    fn read_node(&mut self, mut reader: Reader<'a>, depth: usize) -> Option<()> {
         while !reader.done() {
             match reader.varint()? {
                 k if k == key(1, LEN) => self.input.push(reader.string()?),
@@ -102,7 +127,8 @@ impl<'a> NodeView<'a> {
                 k if k == key(7, LEN) => self.domain = Some(reader.string()?),
                 k if k == key(8, LEN) => self.overload = Some(reader.string()?),
                 k if k == key(5, LEN) => {
-                    let attribute = self.read_attribute(reader.message()?)?;
+                    let attribute = reader.message()?;
+                    let attribute = self.read_attribute(attribute, within_nesting(depth + 1)?)?;
                     self.attribute.push(attribute);
                 }
                 _ => return None,
@@ -111,11 +137,17 @@ impl<'a> NodeView<'a> {
         Some(())
     }
 
-    fn read_attribute(&mut self, mut reader: Reader<'a>) -> Option<AttributeView<'a>> {
+    /// Reads an attribute, nested `depth` deep in the model.
+    fn read_attribute(
+        &mut self,
+        mut reader: Reader<'a>,
+        depth: usize,
+    ) -> Option<AttributeView<'a>> {
         let mut a = AttributeView {
             floats: self.floats.len()..self.floats.len(),
             ints: self.ints.len()..self.ints.len(),
             strings: self.strings.len()..self.strings.len(),
+            graphs: self.graphs.len()..self.graphs.len(),
             ..AttributeView::default()
         };
         while !reader.done() {
@@ -130,25 +162,31 @@ impl<'a> NodeView<'a> {
                     if run.len() % 4 != 0 {
                         return None;
                     }
-                    let floats = run
-                        .chunks_exact(4)
-                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    let floats = byte_groups(run).iter().map(|&b| f32::from_le_bytes(b));
                     self.floats.extend(floats);
                 }
                 k if k == key(8, VARINT) => self.ints.push(int64(reader.varint()?)),
-                k if k == key(8, LEN) => {
-                    let mut run = reader.message()?;
-                    while !run.done() {
-                        self.ints.push(int64(run.varint()?));
-                    }
-                }
+                k if k == key(8, LEN) => reader.message()?.packed_int64s(&mut self.ints)?,
                 k if k == key(9, LEN) => self.strings.push(reader.payload()?),
                 // A second `t` would be merged into the first: left.
                 k if k == key(5, LEN) && a.t.is_none() => {
+                    within_nesting(depth + 1)?;
                     let mut t = TensorView::default();
                     t.read_from(reader.message()?)?;
                     a.t = Some(self.tensors.len());
                     self.tensors.push(t);
+                }
+                // A second `g` would be merged into the first, and a `g`
+                // among `graphs` would break their range: left.
+                k if k == key(6, LEN) && a.g.is_none() && self.graphs.len() == a.graphs.start => {
+                    let g = GraphView::read(reader.message()?, within_nesting(depth + 1)?)?;
+                    a.g = Some(self.graphs.len());
+                    self.graphs.push(g);
+                    a.graphs = self.graphs.len()..self.graphs.len();
+                }
+                k if k == key(11, LEN) && a.g.is_none() => {
+                    let g = GraphView::read(reader.message()?, within_nesting(depth + 1)?)?;
+                    self.graphs.push(g);
                 }
                 k if k == key(20, VARINT) => {
                     let value = reader.varint()?;
@@ -160,6 +198,7 @@ impl<'a> NodeView<'a> {
         a.floats.end = self.floats.len();
         a.ints.end = self.ints.len();
         a.strings.end = self.strings.len();
+        a.graphs.end = self.graphs.len();
         Some(a)
     }
 
@@ -177,11 +216,35 @@ impl<'a> NodeView<'a> {
             attribute: relabelled(self.attribute),
             strings: relabelled(self.strings),
             tensors: relabelled(self.tensors),
+            graphs: relabelled(self.graphs),
             ints: self.ints,
             floats: self.floats,
             ..NodeView::default()
         }
     }
+}
+
+impl NodeView<'_> {
+    /// The node as the IR holds it: what `prost` decodes of its encoding.
+    pub(crate) fn to_proto(&self) -> NodeProto {
+        let names = |list: &[&str]| list.iter().map(|name| (*name).to_owned()).collect();
+        NodeProto {
+            input: names(&self.input),
+            output: names(&self.output),
+            name: self.name.map(str::to_owned),
+            op_type: self.op_type.map(str::to_owned),
+            domain: self.domain.map(str::to_owned),
+            overload: self.overload.map(str::to_owned),
+            attribute: self.attribute.iter().map(|a| a.to_proto(self)).collect(),
+            ..NodeProto::default()
+        }
+    }
+}
+
+/// `depth`, when a message that deep in the model is within
+/// [`MAX_MESSAGE_DEPTH`] (the walk refuses it beyond).
+pub(super) fn within_nesting(depth: usize) -> Option<usize> {
+    (depth <= MAX_MESSAGE_DEPTH).then_some(depth)
 }
 
 /// An `int64` from its varint, as `prost` reads it.
@@ -190,11 +253,11 @@ pub(super) fn int64(value: u64) -> i64 {
     value as i64
 }
 
-/// Reads the fields of one message, a part of a node's or a tensor's
-/// encoding: `None` where the walk could refuse.
+/// Reads the fields of one message, a part of a node's, a graph's or a
+/// tensor's encoding: `None` where the walk could refuse.
 #[derive(Clone, Copy)]
 pub(super) struct Reader<'a> {
-    /// The node's or the tensor's encoding.
+    /// The encoding the message is a part of.
     bytes: &'a [u8],
     pos: usize,
     /// Where the message ends.
@@ -213,6 +276,41 @@ impl<'a> Reader<'a> {
 
     pub(super) fn done(&self) -> bool {
         self.pos >= self.end
+    }
+
+    /// The encoding the message is a part of.
+    pub(super) fn input(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Where the reader is in [`Reader::input`].
+    pub(super) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The bytes of the message left to read.
+    pub(super) fn remaining(&self) -> usize {
+        self.end - self.pos
+    }
+
+    /// Skips the value of the field whose key (tag) was just read; `None`
+    /// for a wire type the schema has no field of.
+    pub(super) fn skip(&mut self, key: u64) -> Option<()> {
+        match key & 7 {
+            VARINT => self.varint().map(drop),
+            FIXED64 => self.fixed(8).map(drop),
+            LEN => self.message().map(drop),
+            FIXED32 => self.fixed(4).map(drop),
+            _ => None,
+        }
+    }
+
+    /// The next `width` bytes.
+    fn fixed(&mut self, width: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(width).filter(|&end| end <= self.end)?;
+        let bytes = &self.bytes[self.pos..end];
+        self.pos = end;
+        Some(bytes)
     }
 
     #[inline]
@@ -244,14 +342,20 @@ impl<'a> Reader<'a> {
         Some(&self.bytes[inner.pos..inner.end])
     }
 
+    /// Appends the `int64`s of the packed run this reader reads to `list`.
+    pub(super) fn packed_int64s(mut self, list: &mut Vec<i64>) -> Option<()> {
+        while !self.done() {
+            list.push(int64(self.varint()?));
+        }
+        Some(())
+    }
+
     pub(super) fn string(&mut self) -> Option<&'a str> {
         std::str::from_utf8(self.payload()?).ok()
     }
 
     fn float(&mut self) -> Option<f32> {
-        let end = self.pos.checked_add(4).filter(|&end| end <= self.end)?;
-        let bytes = &self.bytes[self.pos..end];
-        self.pos = end;
+        let bytes = self.fixed(4)?;
         Some(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 }
@@ -272,6 +376,10 @@ impl AttributeView<'_> {
                 .map(|s| s.to_vec())
                 .collect(),
             t: self.t.map(|t| Box::new(node.tensors[t].to_proto())),
+            g: self.g.map(|g| Box::new(node.graphs[g].to_proto())),
+            graphs: (node.graphs[self.graphs.clone()].iter())
+                .map(GraphView::to_proto)
+                .collect(),
             ..AttributeProto::default()
         }
     }

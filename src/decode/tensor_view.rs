@@ -4,16 +4,19 @@
 //! so that a weight's bytes reach the number formatting with no copy.
 //!
 //! The view holds only the fields the tensors of weights have: `dims`,
-//! `data_type`, `name`, `raw_data` and one packed run of `float_data`. It
-//! reads them as `prost` does (the last of a singular field's occurrences
-//! wins, packed and unpacked dims both append) and accepts only what the
-//! walk accepts, as the node view does (`node_view.rs`, whose reader it
-//! shares): any other field, a second run of `float_data`, a `data_type`
-//! beyond `i32::MAX`, anything the walk could refuse, leaves the tensor
-//! to the walk and `prost`, so every error is the walk's.
+//! `data_type`, `name`, `raw_data`, one packed run of `float_data`, and
+//! `int64_data` (the trip counts of `Loop`s, shapes, axes). It reads them
+//! as `prost` does (the last of a singular field's occurrences wins,
+//! packed and unpacked `dims` and `int64_data` both append) and accepts
+//! only what the walk accepts, as the node view does (`node_view.rs`,
+//! whose reader it shares): any other field, a second run of
+//! `float_data`, a `data_type` beyond `i32::MAX`, anything the walk could
+//! refuse, leaves the tensor to the walk and `prost`, so every error is
+//! the walk's.
 
 use super::node_view::{int64, key, Reader, LEN, VARINT};
 use crate::proto::TensorProto;
+use crate::tensor_data::byte_groups;
 
 /// A tensor read from its encoding (see the module's documentation).
 #[derive(Default)]
@@ -25,6 +28,9 @@ pub(crate) struct TensorView<'a> {
     /// The `float_data`, as the encoding packs it: little-endian floats, a
     /// whole number of them.
     pub(crate) float_data: &'a [u8],
+    pub(crate) int64_data: Vec<i64>,
+    /// The length of its encoding.
+    pub(crate) encoded_len: usize,
 }
 
 impl<'a> TensorView<'a> {
@@ -38,17 +44,14 @@ impl<'a> TensorView<'a> {
     /// [`TensorView::read`] of the message `reader` reads.
     pub(super) fn read_from(&mut self, mut reader: Reader<'a>) -> Option<()> {
         self.dims.clear();
+        self.int64_data.clear();
         (self.data_type, self.name, self.raw_data) = (None, None, None);
         self.float_data = &[];
+        self.encoded_len = reader.remaining();
         while !reader.done() {
             match reader.varint()? {
                 k if k == key(1, VARINT) => self.dims.push(int64(reader.varint()?)),
-                k if k == key(1, LEN) => {
-                    let mut run = reader.message()?;
-                    while !run.done() {
-                        self.dims.push(int64(run.varint()?));
-                    }
-                }
+                k if k == key(1, LEN) => reader.message()?.packed_int64s(&mut self.dims)?,
                 k if k == key(2, VARINT) => {
                     self.data_type = Some(i32::try_from(reader.varint()?).ok()?);
                 }
@@ -56,6 +59,8 @@ impl<'a> TensorView<'a> {
                 k if k == key(4, LEN) && self.float_data.is_empty() => {
                     self.float_data = Some(reader.payload()?).filter(|run| run.len() % 4 == 0)?;
                 }
+                k if k == key(7, VARINT) => self.int64_data.push(int64(reader.varint()?)),
+                k if k == key(7, LEN) => reader.message()?.packed_int64s(&mut self.int64_data)?,
                 k if k == key(8, LEN) => self.name = Some(reader.string()?),
                 k if k == key(9, LEN) => self.raw_data = Some(reader.payload()?),
                 _ => return None,
@@ -71,10 +76,21 @@ impl<'a> TensorView<'a> {
             data_type: self.data_type,
             name: self.name.map(str::to_owned),
             raw_data: self.raw_data.map(<[u8]>::to_vec),
-            float_data: (self.float_data.chunks_exact(4))
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            float_data: (byte_groups(self.float_data).iter())
+                .map(|&b| f32::from_le_bytes(b))
                 .collect(),
+            int64_data: self.int64_data.clone(),
             ..TensorProto::default()
+        }
+    }
+
+    /// This view emptied, for tensors of another input: the same lists,
+    /// and their room.
+    pub(crate) fn emptied<'b>(self) -> TensorView<'b> {
+        TensorView {
+            dims: self.dims,
+            int64_data: self.int64_data,
+            ..TensorView::default()
         }
     }
 }

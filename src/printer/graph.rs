@@ -22,7 +22,7 @@ use super::quoting::{graph_name_is_bare, is_qualified};
 use super::sink::Sink;
 use super::tensor::{self, TensorPlace};
 use super::types::{self, print_type};
-use crate::decode::{AttributeView, Decode, Encoded, NodeView, TensorView};
+use crate::decode::{AttributeView, Encoded, GraphView, NodeView, TensorView};
 use crate::ir_path::{AttributeKeys, Named};
 use crate::proto::attribute_proto::AttributeType as A;
 use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
@@ -43,48 +43,60 @@ pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
     s.end_line();
 }
 
-/// An initializer of a graph as the printer gets it: from the IR, or still
-/// encoded and decoded only as it is printed (see
+/// An initializer of a graph as the printer gets it: from the IR, read
+/// from its encoding (one of a graph attribute's), or still encoded and
+/// read or decoded only as it is printed (see
 /// [`crate::Printer::write_binary_model`]).
-pub(crate) trait Listed<M>: Sync {
-    /// The item, or why it could not be decoded: the IR's own, or decoded
-    /// into `scratch` (whose lists the next item decoded there reuses).
-    fn item<'a>(&'a self, scratch: &'a mut M) -> Result<&'a M, crate::Error>;
+pub(crate) trait ListedTensor: Sync {
+    /// Writes the initializer, or gives why it could not be decoded.
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error>;
     /// The length of its encoding.
     fn encoded_len(&self) -> usize;
-    /// Its encoding, when it is still encoded.
-    fn encoding(&self) -> Option<&[u8]> {
-        None
+}
+
+impl ListedTensor for TensorProto {
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        tensor::tensor_constant(s, self, TensorPlace::Initializer);
+        Ok(())
+    }
+
+    fn encoded_len(&self) -> usize {
+        prost::Message::encoded_len(self)
     }
 }
 
-macro_rules! listed_in_the_ir {
-    ($($ty:ty),*) => {$(
-        impl Listed<$ty> for $ty {
-            fn item<'a>(&'a self, _: &'a mut $ty) -> Result<&'a $ty, crate::Error> {
-                Ok(self)
-            }
+impl ListedTensor for TensorView<'_> {
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        tensor::tensor_constant(s, self, TensorPlace::Initializer);
+        Ok(())
+    }
 
-            fn encoded_len(&self) -> usize {
-                prost::Message::encoded_len(self)
-            }
-        }
-    )*};
+    fn encoded_len(&self) -> usize {
+        self.encoded_len
+    }
 }
 
-listed_in_the_ir!(TensorProto);
-
-impl<M: Decode> Listed<M> for Encoded<'_> {
-    fn item<'a>(&'a self, scratch: &'a mut M) -> Result<&'a M, crate::Error> {
-        self.decode_into(scratch).map(|()| &*scratch)
+impl ListedTensor for Encoded<'_> {
+    /// Prints the initializer from a [`TensorView`] of its encoding when
+    /// the view holds it, else from the tensor `prost` decodes.
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        let mut view = std::mem::take(&mut s.tensor_view);
+        let printed = if view.read(self.bytes()) {
+            tensor::tensor_constant(s, &view, TensorPlace::Initializer);
+            Ok(())
+        } else {
+            // A tensor of its own: one kept from the last would hold on
+            // to the largest weights' room.
+            let mut decoded = TensorProto::default();
+            let printed = self.decode_into(&mut decoded);
+            printed.map(|()| tensor::tensor_constant(s, &decoded, TensorPlace::Initializer))
+        };
+        s.tensor_view = view.emptied();
+        printed
     }
 
     fn encoded_len(&self) -> usize {
         self.len()
-    }
-
-    fn encoding(&self) -> Option<&[u8]> {
-        Some(self.bytes())
     }
 }
 
@@ -95,7 +107,7 @@ pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
 
 /// Writes a graph with `nodes` for its nodes and `initializers` for its
 /// initializers (those of `g` are not read).
-pub(crate) fn graph_with<N: ListedNode, T: Listed<TensorProto>>(
+pub(crate) fn graph_with<N: ListedNode, T: ListedTensor>(
     s: &mut Sink<'_>,
     g: &GraphProto,
     place: GraphPlace,
@@ -164,17 +176,8 @@ pub(crate) fn graph_with<N: ListedNode, T: Listed<TensorProto>>(
             .collect();
         let item = |s: &mut Sink<'_>, _, item: &Item<'_, T>| match item {
             Item::Init(i, t) => s.at_index("initializer", *i, |s| {
-                // Read from its encoding when a view holds it, else decoded
-                // (and checked) by `prost`.
-                let mut view = TensorView::default();
-                if t.encoding().is_some_and(|bytes| view.read(bytes)) {
-                    return tensor::tensor_constant(s, &view, TensorPlace::Initializer);
-                }
-                // A tensor of its own: one kept from the last would hold on
-                // to the largest weights' room.
-                match t.item(&mut TensorProto::default()) {
-                    Ok(t) => tensor::tensor_constant(s, t, TensorPlace::Initializer),
-                    Err(error) => s.fail(error),
+                if let Err(error) = t.print(s) {
+                    s.fail(error);
                 }
             }),
             Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
@@ -215,6 +218,17 @@ impl ListedNode for NodeProto {
 
     fn encoded_len(&self) -> usize {
         prost::Message::encoded_len(self)
+    }
+}
+
+impl ListedNode for NodeView<'_> {
+    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        commented_node(s, self);
+        Ok(())
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.encoded_len
     }
 }
 
@@ -385,7 +399,7 @@ impl AttributeFields for AttributeView<'_> {
     }
 
     fn holds_graph(&self) -> bool {
-        false
+        self.g.is_some() || !self.graphs.is_empty()
     }
 }
 
@@ -711,7 +725,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
             None => s.text("float {}"),
         },
         A::Graph => match &a.g {
-            Some(g) => s.at("g", |s| graph(s, g, GraphPlace::Value)),
+            Some(g) => graph_value(s, &**g),
             None => s.text("g () => () {}"),
         },
         A::SparseTensor => match &a.sparse_tensor {
@@ -728,11 +742,7 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
                 })
             })
         }),
-        A::Graphs => dropped_list(s, a.graphs.len(), "graphs", |s| {
-            s.list(&a.graphs, |s, i, g| {
-                s.at_index("graphs", i, |s| graph(s, g, GraphPlace::Value))
-            })
-        }),
+        A::Graphs => graphs_value(s, &a.graphs),
         A::SparseTensors => dropped_list(s, a.sparse_tensors.len(), "sparse tensors", |s| {
             s.list(&a.sparse_tensors, |s, i, t| {
                 s.at_index("sparse_tensors", i, |s| tensor::sparse_constant(s, t))
@@ -747,6 +757,43 @@ pub(crate) fn attribute(s: &mut Sink<'_>, a: &AttributeProto, quotable_name: boo
             })
         }),
     }
+}
+
+/// A graph as an attribute holds it: from the IR, or read from its
+/// encoding.
+trait ValueGraph: Sync {
+    /// Writes the graph, as a value.
+    fn print(&self, s: &mut Sink<'_>);
+}
+
+impl ValueGraph for GraphProto {
+    fn print(&self, s: &mut Sink<'_>) {
+        graph(s, self, GraphPlace::Value);
+    }
+}
+
+impl ValueGraph for GraphView<'_> {
+    fn print(&self, s: &mut Sink<'_>) {
+        graph_with(
+            s,
+            &self.rest,
+            GraphPlace::Value,
+            &self.node,
+            &self.initializer,
+        );
+    }
+}
+
+/// The value of a `graph` attribute, at its path.
+fn graph_value(s: &mut Sink<'_>, g: &impl ValueGraph) {
+    s.at("g", |s| g.print(s));
+}
+
+/// The value of a `graphs` attribute, at its path.
+fn graphs_value(s: &mut Sink<'_>, graphs: &[impl ValueGraph]) {
+    dropped_list(s, graphs.len(), "graphs", |s| {
+        s.list(graphs, |s, i, g| s.at_index("graphs", i, |s| g.print(s)))
+    });
 }
 
 /// `: type = ` of an attribute's text.
@@ -775,9 +822,9 @@ fn strings_value<B: AsRef<[u8]>>(s: &mut Sink<'_>, strings: &[B]) {
 }
 
 /// The value of an attribute whose text says all it holds: a name, a type
-/// of numbers, strings or a tensor, the field of that type set (or a list,
-/// empty) and no other, floats that have a text of their own. Its text is what
-/// [`attribute`] writes, with no annotation.
+/// of numbers, strings, a tensor or graphs, the field of that type set (or
+/// a list, empty) and no other, floats that have a text of their own. Its
+/// text is what [`attribute`] writes, with no annotation.
 enum PlainValue<'v> {
     Float(f32),
     Int(i64),
@@ -786,6 +833,8 @@ enum PlainValue<'v> {
     Ints(&'v [i64]),
     Strings(&'v [&'v [u8]]),
     Tensor(&'v TensorView<'v>),
+    Graph(&'v GraphView<'v>),
+    Graphs(&'v [GraphView<'v>]),
 }
 
 /// The value of attribute `a` of the node `n` read from its encoding, if
@@ -800,6 +849,8 @@ fn plain_value<'v>(a: &AttributeView<'v>, n: &'v NodeView<'v>) -> Option<PlainVa
         !a.ints.is_empty(),
         !a.strings.is_empty(),
         a.t.is_some(),
+        a.g.is_some(),
+        !a.graphs.is_empty(),
     ];
     let only = |field: usize| set.iter().enumerate().all(|(i, &on)| !on || i == field);
     Some(match ty {
@@ -813,6 +864,8 @@ fn plain_value<'v>(a: &AttributeView<'v>, n: &'v NodeView<'v>) -> Option<PlainVa
         A::Ints if only(4) => PlainValue::Ints(&n.ints[a.ints.clone()]),
         A::Strings if only(5) => PlainValue::Strings(&n.strings[a.strings.clone()]),
         A::Tensor if only(6) => PlainValue::Tensor(&n.tensors[a.t?]),
+        A::Graph if only(7) => PlainValue::Graph(&n.graphs[a.g?]),
+        A::Graphs if only(8) => PlainValue::Graphs(&n.graphs[a.graphs.clone()]),
         _ => return None,
     })
 }
@@ -847,6 +900,14 @@ fn type_and_value(s: &mut Sink<'_>, value: PlainValue<'_>) {
         PlainValue::Tensor(t) => {
             type_head(s, A::Tensor);
             s.at("t", |s| tensor::tensor_constant(s, t, TensorPlace::Value));
+        }
+        PlainValue::Graph(g) => {
+            type_head(s, A::Graph);
+            graph_value(s, g);
+        }
+        PlainValue::Graphs(graphs) => {
+            type_head(s, A::Graphs);
+            graphs_value(s, graphs);
         }
     }
 }
@@ -915,10 +976,20 @@ mod tests {
              e: floats = [], s: string = \"\\\"é\\\\\", ss: strings = [\"\", \"x y\"], n: ints = []> (x, \"\")",
             "y = \"\".Add <a: int = -9223372036854775808> (x, x)",
             "y = \"my domain\".\"Op-1\":\"2\" (x)",
+            // Graphs, read by graph views: initializers, value infos, a
+            // `Constant`, a name to quote, a `Loop` body a level deeper.
+            "y = If (c) <then_branch: graph = then (float[2] u) => (float[2] a) \
+             <float[2] w = {1, 2}, float[2] seen> { a = Add (x, w) }, \
+             else_branch: graph = \"else branch\" () => (b) {\n\
+               n = Constant <value: tensor = int64 {3}> ()\n\
+               b = Loop (n, c, x) <body: graph = body (int64 i, bool ci, float[2] acc) => \
+                 (bool co, float[2] out) { co = Identity (ci) \n out = Mul (acc, acc) }>\n\
+             }>",
         ]
         .iter()
         .map(|text| crate::parse_node(text).unwrap())
         .collect();
+        let body = crate::parse_graph("body (x) => (y) { y = Relu (x) }").unwrap();
         let mut annotated = crate::parse_node("y = Op (x)").unwrap();
         annotated.op_type = None;
         annotated.attribute = vec![
@@ -947,6 +1018,23 @@ mod tests {
             attribute_of(Some("twice"), Some(A::Int), |a| a.i = Some(2)),
             attribute_of(Some("not an identifier"), Some(A::Strings), |a| {
                 a.strings = vec![vec![0xff, 0], b"\"".to_vec()];
+            }),
+            // Graphs: a list of them (dropped in compat mode), an empty
+            // one, a graph without a name, a graph of no type, one not
+            // its type's.
+            attribute_of(Some("gs"), Some(A::Graphs), |a| {
+                a.graphs = vec![body.clone(), GraphProto::default()];
+            }),
+            attribute_of(Some("none"), Some(A::Graphs), |_| {}),
+            attribute_of(Some("g"), Some(A::Graph), |a| {
+                a.g = Some(Box::new(GraphProto::default()));
+            }),
+            attribute_of(Some("untyped_g"), None, |a| {
+                a.g = Some(Box::new(body.clone()))
+            }),
+            attribute_of(Some("int_g"), Some(A::Int), |a| {
+                a.i = Some(1);
+                a.g = Some(Box::new(body.clone()));
             }),
         ];
         nodes.push(annotated);

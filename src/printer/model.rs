@@ -14,13 +14,13 @@ use super::annotation_values::{
     metadata_pairs, metadata_props_are_pairs, opset_pairs, opsets_are_pairs, set_fields, Ann,
     AnnMessage, Entries, UNSET,
 };
-use super::graph::{self, GraphPlace, Listed, ListedNode};
+use super::graph::{self, GraphPlace, ListedNode, ListedTensor};
 use super::lists::ListLayout;
 use super::sink::Sink;
 use super::types;
 use crate::ir_path::AttributeKeys;
 use crate::proto::{
-    FunctionProto, GraphProto, ModelProto, OperatorSetIdProto, StringStringEntryProto, TensorProto,
+    FunctionProto, GraphProto, ModelProto, OperatorSetIdProto, StringStringEntryProto,
 };
 use crate::vocabulary::{FUNCTION_HEADER_KEYS, MODEL_HEADER_KEYS};
 
@@ -115,7 +115,7 @@ pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
 
 /// Writes a model with `nodes` and `initializers` for its graph's (those of
 /// `m`'s graph are not read).
-pub(crate) fn model_with<N: ListedNode, T: Listed<TensorProto>>(
+pub(crate) fn model_with<N: ListedNode, T: ListedTensor>(
     s: &mut Sink<'_>,
     m: &ModelProto,
     nodes: &[N],

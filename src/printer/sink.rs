@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use super::comments::Comments;
 use super::lists::Formatted;
-use crate::decode::NodeView;
+use crate::decode::{NodeView, TensorView};
 use crate::proto::NodeProto;
 
 use super::{Dropped, Printer};
@@ -49,6 +49,10 @@ pub struct Sink<'a> {
     /// The view nodes still encoded are read into, one after another, as
     /// they are printed (`graph::ListedNode`), emptied between them.
     pub(super) node_view: NodeView<'static>,
+    /// The view initializers still encoded are read into, one after
+    /// another, as they are printed (`graph::ListedTensor`), emptied
+    /// between them.
+    pub(super) tensor_view: TensorView<'static>,
 }
 
 impl<'a> Sink<'a> {
@@ -77,6 +81,7 @@ impl<'a> Sink<'a> {
             number_share: super::lists::MINE_32NDS,
             node_scratch: NodeProto::default(),
             node_view: NodeView::default(),
+            tensor_view: TensorView::default(),
         }
     }
 

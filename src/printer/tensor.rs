@@ -231,7 +231,7 @@ impl TensorFields for TensorView<'_> {
         match field {
             TypedField::FloatData => Elements::LeF32(tensor_data::byte_groups(self.float_data)),
             TypedField::Int32Data => Elements::I32(&[]),
-            TypedField::Int64Data => Elements::I64(&[]),
+            TypedField::Int64Data => Elements::I64(&self.int64_data),
             TypedField::Uint64Data => Elements::U64(&[]),
             TypedField::DoubleData => Elements::F64(&[]),
             TypedField::StringData => Elements::Str(&[]),
@@ -239,15 +239,21 @@ impl TensorFields for TensorView<'_> {
     }
 
     fn field_ann(&self, field: TypedField) -> Option<Ann<'_>> {
-        let floats = tensor_data::byte_groups(self.float_data);
-        (field == TypedField::FloatData && !floats.is_empty()).then(|| {
-            Ann::List(
-                floats
-                    .iter()
-                    .map(|b| Ann::F32(f32::from_le_bytes(*b)))
-                    .collect(),
-            )
-        })
+        match field {
+            TypedField::FloatData => {
+                let floats = tensor_data::byte_groups(self.float_data);
+                (!floats.is_empty()).then(|| {
+                    Ann::List(
+                        floats
+                            .iter()
+                            .map(|b| Ann::F32(f32::from_le_bytes(*b)))
+                            .collect(),
+                    )
+                })
+            }
+            TypedField::Int64Data => self.int64_data.ann(),
+            _ => None,
+        }
     }
 
     fn proto(&self) -> Option<&TensorProto> {
@@ -535,7 +541,7 @@ mod tests {
     /// oracle (`roundtrip`, with the `smith` feature).
     #[cfg(feature = "smith")]
     mod from_bytes {
-        use crate::decode::TensorView;
+        use crate::decode::{NodeView, TensorView};
         use crate::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
         use crate::roundtrip::binary_prints_as_decoded;
         use prost::Message as _;
@@ -579,15 +585,33 @@ mod tests {
             }
         }
 
-        /// A model of `tensors` as initializers and as `Constant` nodes.
+        /// A graph of `tensors` as initializers and as `Constant` nodes.
+        fn graph_of(tensors: &[TensorProto]) -> GraphProto {
+            GraphProto {
+                name: Some("g".into()),
+                initializer: tensors.to_vec(),
+                node: tensors.iter().cloned().map(constant).collect(),
+                ..GraphProto::default()
+            }
+        }
+
+        /// A model of `tensors` as initializers and as `Constant` nodes,
+        /// of its graph and of an `If` branch in it (read by a graph
+        /// view).
         fn model_of(tensors: &[TensorProto]) -> Vec<u8> {
+            let mut graph = graph_of(tensors);
+            graph.node.push(NodeProto {
+                op_type: Some("If".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("then_branch".into()),
+                    r#type: Some(5),
+                    g: Some(Box::new(graph_of(tensors))),
+                    ..AttributeProto::default()
+                }],
+                ..NodeProto::default()
+            });
             ModelProto {
-                graph: Some(GraphProto {
-                    name: Some("g".into()),
-                    initializer: tensors.to_vec(),
-                    node: tensors.iter().cloned().map(constant).collect(),
-                    ..GraphProto::default()
-                }),
+                graph: Some(graph),
                 ..ModelProto::default()
             }
             .encode_to_vec()
@@ -681,6 +705,9 @@ mod tests {
                 .collect();
             for tensors in [&small, &long] {
                 let bytes = model_of(tensors);
+                let model = crate::decode_model(&bytes).unwrap();
+                let branches = model.graph.unwrap().node.pop().unwrap().encode_to_vec();
+                assert!(NodeView::default().read(&branches));
                 binary_prints_as_decoded(&bytes).unwrap();
                 // The command's print, streamed, is the print in memory.
                 for printer in [crate::Printer::new(), crate::Printer::new().compat(true)] {
