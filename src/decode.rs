@@ -1211,13 +1211,18 @@ fn bytes(n: usize) -> String {
     }
 }
 
-/// Checks that a varint of a 32-bit field survives prost's `as i32`/`as u32`
+/// Whether the varint of a 32-bit field survives prost's `as i32`/`as u32`
 /// truncation: it fits in 32 bits, or is a sign-extended negative `int32`.
-#[inline]
-fn check_32_bits(value: u64, field: &FieldInfo, span: Range<usize>) -> Walk<()> {
+fn fits_32_bits(value: u64) -> bool {
     #[allow(clippy::cast_possible_wrap)]
     let signed = value as i64;
-    if value <= u64::from(u32::MAX) || (i64::from(i32::MIN)..0).contains(&signed) {
+    value <= u64::from(u32::MAX) || (i64::from(i32::MIN)..0).contains(&signed)
+}
+
+/// Checks that a varint of a 32-bit field is one [`fits_32_bits`].
+#[inline]
+fn check_32_bits(value: u64, field: &FieldInfo, span: Range<usize>) -> Walk<()> {
+    if fits_32_bits(value) {
         return Ok(());
     }
     Err(fail(
@@ -1707,30 +1712,41 @@ g (float[N] x) => (float[N] y) {
             Vec::new(),
             varint_field(2, i32::MAX as u64),
             field(9, b""),
-            // `int64_data` packed and unpacked, appended.
+            // `int64_data` and `int32_data` packed and unpacked, appended
+            // (negative `int32`s sign-extended, 32-bit patterns), runs of
+            // doubles.
             [
                 varint_field(2, 7),
                 varint_field(7, 5),
                 field(7, &[1, 0xff, 0x01]),
                 varint_field(7, u64::MAX),
                 field(7, b""),
+                varint_field(5, u64::MAX),
+                field(5, &[[1].as_slice(), &varint(u64::from(u32::MAX))].concat()),
+                varint_field(5, 1 << 31),
+                field(10, b""),
+                field(10, &[1.5f64.to_le_bytes(), (-0.0f64).to_le_bytes()].concat()),
             ]
             .concat(),
         ];
         let left = [
             // Fields the view does not hold.
             field(3, &varint_field(1, 0)),
-            field(5, &[1]),
             field(6, b"s"),
-            field(10, &[0; 8]),
             field(11, &[1]),
             field(12, b"doc"),
             field(13, &[field(1, b"k"), field(2, b"v")].concat()),
             varint_field(14, 1),
             field(16, &[field(1, b"k"), field(2, b"v")].concat()),
-            // Unpacked floats, or a second run, appended by `prost`.
+            // Unpacked floats or doubles, or a second run, appended by
+            // `prost`.
             [tag(4, FIXED32), 1.0f32.to_le_bytes().to_vec()].concat(),
             [field(4, &[0; 4]), field(4, &[0; 4])].concat(),
+            [tag(10, FIXED64), 1.0f64.to_le_bytes().to_vec()].concat(),
+            [field(10, &[0; 8]), field(10, &[0; 8])].concat(),
+            // An `int32` wider than 32 bits, unpacked or packed.
+            varint_field(5, 1 << 32),
+            field(5, &varint(1 << 40)),
             // A data type beyond `i32::MAX`, a negative one, one wider
             // than 32 bits.
             varint_field(2, u64::from(u32::MAX)),
@@ -1741,6 +1757,7 @@ g (float[N] x) => (float[N] y) {
             // unknown field, a cut varint.
             field(8, &[0xc3]),
             field(4, &[0; 6]),
+            field(10, &[0; 12]),
             field(9, b"abc")[..4].to_vec(),
             varint_field(9, 1),
             varint_field(42, 1),

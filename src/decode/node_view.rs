@@ -166,7 +166,7 @@ impl<'a> NodeView<'a> {
                     self.floats.extend(floats);
                 }
                 k if k == key(8, VARINT) => self.ints.push(int64(reader.varint()?)),
-                k if k == key(8, LEN) => reader.message()?.packed_int64s(&mut self.ints)?,
+                k if k == key(8, LEN) => reader.message()?.packed(&mut self.ints, some_int64)?,
                 k if k == key(9, LEN) => self.strings.push(reader.payload()?),
                 // A second `t` would be merged into the first: left.
                 k if k == key(5, LEN) && a.t.is_none() => {
@@ -245,6 +245,11 @@ impl NodeView<'_> {
 /// [`MAX_MESSAGE_DEPTH`] (the walk refuses it beyond).
 pub(super) fn within_nesting(depth: usize) -> Option<usize> {
     (depth <= MAX_MESSAGE_DEPTH).then_some(depth)
+}
+
+/// [`int64`], for [`Reader::packed`].
+pub(super) fn some_int64(value: u64) -> Option<i64> {
+    Some(int64(value))
 }
 
 /// An `int64` from its varint, as `prost` reads it.
@@ -342,10 +347,15 @@ impl<'a> Reader<'a> {
         Some(&self.bytes[inner.pos..inner.end])
     }
 
-    /// Appends the `int64`s of the packed run this reader reads to `list`.
-    pub(super) fn packed_int64s(mut self, list: &mut Vec<i64>) -> Option<()> {
+    /// Appends the varints of the packed run this reader reads to `list`,
+    /// each as `value` reads it.
+    pub(super) fn packed<T>(
+        mut self,
+        list: &mut Vec<T>,
+        value: fn(u64) -> Option<T>,
+    ) -> Option<()> {
         while !self.done() {
-            list.push(int64(self.varint()?));
+            list.push(value(self.varint()?)?);
         }
         Some(())
     }

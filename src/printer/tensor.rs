@@ -230,10 +230,10 @@ impl TensorFields for TensorView<'_> {
     fn elements(&self, field: TypedField) -> Elements<'_> {
         match field {
             TypedField::FloatData => Elements::LeF32(tensor_data::byte_groups(self.float_data)),
-            TypedField::Int32Data => Elements::I32(&[]),
+            TypedField::Int32Data => Elements::I32(&self.int32_data),
             TypedField::Int64Data => Elements::I64(&self.int64_data),
             TypedField::Uint64Data => Elements::U64(&[]),
-            TypedField::DoubleData => Elements::F64(&[]),
+            TypedField::DoubleData => Elements::LeF64(tensor_data::byte_groups(self.double_data)),
             TypedField::StringData => Elements::Str(&[]),
         }
     }
@@ -241,24 +241,27 @@ impl TensorFields for TensorView<'_> {
     fn field_ann(&self, field: TypedField) -> Option<Ann<'_>> {
         match field {
             TypedField::FloatData => {
-                let floats = tensor_data::byte_groups(self.float_data);
-                (!floats.is_empty()).then(|| {
-                    Ann::List(
-                        floats
-                            .iter()
-                            .map(|b| Ann::F32(f32::from_le_bytes(*b)))
-                            .collect(),
-                    )
-                })
+                packed_ann(self.float_data, |b| Ann::F32(f32::from_le_bytes(b)))
             }
+            TypedField::DoubleData => {
+                packed_ann(self.double_data, |b| Ann::F64(f64::from_le_bytes(b)))
+            }
+            TypedField::Int32Data => self.int32_data.ann(),
             TypedField::Int64Data => self.int64_data.ann(),
-            _ => None,
+            TypedField::Uint64Data | TypedField::StringData => None,
         }
     }
 
     fn proto(&self) -> Option<&TensorProto> {
         None
     }
+}
+
+/// A packed run of little-endian numbers of `N` bytes as an annotation
+/// list of `value`s, when it holds any.
+fn packed_ann<const N: usize>(run: &[u8], value: fn([u8; N]) -> Ann<'static>) -> Option<Ann<'_>> {
+    let numbers = tensor_data::byte_groups::<N>(run);
+    (!numbers.is_empty()).then(|| Ann::List(numbers.iter().map(|&b| value(b)).collect()))
 }
 
 /// Writes a tensor constant with its annotation.
@@ -667,6 +670,28 @@ mod tests {
                 TensorProto {
                     data_type: Some(99),
                     float_data,
+                    ..TensorProto::default()
+                },
+                // Typed integers and doubles, of their type and of another.
+                TensorProto {
+                    data_type: Some(6),
+                    int32_data: vec![1, -2, i32::MIN, i32::MAX],
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    data_type: Some(7),
+                    int64_data: vec![3, -1, i64::MIN],
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    data_type: Some(11),
+                    double_data: vec![0.1, -0.0, f64::from_bits(0x7ff8_0000_0000_0001)],
+                    ..TensorProto::default()
+                },
+                TensorProto {
+                    int32_data: vec![7],
+                    double_data: vec![2.5],
+                    int64_data: vec![9],
                     ..TensorProto::default()
                 },
             ];
