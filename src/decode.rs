@@ -21,12 +21,12 @@
 //! strings (`node_view.rs`), the graphs of `If`, `Loop` and `Scan` with
 //! their nodes and initializers into views too (`graph_view.rs`), and
 //! most initializers and `Constant` tensors into one that borrows their
-//! weights' bytes (`tensor_view.rs`); a print
-//! that keeps nothing of a model with a problem (into a string) lets the
-//! walk skip the nodes' contents, and each
-//! node is checked as it is read (the view accepts only what the walk
-//! would, and leaves anything else to the walk of the node and `prost`),
-//! with the same errors.
+//! weights' bytes (`tensor_view.rs`); a print that keeps nothing of a
+//! model with a problem (into a string) lets the walk skip the contents
+//! of the main graph's nodes and initializers, and each is checked as it
+//! is read (the views accept only what the walk would, and leave anything
+//! else to the walk of the node or initializer and `prost`), with the same
+//! errors.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -157,15 +157,17 @@ fn walk_leaving<T: Decode>(bytes: &[u8], utf8: Utf8, nodes: Nodes) -> Result<(),
         .map_err(|failure| Error::from_diagnostics(vec![failure.into_diagnostic()]))
 }
 
-/// Whether the walk of a model looks inside the nodes of its main graph.
+/// Whether the walk of a model looks inside the nodes and initializers of
+/// its main graph.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Nodes {
     /// It does: the model is checked whole before anything is printed.
     Walked,
-    /// It checks only that each node's length is within the graph: each
-    /// node is checked as it is printed ([`Encoded::decode_into`],
-    /// [`NodeView::read`]), for a print that keeps nothing of what it made
-    /// when it fails.
+    /// It checks only that the length of each node and initializer is
+    /// within the graph: each is checked as it is printed
+    /// ([`Encoded::decode_into`], [`NodeView::read`],
+    /// [`TensorView::read`]), for a print that keeps nothing of what it
+    /// made when it fails.
     Left,
 }
 
@@ -263,8 +265,8 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 /// encoded: the same checks and errors, and the same model once they are
 /// decoded. The strings of what it leaves encoded are checked when each
 /// is decoded ([`Encoded::decode_into`], `prost` checks them), not here: a
-/// print finds a string that is not UTF-8 as it goes; so are the nodes'
-/// other fields with [`Nodes::Left`].
+/// print finds a string that is not UTF-8 as it goes; so are their other
+/// fields with [`Nodes::Left`].
 ///
 /// Protobuf merges the occurrences of a message field and appends those of
 /// a repeated one, so the model is the model's fields but its graphs, the
@@ -304,7 +306,7 @@ pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyMode
                     encoded_nodes.push(payload(nodes == Nodes::Walked));
                 }
                 (number, LEN) if number == u64::from(GRAPH_INITIALIZER) => {
-                    initializers.push(payload(true));
+                    initializers.push(payload(nodes == Nodes::Walked));
                 }
                 _ => graph_fields.push(inner.whole),
             }
@@ -754,7 +756,8 @@ struct Walker<'a> {
     /// end of the input.
     top: usize,
     /// The index of `GraphProto` when the walk of a model leaves the
-    /// contents of its main graph's nodes ([`Nodes::Left`]).
+    /// contents of its main graph's nodes and initializers
+    /// ([`Nodes::Left`]).
     leaves_nodes_of: Option<usize>,
 }
 
@@ -1019,12 +1022,13 @@ impl<'a> Walker<'a> {
     }
 
     /// Whether the walk leaves the contents of `field` of `info` at
-    /// `depth`: a node of the main graph (the only graph at depth 1), when
-    /// it leaves those.
+    /// `depth`: a node or an initializer of the main graph (the only graph
+    /// at depth 1), when it leaves those.
     fn leaves(&self, info: &MessageInfo, field: &FieldInfo, depth: usize) -> bool {
         self.leaves_nodes_of.is_some_and(|graph| {
             depth == 1
-                && field.number == u64::from(GRAPH_NODE)
+                && (field.number == u64::from(GRAPH_NODE)
+                    || field.number == u64::from(GRAPH_INITIALIZER))
                 && std::ptr::eq(info, &self.schema.messages[graph])
         })
     }
@@ -1536,6 +1540,30 @@ g (float[N] x) => (float[N] y) {
     }
 
     #[test]
+    fn nodes_and_initializers_left_unwalked_are_checked_as_each_is_decoded() {
+        // An unknown field in a node, or in an initializer, of the main
+        // graph: left by the walk that leaves them, found when it is
+        // decoded, with the error of the whole model.
+        let relu = field(1, &field(4, b"Relu"));
+        let unknown = varint_field(99, 1);
+        for graph in [
+            [relu.clone(), field(1, &unknown)].concat(),
+            [relu.clone(), field(5, &unknown)].concat(),
+        ] {
+            let bytes = field(7, &graph);
+            let expected = decode_model(&bytes).unwrap_err();
+            assert_eq!(expected.primary().code, "onnxtxt::decode::unknown_field");
+            let Err(walked) = decode_model_lazily(&bytes, Nodes::Walked) else {
+                panic!("the walk of every node and initializer accepted it");
+            };
+            assert_eq!(walked.diagnostics(), expected.diagnostics());
+            assert!(decode_model_lazily(&bytes, Nodes::Left).is_ok());
+            let printed = crate::Printer::new().print_binary_model(&bytes);
+            assert_eq!(printed.unwrap_err().diagnostics(), expected.diagnostics());
+        }
+    }
+
+    #[test]
     fn a_node_decoded_into_the_one_before_is_the_node_decoded_alone() {
         // Nodes that set more, fewer or other fields than each other: lists
         // of every length, attributes holding a tensor and a graph, a
@@ -1725,7 +1753,10 @@ g (float[N] x) => (float[N] y) {
                 field(5, &[[1].as_slice(), &varint(u64::from(u32::MAX))].concat()),
                 varint_field(5, 1 << 31),
                 field(10, b""),
-                field(10, &[1.5f64.to_le_bytes(), (-0.0f64).to_le_bytes()].concat()),
+                field(
+                    10,
+                    &[1.5f64.to_le_bytes(), (-0.0f64).to_le_bytes()].concat(),
+                ),
             ]
             .concat(),
         ];
