@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::error::Diagnostic;
-use crate::finding::{node_subject, Finding, Related, Severity};
+use crate::finding::{message, node_subject, Finding, Related, Severity};
 use crate::ops::{self, Schema};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
@@ -325,7 +325,7 @@ impl<'m> Run<'m> {
         for e in errors {
             let mut diagnostic = Diagnostic::new(
                 e.error.kind.code(),
-                format!("{}: {}", e.subject, e.error.message),
+                message(&e.subject, &e.error.message),
                 0..0,
             );
             diagnostic.path = Some(e.path);
