@@ -14,6 +14,8 @@
 //! # Ok::<(), onnxtxt::Error>(())
 //! ```
 
+use std::fmt::Write;
+
 use crate::error::Diagnostic;
 
 /// How bad a finding is.
@@ -96,10 +98,74 @@ pub(crate) fn node_subject(node: &crate::proto::NodeProto, path: &str) -> String
 
 /// How a message names an item with a name: `graph.input[0] "x"`.
 pub(crate) fn named_subject(path: &str, name: &str) -> String {
-    format!("{path} {}", quoted(name))
+    let mut subject = String::with_capacity(path.len() + name.len() + 3);
+    subject.push_str(path);
+    subject.push(' ');
+    push_quoted(&mut subject, name);
+    subject
 }
 
 /// `name` in double quotes, escaped as Rust escapes strings.
 pub(crate) fn quoted(name: &str) -> String {
-    format!("{name:?}")
+    let mut text = String::with_capacity(name.len() + 2);
+    push_quoted(&mut text, name);
+    text
+}
+
+/// Adds `name` to `text` as [`quoted`] writes it (`{name:?}`): a name of
+/// printable ASCII without quotes or backslashes, as most are, is copied
+/// whole, not escaped a character at a time.
+fn push_quoted(text: &mut String, name: &str) {
+    let plain = name
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\');
+    if plain {
+        text.push('"');
+        text.push_str(name);
+        text.push('"');
+    } else {
+        let _ = write!(text, "{name:?}");
+    }
+}
+
+/// A diagnostic's message: what it is about, then what is wrong with it
+/// (`{subject}: {summary}`).
+pub(crate) fn message(subject: &str, summary: &str) -> String {
+    let mut message = String::with_capacity(subject.len() + 2 + summary.len());
+    message.push_str(subject);
+    message.push_str(": ");
+    message.push_str(summary);
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_quoted_and_subjects_written_as_the_formatter_writes_them() {
+        let names = [
+            "x",
+            "/blocks.0/conv/Conv_output_0",
+            "",
+            "it's",
+            "say \"hi\"",
+            "back\\slash",
+            "tab\there",
+            "new\nline",
+            "\u{7f}",
+            "é",
+            "e\u{301}",
+            "\u{200b}",
+            "~ !",
+        ];
+        for name in names {
+            assert_eq!(quoted(name), format!("{name:?}"));
+            assert_eq!(
+                named_subject("graph.node[1]", name),
+                format!("graph.node[1] {name:?}")
+            );
+            assert_eq!(message(name, "it is wrong"), format!("{name}: it is wrong"));
+        }
+    }
 }

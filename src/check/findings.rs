@@ -4,6 +4,7 @@
 //! items as [`crate::finding`] names them, for inference too).
 
 use crate::error::Diagnostic;
+use crate::finding::message;
 pub(crate) use crate::finding::{named_subject, node_subject, quoted, Finding, Severity};
 use crate::ir_path::{IrPath, Step};
 
@@ -50,7 +51,7 @@ impl Findings {
         summary: impl Into<String>,
     ) -> &mut Finding {
         let summary = summary.into();
-        let mut diagnostic = Diagnostic::new(code, format!("{subject}: {summary}"), 0..0);
+        let mut diagnostic = Diagnostic::new(code, message(subject, &summary), 0..0);
         diagnostic.path = Some(path.into());
         let finding = Finding {
             severity,

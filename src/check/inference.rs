@@ -17,21 +17,21 @@ use crate::ir_path::IrPath;
 /// [walk](super::walk)) finds, but at flagged nodes, then the rules of
 /// convolutions and poolings.
 pub(super) fn check(model: &Model<'_>, mut inference: Inference<'_>, findings: &mut Findings) {
-    let flagged = flagged_nodes(findings);
+    let mut flagged = flagged_nodes(findings.errors());
     let fresh: Vec<Finding> = inference
         .take_findings()
         .into_iter()
         .filter(|f| !about_flagged(f, &flagged))
         .collect();
+    // The errors kept flag their nodes too, for the window rules.
+    flagged.extend(flagged_nodes(fresh.iter().filter(|f| f.is_error())));
     findings.extend(fresh);
-    let flagged = flagged_nodes(findings);
     super::windows::check(model, &inference, &flagged, findings);
 }
 
-/// The paths of the nodes that have an error.
-fn flagged_nodes(findings: &Findings) -> HashSet<String> {
-    findings
-        .errors()
+/// The paths of the nodes that have one of `errors`.
+fn flagged_nodes<'f>(errors: impl Iterator<Item = &'f Finding>) -> HashSet<String> {
+    errors
         .filter_map(|f| f.diagnostic.path.as_deref())
         .filter_map(IrPath::node_text)
         .map(str::to_owned)

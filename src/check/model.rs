@@ -180,6 +180,12 @@ impl<'m> Model<'m> {
         &self.bodies
     }
 
+    /// The main graph and every subgraph in it (not those of functions).
+    pub(crate) fn main_graphs(&self) -> impl Iterator<Item = &'m GraphProto> + '_ {
+        let outside_functions = self.bodies.iter().filter(|b| b.function.is_none());
+        outside_functions.filter_map(|b| b.graph)
+    }
+
     /// The graph and the functions, without their subgraphs.
     pub(crate) fn top_bodies(&self) -> impl Iterator<Item = &Body<'m>> {
         self.bodies

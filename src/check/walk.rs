@@ -35,14 +35,16 @@ pub(crate) fn check<'m>(model: &'m Model<'m>, findings: &mut Findings) -> Infere
     let main = bodies.next_if(|body| body.is_main_graph);
     let mut walk = main.map(|body| BodyWalk::open(model, body, None, findings));
     let tables = model.tables.clone();
-    let inference = crate::infer::infer_model_beside(model.proto, Options::checker(), tables, {
-        let (walk, schemas, findings) = (&mut walk, &mut schemas, &mut *findings);
-        move |index| {
-            if let Some(walk) = walk {
-                walk.nodes_to(index + 1, schemas, findings);
+    let graphs = model.main_graphs();
+    let inference =
+        crate::infer::infer_model_beside(model.proto, Options::checker(), tables, graphs, {
+            let (walk, schemas, findings) = (&mut walk, &mut schemas, &mut *findings);
+            move |index| {
+                if let Some(walk) = walk {
+                    walk.nodes_to(index + 1, schemas, findings);
+                }
             }
-        }
-    });
+        });
     if let Some(walk) = walk {
         walk.close(&mut schemas, findings);
     }
@@ -176,6 +178,31 @@ mod tests {
             lines.push(format!("{} {:?} {types:?}", graph.path, graph.appended));
         }
         lines
+    }
+
+    #[test]
+    fn fresh_dimension_names_skip_those_of_the_main_graphs_subgraphs_only() {
+        // `unk__0` is taken in a branch of the main graph, `unk__1` only in
+        // a branch inside a function: the reshaped `r` gets `unk__1`, as
+        // inference reading every node for the subgraphs would give it.
+        let text = r#"
+            <ir_version: 10, opset_import: ["": 21, "local": 1]>
+            g (bool c, float[2] x, int64[1] s) => (float[2] y, float[?] r) {
+                y = If (c) <then_branch = t () => (float[unk__0] z) { z = Identity (x) },
+                            else_branch = e () => (float[2] w) { w = Identity (x) }>
+                r = Reshape (x, s)
+            }
+            <domain: "local", opset_import: ["": 21]>
+            F (b, u) => (o) {
+                o = If (b) <then_branch = t () => (float[unk__1] z) { z = Identity (u) },
+                            else_branch = e () => (float[unk__1] w) { w = Identity (u) }>
+            }
+        "#;
+        let proto = crate::parse_model(text).unwrap();
+        let (_, inferred) = together(&proto);
+        assert_eq!(inferred, one_after_the_other(&proto).1);
+        let main = inferred.iter().find(|l| l.starts_with("graph ")).unwrap();
+        assert!(main.contains("\"r: float[unk__1]\""), "{main}");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::error::Diagnostic;
-use crate::finding::{node_subject, Finding, Related, Severity};
+use crate::finding::{message, node_subject, Finding, Related, Severity};
 use crate::ops::{self, Schema};
 use crate::proto::{
     AttributeProto, FunctionProto, GraphProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
@@ -298,7 +298,8 @@ impl<'m> Run<'m> {
     /// Infers a graph of the model (its main graph, or a graph on its own)
     /// with `opsets`; `ir_version` says whether initializers have types of
     /// their own (from 4 on). `beside` is called with the index of each of
-    /// its nodes just before the node is inferred.
+    /// its nodes just before the node is inferred. The caller has noted
+    /// the dimension names fresh ones avoid in `symbols`.
     pub(super) fn top_graph(
         &mut self,
         graph: &'m GraphProto,
@@ -306,7 +307,6 @@ impl<'m> Run<'m> {
         ir_version: i64,
         mut beside: impl FnMut(usize),
     ) {
-        self.symbols.take_from(graph);
         let names = self.tables.graph(graph, &[]);
         let mut scope = Scope::new(None, names, opsets, None, "graph");
         declare(&mut scope, graph);
@@ -325,7 +325,7 @@ impl<'m> Run<'m> {
         for e in errors {
             let mut diagnostic = Diagnostic::new(
                 e.error.kind.code(),
-                format!("{}: {}", e.subject, e.error.message),
+                message(&e.subject, &e.error.message),
                 0..0,
             );
             diagnostic.path = Some(e.path);

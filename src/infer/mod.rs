@@ -271,20 +271,39 @@ pub(crate) fn infer_model_with<'m>(
     options: Options,
     tables: Tables<'m>,
 ) -> Inference<'m> {
-    infer_model_beside(model, options, tables, |_| {})
+    let mut run = Run::new(options, &model.functions, tables);
+    if let Some(graph) = &model.graph {
+        run.symbols.take_from(graph);
+    }
+    infer_main_graph(run, model, |_| {})
 }
 
 /// [`infer_model_with`], calling `beside` with the index of each node of
 /// the main graph just before that node is inferred: a caller that reads
 /// the same nodes ([`crate::check`]'s walk) reads each one while inference
 /// has it at hand, not in a pass of its own over a model gone cold.
+/// `graphs` are the main graph and every subgraph in it, as the caller
+/// found them: fresh dimension names avoid their names without a read of
+/// every node to find the subgraphs again.
 pub(crate) fn infer_model_beside<'m>(
     model: &'m ModelProto,
     options: Options,
     tables: Tables<'m>,
+    graphs: impl IntoIterator<Item = &'m GraphProto>,
     beside: impl FnMut(usize),
 ) -> Inference<'m> {
     let mut run = Run::new(options, &model.functions, tables);
+    run.symbols.take_from_each(graphs);
+    infer_main_graph(run, model, beside)
+}
+
+/// Infers `model`'s main graph with `run` (its dimension names taken
+/// already), `beside` called before each node.
+fn infer_main_graph<'m>(
+    mut run: Run<'m>,
+    model: &'m ModelProto,
+    beside: impl FnMut(usize),
+) -> Inference<'m> {
     if let Some(graph) = &model.graph {
         let opsets = opsets_of(&model.opset_import);
         run.top_graph(graph, &opsets, model.ir_version.unwrap_or(0), beside);
@@ -320,6 +339,7 @@ pub fn infer_graph<'m>(
     options: Options,
 ) -> Inference<'m> {
     let mut run = Run::new(options, &[], Tables::default());
+    run.symbols.take_from(graph);
     let opsets = opsets_of(opset_import);
     run.top_graph(graph, &opsets, i64::MAX, |_| {});
     Inference {

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::name_key::same;
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::AttributeProto;
 use crate::vocabulary::attribute_type_name;
@@ -292,9 +293,10 @@ impl Schema {
 
     /// The attribute called `name`.
     pub fn attribute(&self, name: &str) -> Option<&'static Attribute> {
-        let attributes = self.attributes();
-        let found = attributes.binary_search_by(|a| a.name.cmp(name));
-        found.ok().map(|i| &attributes[i])
+        // A schema has a few attributes, of names of different lengths
+        // mostly: a scan that compares the lengths first compares the
+        // bytes about once, where each step of a binary search would.
+        self.attributes().iter().find(|a| same(a.name, name))
     }
 
     /// The type parameters (`T`, `T1`, ...) and the types each may stand for.

@@ -183,6 +183,29 @@ fn every_attribute_is_found_by_name() {
 }
 
 #[test]
+fn an_attribute_is_found_by_its_whole_name_only() {
+    // Names one character longer or shorter than a schema's, or of its
+    // length but another last character, against a binary search of the
+    // sorted attributes.
+    for s in all_schemas() {
+        for a in s.attributes() {
+            let name = a.name();
+            let shorter = &name[..name.len() - 1];
+            let near = [
+                format!("{name}_"),
+                shorter.to_string(),
+                format!("{shorter}_"),
+            ];
+            for other in near.iter().map(String::as_str).chain([""]) {
+                let sorted = s.attributes().binary_search_by(|x| x.name().cmp(other));
+                let expected = sorted.ok().map(|i| s.attributes()[i].name());
+                assert_eq!(s.attribute(other).map(|x| x.name()), expected, "{other}");
+            }
+        }
+    }
+}
+
+#[test]
 fn function_bodies_are_chosen_by_opset() {
     // Softplus 1 is defined by a body written for opset 18.
     let softplus = schema("", "Softplus", 17).unwrap();
