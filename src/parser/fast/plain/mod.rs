@@ -29,6 +29,8 @@ mod tensor;
 
 pub(crate) use graph::ListEntries;
 
+use std::borrow::Cow;
+
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
@@ -79,7 +81,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
 ) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
-    fast_path(move |inp| graph::graph(inp, &grammar))
+    fast_path(move |inp| graph::graph(inp, &grammar, None))
 }
 
 /// `{ node* }`.
@@ -182,9 +184,14 @@ fn eat<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 /// A bare or quoted name.
 fn name(token: Token<'_>) -> Option<String> {
+    name_in_text(token).map(Cow::into_owned)
+}
+
+/// A bare or quoted name, borrowed from the text when it is bare.
+fn name_in_text(token: Token<'_>) -> Option<Cow<'_, str>> {
     match token {
-        Token::Ident(name) => Some(name.to_owned()),
-        Token::Str(raw) => Some(unquote(raw)),
+        Token::Ident(name) => Some(Cow::Borrowed(name)),
+        Token::Str(raw) => Some(Cow::Owned(unquote(raw))),
         _ => None,
     }
 }
