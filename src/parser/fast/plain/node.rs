@@ -16,8 +16,8 @@ use prost::encoding::{encode_key, encode_varint, message, WireType};
 
 use super::tensor::constant;
 use super::{
-    attempt, eat, expect, hand, name, name_in_text, or_grammar, separated, separated_in_place,
-    up_to, Handoff, Reader,
+    attempt, eat, exact, expect, hand, name, name_in_text, or_grammar, separated_onto, up_to,
+    up_to_onto, Handoff, Reader,
 };
 use crate::decode::GRAPH_NODE;
 use crate::lexer::Token;
@@ -83,11 +83,12 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
 ) -> Option<NodeProto> {
-    or_grammar(
-        inp,
-        |inp| plain_node(inp, &grammar.attribute_value).map(PlainNode::into_proto),
-        &grammar.node,
-    )
+    let plain = |inp: &mut Reader<'t, '_, I, E>| {
+        let mut node = PlainNode::default();
+        plain_node(inp, &grammar.attribute_value, &mut node)?;
+        Some(node.into_proto())
+    };
+    or_grammar(inp, plain, &grammar.node)
 }
 
 /// `{ node* }` as [`node_list`] reads it (but for pieces read apart, which
@@ -101,12 +102,16 @@ pub(super) fn encoded_node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     out: &mut Vec<u8>,
 ) -> Option<()> {
     expect(inp, Token::LBrace)?;
+    // One node read into after another, its vectors' room kept.
+    let mut node = PlainNode::default();
     loop {
         if eat(inp, Token::RBrace) {
             return Some(());
         }
-        match attempt(inp, |inp| plain_node(inp, &grammar.attribute_value)) {
-            Some(node) => node.encode(out),
+        match attempt(inp, |inp| {
+            plain_node(inp, &grammar.attribute_value, &mut node)
+        }) {
+            Some(()) => node.encode(out),
             None => message::encode(GRAPH_NODE, &hand(inp, &grammar.node)?, out),
         }
     }
@@ -114,6 +119,7 @@ pub(super) fn encoded_node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 /// A plain node as read: its bare names borrowed from the text, its
 /// attributes built.
+#[derive(Default)]
 struct PlainNode<'s> {
     input: Vec<Cow<'s, str>>,
     output: Vec<Cow<'s, str>>,
@@ -139,7 +145,7 @@ impl PlainNode<'_> {
             name: self.name.map(Cow::into_owned),
             op_type: Some(self.op_type.to_owned()),
             domain: self.domain,
-            attribute: self.attribute,
+            attribute: exact(self.attribute),
             ..NodeProto::default()
         }
     }
@@ -187,12 +193,16 @@ fn encode_string(number: u32, value: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(value.as_bytes());
 }
 
-/// `[label] outputs = operator call`.
+/// `[label] outputs = operator call`, into `node` (emptied first).
 fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-) -> Option<PlainNode<'s>> {
-    let name = if eat(inp, Token::LBracket) {
+    node: &mut PlainNode<'s>,
+) -> Option<()> {
+    node.input.clear();
+    node.output.clear();
+    node.attribute.clear();
+    node.name = if eat(inp, Token::LBracket) {
         match inp.next()? {
             Token::RBracket => Some(Cow::Borrowed("")),
             token => {
@@ -205,34 +215,28 @@ fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         None
     };
     let next_name = |inp: &mut Reader<'t, '_, I, E>| name_in_text(inp.next()?);
-    let (output, after) = separated(inp, next_name)?;
+    let after = separated_onto(inp, &mut node.output, |inp, output| {
+        output.push(next_name(inp)?);
+        Some(())
+    })?;
     (after == Token::Eq).then_some(())?;
     let (domain, op_type, after) = operator(inp)?;
-    let (input, attribute) = match after {
+    (node.domain, node.op_type) = (domain, op_type);
+    match after {
         Token::LAngle => {
-            let attribute = attributes(inp, value)?;
+            attributes(inp, value, &mut node.attribute)?;
             expect(inp, Token::LParen)?;
-            (up_to(inp, Token::RParen, next_name)?, attribute)
+            up_to_onto(inp, Token::RParen, &mut node.input, next_name)
         }
         Token::LParen => {
-            let input = up_to(inp, Token::RParen, next_name)?;
-            let attribute = if eat(inp, Token::LAngle) {
-                attributes(inp, value)?
-            } else {
-                Vec::new()
-            };
-            (input, attribute)
+            up_to_onto(inp, Token::RParen, &mut node.input, next_name)?;
+            if eat(inp, Token::LAngle) {
+                attributes(inp, value, &mut node.attribute)?;
+            }
+            Some(())
         }
-        _ => return None,
-    };
-    Some(PlainNode {
-        input,
-        output,
-        name,
-        op_type,
-        attribute,
-        domain,
-    })
+        _ => None,
+    }
 }
 
 /// `Op` or `domain.parts.Op`, as (domain, op type, the token after it).
@@ -262,13 +266,18 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     }
 }
 
-/// The attributes after their `<`, up to and including the `>`.
+/// The attributes after their `<`, up to and including the `>`, each
+/// filled in place onto `attributes`.
 fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-) -> Option<Vec<AttributeProto>> {
-    let (attributes, after) = separated_in_place(inp, |inp, slot| attribute(inp, value, slot))?;
-    (after == Token::RAngle).then_some(attributes)
+    attributes: &mut Vec<AttributeProto>,
+) -> Option<()> {
+    let after = separated_onto(inp, attributes, |inp, attributes| {
+        attributes.push(AttributeProto::default());
+        attribute(inp, value, attributes.last_mut()?)
+    })?;
+    (after == Token::RAngle).then_some(())
 }
 
 /// `name (: type)? = value`, into `attribute`.
