@@ -12,7 +12,7 @@ use chumsky::error::Rich;
 
 use super::data::{self, data_sets_start, RawDataSet};
 use super::errors::to_error;
-use super::fast::pieces;
+use super::fast::pieces::{self, EncodedRun, EncodedRuns};
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
 use super::landmarks::{Kept, SourceMap};
 use super::tokens::{check_tokens, tokenize, with_tokens};
@@ -146,10 +146,7 @@ impl Parser {
             });
             let (model, encoded, depth) = match on_two_threads {
                 Some(parsed) => parsed,
-                None => {
-                    let (model, depth) = ModelProto::parse_on_one_thread(text)?;
-                    (model, Default::default(), depth)
-                }
+                None => encode_on_one_thread(text)?,
             };
             Ok(EncodedModel::new(model, encoded, depth))
         })
@@ -199,6 +196,31 @@ trait OneThread: Sized {
     /// say why when it fails); also how deep its plain brackets nest (see
     /// [`EncodedModel::deepest_brackets`]).
     fn parse_on_one_thread(text: &str) -> Result<(Self, usize), Error>;
+}
+
+/// [`ModelProto::parse_on_one_thread`] for [`Parser::encode_model`]: the
+/// main graph's nodes, when the plain reader reads the model, come encoded
+/// as it read them, in one run before the graph's (empty) node list.
+pub(super) fn encode_on_one_thread(text: &str) -> Result<(ModelProto, EncodedRuns, usize), Error> {
+    located(text, || {
+        with_tokens(text, |tokens, depth| {
+            let encoding = || State {
+                main_nodes: Some(Vec::new()),
+                ..State::default()
+            };
+            let (model, state) = parse_twice!(model, tokens, text, encoding())?;
+            let nodes =
+                (state.main_nodes.filter(|bytes| !bytes.is_empty())).map(|bytes| EncodedRun {
+                    at: 0,
+                    pieces: vec![bytes],
+                });
+            let encoded = EncodedRuns {
+                nodes: nodes.into_iter().collect(),
+                initializers: Vec::new(),
+            };
+            Ok((model, encoded, depth))
+        })
+    })
 }
 
 macro_rules! entry_points {

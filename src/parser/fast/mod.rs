@@ -149,7 +149,7 @@ mod tests {
         main + usize::from(model_too)
     }
 
-    fn examples() -> Vec<(PathBuf, String)> {
+    pub(super) fn examples() -> Vec<(PathBuf, String)> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .expect("examples/ exists")

@@ -6,7 +6,7 @@
 //! with tensor types read by `tensor.rs` and other types by the grammar's
 //! type production.
 
-use super::node::node_list;
+use super::node::{encoded_node_list, node_list};
 use super::tensor::{tensor_type, values};
 use super::{attempt, eat, expect, hand, next_name, or_grammar, separated, up_to, Handoff, Reader};
 use crate::lexer::Token;
@@ -29,7 +29,10 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     } else {
         Vec::new()
     };
-    let graph = graph(inp, grammar)?;
+    // Taken out, and put back only when the model is read: a model given
+    // back to the grammar has its nodes in the IR.
+    let mut encoded_nodes = inp.state().main_nodes.take();
+    let graph = graph(inp, grammar, encoded_nodes.as_mut())?;
     let mut functions = Vec::new();
     while inp.peek().is_some() {
         functions.push(hand(inp, function)?);
@@ -42,6 +45,7 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     for entry in header {
         apply_model_header(&mut model, entry).ok()?;
     }
+    inp.state().main_nodes = encoded_nodes;
     Some(model)
 }
 
@@ -99,10 +103,13 @@ fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     }
 }
 
-/// `name (inputs)? => (outputs) <value infos>? { nodes }`.
+/// `name (inputs)? => (outputs) <value infos>? { nodes }`, its nodes
+/// encoded into `encoded_nodes` when it is given (the graph's `node` list
+/// left empty).
 pub(super) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
+    encoded_nodes: Option<&mut Vec<u8>>,
 ) -> Option<GraphProto> {
     let name = next_name(inp)?;
     let list = |inp: &mut Reader<'t, '_, I, E>, close| {
@@ -123,13 +130,17 @@ pub(super) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     } else {
         Default::default()
     };
+    let node = match encoded_nodes {
+        Some(out) => encoded_node_list(inp, grammar, out).map(|()| Vec::new())?,
+        None => node_list(inp, grammar)?,
+    };
     Some(GraphProto {
         name: Some(name),
         input,
         output,
         value_info,
         initializer,
-        node: node_list(inp, grammar)?,
+        node,
         ..GraphProto::default()
     })
 }

@@ -29,6 +29,8 @@ mod tensor;
 
 pub(crate) use graph::ListEntries;
 
+use std::borrow::Cow;
+
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 
@@ -79,7 +81,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 pub(crate) fn graph<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
 ) -> impl Parser<'t, I, GraphProto, Extra<E>> + Clone {
-    fast_path(move |inp| graph::graph(inp, &grammar))
+    fast_path(move |inp| graph::graph(inp, &grammar, None))
 }
 
 /// `{ node* }`.
@@ -182,9 +184,14 @@ fn eat<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 
 /// A bare or quoted name.
 fn name(token: Token<'_>) -> Option<String> {
+    name_in_text(token).map(Cow::into_owned)
+}
+
+/// A bare or quoted name, borrowed from the text when it is bare.
+fn name_in_text(token: Token<'_>) -> Option<Cow<'_, str>> {
     match token {
-        Token::Ident(name) => Some(name.to_owned()),
-        Token::Str(raw) => Some(unquote(raw)),
+        Token::Ident(name) => Some(Cow::Borrowed(name)),
+        Token::Str(raw) => Some(Cow::Owned(unquote(raw))),
         _ => None,
     }
 }
@@ -208,42 +215,46 @@ fn separated<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     })
 }
 
-/// [`separated`] for large items, which `item` fills in place: each move
-/// of an `AttributeProto` copies 328 bytes. The items are then moved once,
-/// into a vector of their exact size. Most nodes have one or two
-/// attributes, so room for four made the attributes take two or more
-/// times the memory they fill, and the time to build a node-heavy IR grows
-/// with the memory it takes (see `bench/README.md`). The vector read into
-/// is freed at once, so the allocator hands the same memory, still in the
-/// cache, to the next list.
-fn separated_in_place<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T: Default>(
-    inp: &mut Reader<'t, '_, I, E>,
-    mut item: impl FnMut(&mut Reader<'t, '_, I, E>, &mut T) -> Option<()>,
-) -> Option<(Vec<T>, Token<'s>)> {
-    let (mut items, after) = separated_into(inp, |inp, items| {
-        items.push(T::default());
-        item(inp, items.last_mut()?)
-    })?;
+/// `items` in a vector of their exact size. Each move of an
+/// `AttributeProto` copies 328 bytes, so attributes are filled in place in
+/// a vector read into, then moved once, into one of their exact size: most
+/// nodes have one or two attributes, so room for four made the attributes
+/// take two or more times the memory they fill, and the time to build a
+/// node-heavy IR grows with the memory it takes (see `bench/README.md`).
+/// The vector read into is freed at once, so the allocator hands the same
+/// memory, still in the cache, to the next list.
+fn exact<T>(mut items: Vec<T>) -> Vec<T> {
     if items.len() < items.capacity() {
         let mut exact = Vec::with_capacity(items.len());
         exact.append(&mut items);
         items = exact;
     }
-    Some((items, after))
+    items
 }
 
 /// The loop of [`separated`]: `push` reads an item onto the list.
 fn separated_into<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     inp: &mut Reader<'t, '_, I, E>,
-    mut push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut Vec<T>) -> Option<()>,
+    push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut Vec<T>) -> Option<()>,
 ) -> Option<(Vec<T>, Token<'s>)> {
     // The capacity a first push gives, without the cost of growing.
     let mut items = Vec::with_capacity(4);
+    let after = separated_onto(inp, &mut items, push)?;
+    Some((items, after))
+}
+
+/// [`separated_into`] onto `items`, a vector read into before (its room
+/// kept); returns the token after the last item.
+fn separated_onto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
+    inp: &mut Reader<'t, '_, I, E>,
+    items: &mut Vec<T>,
+    mut push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut Vec<T>) -> Option<()>,
+) -> Option<Token<'s>> {
     loop {
-        push(inp, &mut items)?;
+        push(inp, items)?;
         match inp.next()? {
             Token::Comma => {}
-            after => return Some((items, after)),
+            after => return Some(after),
         }
     }
 }
@@ -254,9 +265,24 @@ fn up_to<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     close: Token<'s>,
     item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
 ) -> Option<Vec<T>> {
+    let mut items = Vec::new();
+    up_to_onto(inp, close, &mut items, item)?;
+    Some(items)
+}
+
+/// [`up_to`] onto `items`, a vector read into before (its room kept).
+fn up_to_onto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
+    inp: &mut Reader<'t, '_, I, E>,
+    close: Token<'s>,
+    items: &mut Vec<T>,
+    mut item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
+) -> Option<()> {
     if eat(inp, close) {
-        return Some(Vec::new());
+        return Some(());
     }
-    let (items, after) = separated(inp, item)?;
-    (after == close).then_some(items)
+    let after = separated_onto(inp, items, |inp, items| {
+        items.push(item(inp)?);
+        Some(())
+    })?;
+    (after == close).then_some(())
 }

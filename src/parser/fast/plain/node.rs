@@ -3,14 +3,23 @@
 //! annotations. An attribute's value, unless it is a number, a string or a
 //! flat list of those, is read by the grammar's value production; a node
 //! of any other form by the grammar's node production.
+//!
+//! A plain node is read into a [`PlainNode`], its bare names borrowed from
+//! the text, then built into a `NodeProto`, or encoded straight into the
+//! bytes `prost` gives of it ([`encoded_node_list`], the main graph's
+//! nodes of a model parsed to its encoding).
+
+use std::borrow::Cow;
 
 use chumsky::prelude::*;
+use prost::encoding::{encode_key, encode_varint, message, WireType};
 
 use super::tensor::constant;
 use super::{
-    attempt, eat, expect, name, next_name, or_grammar, separated, separated_in_place, up_to,
-    Handoff, Reader,
+    attempt, eat, exact, expect, hand, name, name_in_text, or_grammar, separated_onto, up_to,
+    up_to_onto, Handoff, Reader,
 };
+use crate::decode::GRAPH_NODE;
 use crate::lexer::Token;
 use crate::parser::attribute::{fill, Single, Written};
 use crate::parser::common::unquote;
@@ -74,23 +83,130 @@ fn node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
 ) -> Option<NodeProto> {
-    or_grammar(
-        inp,
-        |inp| plain_node(inp, &grammar.attribute_value),
-        &grammar.node,
-    )
+    let plain = |inp: &mut Reader<'t, '_, I, E>| {
+        let mut node = PlainNode::default();
+        plain_node(inp, &grammar.attribute_value, &mut node)?;
+        Some(node.into_proto())
+    };
+    or_grammar(inp, plain, &grammar.node)
 }
 
-/// `[label] outputs = operator call`.
+/// `{ node* }` as [`node_list`] reads it (but for pieces read apart, which
+/// it gives back), each node appended to `out` as a graph's `node` field,
+/// its tag, length and encoding: the bytes `prost` writes of it in the
+/// graph. Plain nodes are encoded from their [`PlainNode`], no `NodeProto`
+/// built, measured and dropped.
+pub(super) fn encoded_node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+    inp: &mut Reader<'t, '_, I, E>,
+    grammar: &Handoff<'t, 's, I, E>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    expect(inp, Token::LBrace)?;
+    // One node read into after another, its vectors' room kept.
+    let mut node = PlainNode::default();
+    loop {
+        if eat(inp, Token::RBrace) {
+            return Some(());
+        }
+        match attempt(inp, |inp| {
+            plain_node(inp, &grammar.attribute_value, &mut node)
+        }) {
+            Some(()) => node.encode(out),
+            None => message::encode(GRAPH_NODE, &hand(inp, &grammar.node)?, out),
+        }
+    }
+}
+
+/// A plain node as read: its bare names borrowed from the text, its
+/// attributes built.
+#[derive(Default)]
+struct PlainNode<'s> {
+    input: Vec<Cow<'s, str>>,
+    output: Vec<Cow<'s, str>>,
+    name: Option<Cow<'s, str>>,
+    op_type: &'s str,
+    attribute: Vec<AttributeProto>,
+    domain: Option<String>,
+}
+
+/// `NodeProto`'s field numbers, of the fields a [`PlainNode`] has.
+const NODE_INPUT: u32 = 1;
+const NODE_OUTPUT: u32 = 2;
+const NODE_NAME: u32 = 3;
+const NODE_OP_TYPE: u32 = 4;
+const NODE_ATTRIBUTE: u32 = 5;
+const NODE_DOMAIN: u32 = 7;
+
+impl PlainNode<'_> {
+    fn into_proto(self) -> NodeProto {
+        NodeProto {
+            input: self.input.into_iter().map(Cow::into_owned).collect(),
+            output: self.output.into_iter().map(Cow::into_owned).collect(),
+            name: self.name.map(Cow::into_owned),
+            op_type: Some(self.op_type.to_owned()),
+            domain: self.domain,
+            attribute: exact(self.attribute),
+            ..NodeProto::default()
+        }
+    }
+
+    /// Appends the node to `out` as a graph's `node` field, in `prost`'s
+    /// order (that of the field numbers). The length goes before the
+    /// encoding: one byte is left for it, and widened in place when the
+    /// encoding is 128 bytes or more.
+    fn encode(&self, out: &mut Vec<u8>) {
+        encode_key(GRAPH_NODE, WireType::LengthDelimited, out);
+        let length_at = out.len();
+        out.push(0);
+        for input in &self.input {
+            encode_string(NODE_INPUT, input, out);
+        }
+        for output in &self.output {
+            encode_string(NODE_OUTPUT, output, out);
+        }
+        if let Some(name) = &self.name {
+            encode_string(NODE_NAME, name, out);
+        }
+        encode_string(NODE_OP_TYPE, self.op_type, out);
+        for attribute in &self.attribute {
+            message::encode(NODE_ATTRIBUTE, attribute, out);
+        }
+        if let Some(domain) = &self.domain {
+            encode_string(NODE_DOMAIN, domain, out);
+        }
+        let len = out.len() - length_at - 1;
+        match u8::try_from(len) {
+            Ok(byte) if byte < 0x80 => out[length_at] = byte,
+            _ => {
+                let mut varint = Vec::with_capacity(10);
+                encode_varint(len as u64, &mut varint);
+                out.splice(length_at..=length_at, varint);
+            }
+        }
+    }
+}
+
+/// Appends the string field `number` holding `value`, as `prost` does.
+fn encode_string(number: u32, value: &str, out: &mut Vec<u8>) {
+    encode_key(number, WireType::LengthDelimited, out);
+    encode_varint(value.len() as u64, out);
+    out.extend_from_slice(value.as_bytes());
+}
+
+/// `[label] outputs = operator call`, into `node` (emptied first).
 fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-) -> Option<NodeProto> {
-    let name = if eat(inp, Token::LBracket) {
+    node: &mut PlainNode<'s>,
+) -> Option<()> {
+    node.input.clear();
+    node.output.clear();
+    node.attribute.clear();
+    node.name = if eat(inp, Token::LBracket) {
         match inp.next()? {
-            Token::RBracket => Some(String::new()),
+            Token::RBracket => Some(Cow::Borrowed("")),
             token => {
-                let label = name(token)?;
+                let label = name_in_text(token)?;
                 expect(inp, Token::RBracket)?;
                 Some(label)
             }
@@ -98,41 +214,35 @@ fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     } else {
         None
     };
-    let (output, after) = separated(inp, next_name)?;
+    let next_name = |inp: &mut Reader<'t, '_, I, E>| name_in_text(inp.next()?);
+    let after = separated_onto(inp, &mut node.output, |inp, output| {
+        output.push(next_name(inp)?);
+        Some(())
+    })?;
     (after == Token::Eq).then_some(())?;
     let (domain, op_type, after) = operator(inp)?;
-    let (input, attribute) = match after {
+    (node.domain, node.op_type) = (domain, op_type);
+    match after {
         Token::LAngle => {
-            let attribute = attributes(inp, value)?;
+            attributes(inp, value, &mut node.attribute)?;
             expect(inp, Token::LParen)?;
-            (up_to(inp, Token::RParen, next_name)?, attribute)
+            up_to_onto(inp, Token::RParen, &mut node.input, next_name)
         }
         Token::LParen => {
-            let input = up_to(inp, Token::RParen, next_name)?;
-            let attribute = if eat(inp, Token::LAngle) {
-                attributes(inp, value)?
-            } else {
-                Vec::new()
-            };
-            (input, attribute)
+            up_to_onto(inp, Token::RParen, &mut node.input, next_name)?;
+            if eat(inp, Token::LAngle) {
+                attributes(inp, value, &mut node.attribute)?;
+            }
+            Some(())
         }
-        _ => return None,
-    };
-    Some(NodeProto {
-        input,
-        output,
-        name,
-        op_type: Some(op_type),
-        domain,
-        attribute,
-        ..NodeProto::default()
-    })
+        _ => None,
+    }
 }
 
 /// `Op` or `domain.parts.Op`, as (domain, op type, the token after it).
 fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
-) -> Option<(Option<String>, String, Token<'s>)> {
+) -> Option<(Option<String>, &'s str, Token<'s>)> {
     let Token::Ident(first) = inp.next()? else {
         return None;
     };
@@ -151,18 +261,23 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
                 domain.push_str(last);
                 last = part;
             }
-            after => return Some((domain, last.to_owned(), after)),
+            after => return Some((domain, last, after)),
         }
     }
 }
 
-/// The attributes after their `<`, up to and including the `>`.
+/// The attributes after their `<`, up to and including the `>`, each
+/// filled in place onto `attributes`.
 fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-) -> Option<Vec<AttributeProto>> {
-    let (attributes, after) = separated_in_place(inp, |inp, slot| attribute(inp, value, slot))?;
-    (after == Token::RAngle).then_some(attributes)
+    attributes: &mut Vec<AttributeProto>,
+) -> Option<()> {
+    let after = separated_onto(inp, attributes, |inp, attributes| {
+        attributes.push(AttributeProto::default());
+        attribute(inp, value, attributes.last_mut()?)
+    })?;
+    (after == Token::RAngle).then_some(())
 }
 
 /// `name (: type)? = value`, into `attribute`.
@@ -220,7 +335,7 @@ fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 mod tests {
     use prost::Message;
 
-    use crate::proto::{GraphProto, NodeProto};
+    use crate::proto::{GraphProto, ModelProto, NodeProto};
     use crate::{parse_model, parse_model_with_source_map, parse_node, parse_nodes};
 
     /// Nodes of every form: the plain ones, the ones whose values the
@@ -330,6 +445,96 @@ mod tests {
         let (mapped, _) = parse_model_with_source_map(&text).unwrap();
         assert_eq!(plain.encode_to_vec(), mapped.encode_to_vec());
         assert_eq!(plain.graph.unwrap().node.len(), body.len());
+    }
+
+    /// Whether the main graph's nodes of `text` come encoded as read
+    /// (on one thread, as `Parser::encode_model` reads short texts); in
+    /// any case the bytes written are those of the model's IR, or the
+    /// error the same.
+    fn encoded_as_read(text: &str) -> bool {
+        use crate::parser::entry::encode_on_one_thread;
+        use crate::parser::write::EncodedModel;
+        let ir = crate::Parser::new()
+            .threads(false)
+            .parse::<ModelProto>(text);
+        match (encode_on_one_thread(text), ir) {
+            (Ok((model, runs, depth)), Ok(ir)) => {
+                let as_read = model.graph.as_ref().is_some_and(|g| g.node.is_empty())
+                    && !runs.nodes.is_empty();
+                let mut bytes = Vec::new();
+                EncodedModel::new(model, runs, depth)
+                    .write(&mut bytes)
+                    .unwrap();
+                assert!(bytes == ir.encode_to_vec(), "{text}");
+                as_read
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.diagnostics(), b.diagnostics(), "{text}");
+                false
+            }
+            (encoded, ir) => panic!(
+                "{text}: encoded {:?}, the IR {:?}",
+                encoded.map(|_| "a model"),
+                ir.map(|_| "a model")
+            ),
+        }
+    }
+
+    /// `text`, cut in half, with a stray token and with an unclosed
+    /// bracket at its middle (its `char` nearest below).
+    fn broken(text: &str) -> [String; 3] {
+        let middle = (0..=text.len() / 2)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let (head, tail) = text.split_at(middle);
+        [
+            head.to_owned(),
+            format!("{head} $ {tail}"),
+            format!("{head} ( {tail}"),
+        ]
+    }
+
+    /// Every node form of [`NODES`] in a model's main graph, alone and all
+    /// the parseable ones together, after a header and before a function;
+    /// nodes whose encoding is 128 bytes and more (a two- and a
+    /// three-byte length); the shipped examples; and each of them cut and
+    /// with stray tokens: the main graph's nodes of every model that parses
+    /// here are encoded as read (the model is plain, its nodes plain or
+    /// handed to the grammar), and the bytes are those of its IR.
+    #[test]
+    fn nodes_encoded_as_read_are_the_bytes_of_their_ir() {
+        let model = |body: &str| {
+            format!(
+                "<ir_version: 10, opset_import: [\"\": 21]>\n\
+                 g (float x, bool c) => (float y) {{\n{body}\n}}\n\
+                 <domain: \"f\", opset_import: [\"\": 21]> F (x) => (y) {{ y = Relu(x) }}\n"
+            )
+        };
+        let plain: Vec<&str> = NODES
+            .iter()
+            .copied()
+            .filter(|text| parse_node(text).is_ok())
+            .collect();
+        let long = |inputs: usize| {
+            let names: Vec<String> = (0..inputs).map(|i| format!("x{i}")).collect();
+            format!("y = Concat <axis = 0> ({})", names.join(", "))
+        };
+        let mut texts: Vec<String> = NODES.iter().map(|text| model(text)).collect();
+        texts.push(model(&plain.join("\n")));
+        texts.extend([long(40), long(5_000)].iter().map(|node| model(node)));
+        let examples: Vec<String> = crate::parser::fast::tests::examples()
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        texts.extend(examples.iter().cloned());
+        for text in &texts {
+            let parses = parse_model(text).is_ok();
+            assert_eq!(encoded_as_read(text), parses, "{text}");
+            for broken in broken(text) {
+                encoded_as_read(&broken);
+            }
+        }
     }
 
     #[test]
