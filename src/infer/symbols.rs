@@ -174,6 +174,7 @@ mod tests {
         let fresh: Vec<String> = (0..3).map(|_| symbols.fresh().to_string()).collect();
         assert_eq!(fresh, ["unk__5", "unk__6", "unk__7"]);
     }
+
     #[test]
     fn fresh_names_skip_only_the_models_names_written_as_fresh_ones() {
         let model = crate::parse_model(
