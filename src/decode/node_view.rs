@@ -201,27 +201,6 @@ impl<'a> NodeView<'a> {
         a.graphs.end = self.graphs.len();
         Some(a)
     }
-
-    /// This view emptied, for nodes of another input: the same lists, and
-    /// their room (a list collected from an emptied one of the same layout
-    /// keeps its allocation).
-    pub(crate) fn emptied<'b>(mut self) -> NodeView<'b> {
-        self.clear();
-        fn relabelled<T, U>(list: Vec<T>) -> Vec<U> {
-            list.into_iter().filter_map(|_| None).collect()
-        }
-        NodeView {
-            input: relabelled(self.input),
-            output: relabelled(self.output),
-            attribute: relabelled(self.attribute),
-            strings: relabelled(self.strings),
-            tensors: relabelled(self.tensors),
-            graphs: relabelled(self.graphs),
-            ints: self.ints,
-            floats: self.floats,
-            ..NodeView::default()
-        }
-    }
 }
 
 impl NodeView<'_> {

@@ -100,17 +100,6 @@ impl<'a> TensorView<'a> {
             ..TensorProto::default()
         }
     }
-
-    /// This view emptied, for tensors of another input: the same lists,
-    /// and their room.
-    pub(crate) fn emptied<'b>(self) -> TensorView<'b> {
-        TensorView {
-            dims: self.dims,
-            int32_data: self.int32_data,
-            int64_data: self.int64_data,
-            ..TensorView::default()
-        }
-    }
 }
 
 /// An `int32` from its varint as `prost` reads it, when the walk accepts

@@ -48,14 +48,19 @@ pub(crate) fn top_graph(s: &mut Sink<'_>, g: &GraphProto) {
 /// read or decoded only as it is printed (see
 /// [`crate::Printer::write_binary_model`]).
 pub(crate) trait ListedTensor: Sync {
+    /// What the initializer is read into to be printed, if anything: one
+    /// room for the initializers a thread prints, one after another.
+    type Room: Default + Send;
     /// Writes the initializer, or gives why it could not be decoded.
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error>;
+    fn print(&self, s: &mut Sink<'_>, room: &mut Self::Room) -> Result<(), crate::Error>;
     /// The length of its encoding.
     fn encoded_len(&self) -> usize;
 }
 
 impl ListedTensor for TensorProto {
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+    type Room = ();
+
+    fn print(&self, s: &mut Sink<'_>, (): &mut ()) -> Result<(), crate::Error> {
         tensor::tensor_constant(s, self, TensorPlace::Initializer);
         Ok(())
     }
@@ -66,7 +71,9 @@ impl ListedTensor for TensorProto {
 }
 
 impl ListedTensor for TensorView<'_> {
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+    type Room = ();
+
+    fn print(&self, s: &mut Sink<'_>, (): &mut ()) -> Result<(), crate::Error> {
         tensor::tensor_constant(s, self, TensorPlace::Initializer);
         Ok(())
     }
@@ -76,23 +83,22 @@ impl ListedTensor for TensorView<'_> {
     }
 }
 
-impl ListedTensor for Encoded<'_> {
-    /// Prints the initializer from a [`TensorView`] of its encoding when
-    /// the view holds it, else from the tensor `prost` decodes.
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
-        let mut view = std::mem::take(&mut s.tensor_view);
-        let printed = if view.read(self.bytes()) {
-            tensor::tensor_constant(s, &view, TensorPlace::Initializer);
-            Ok(())
-        } else {
-            // A tensor of its own: one kept from the last would hold on
-            // to the largest weights' room.
-            let mut decoded = TensorProto::default();
-            let printed = self.decode_into(&mut decoded);
-            printed.map(|()| tensor::tensor_constant(s, &decoded, TensorPlace::Initializer))
-        };
-        s.tensor_view = view.emptied();
-        printed
+impl<'a> ListedTensor for Encoded<'a> {
+    type Room = TensorView<'a>;
+
+    /// Prints the initializer from a [`TensorView`] of its encoding, read
+    /// into `view`, when the view holds it, else from the tensor `prost`
+    /// decodes.
+    fn print(&self, s: &mut Sink<'_>, view: &mut TensorView<'a>) -> Result<(), crate::Error> {
+        if view.read(self.bytes()) {
+            tensor::tensor_constant(s, view, TensorPlace::Initializer);
+            return Ok(());
+        }
+        // A tensor of its own: one kept from the last would hold on to
+        // the largest weights' room.
+        let mut decoded = TensorProto::default();
+        let printed = self.decode_into(&mut decoded);
+        printed.map(|()| tensor::tensor_constant(s, &decoded, TensorPlace::Initializer))
     }
 
     fn encoded_len(&self) -> usize {
@@ -174,9 +180,9 @@ pub(crate) fn graph_with<N: ListedNode, T: ListedTensor>(
                     .map(|(i, v)| Item::Info(i, v)),
             )
             .collect();
-        let item = |s: &mut Sink<'_>, _, item: &Item<'_, T>| match item {
+        let item = |s: &mut Sink<'_>, room: &mut T::Room, _, item: &Item<'_, T>| match item {
             Item::Init(i, t) => s.at_index("initializer", *i, |s| {
-                if let Err(error) = t.print(s) {
+                if let Err(error) = t.print(s, room) {
                     s.fail(error);
                 }
             }),
@@ -184,6 +190,8 @@ pub(crate) fn graph_with<N: ListedNode, T: ListedTensor>(
         };
         s.text(" ");
         if initializers.is_empty() {
+            let mut room = T::Room::default();
+            let item = |s: &mut Sink<'_>, i, info: &Item<'_, T>| item(s, &mut room, i, info);
             s.block_list("<", ">", &items, ListLayout::by_count(items.len()), item);
         } else {
             // Initializers are data, each on a line of its own.
@@ -203,15 +211,20 @@ pub(crate) fn graph_with<N: ListedNode, T: ListedTensor>(
 /// encoded and read only as it is printed (see
 /// [`crate::Printer::write_binary_model`]).
 pub(crate) trait ListedNode: Sync {
+    /// What the node is read into to be printed, if anything: one room
+    /// for the nodes a thread prints, one after another.
+    type Room: Default + Send;
     /// Writes the node with [`commented_node`], or gives why it could not
     /// be decoded.
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error>;
+    fn print(&self, s: &mut Sink<'_>, room: &mut Self::Room) -> Result<(), crate::Error>;
     /// The length of its encoding.
     fn encoded_len(&self) -> usize;
 }
 
 impl ListedNode for NodeProto {
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+    type Room = ();
+
+    fn print(&self, s: &mut Sink<'_>, (): &mut ()) -> Result<(), crate::Error> {
         commented_node(s, self);
         Ok(())
     }
@@ -222,7 +235,9 @@ impl ListedNode for NodeProto {
 }
 
 impl ListedNode for NodeView<'_> {
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+    type Room = ();
+
+    fn print(&self, s: &mut Sink<'_>, (): &mut ()) -> Result<(), crate::Error> {
         commented_node(s, self);
         Ok(())
     }
@@ -232,26 +247,28 @@ impl ListedNode for NodeView<'_> {
     }
 }
 
-impl ListedNode for Encoded<'_> {
+/// What nodes still encoded are read or decoded into, one after another,
+/// as they are printed.
+#[derive(Default)]
+pub(crate) struct NodeRoom<'a> {
+    view: NodeView<'a>,
+    decoded: NodeProto,
+}
+
+impl<'a> ListedNode for Encoded<'a> {
+    type Room = NodeRoom<'a>;
+
     /// Prints the node from a [`NodeView`] of its encoding when the view
     /// holds it, else from the node `prost` decodes (which checks it first
     /// when the walk of the model left it).
-    fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
-        let mut view = std::mem::take(&mut s.node_view);
-        let printed = if view.read(self.bytes()) {
-            commented_node(s, &view);
-            Ok(())
-        } else {
-            let mut scratch = std::mem::take(&mut s.node_scratch);
-            let decoded = self.decode_into(&mut scratch);
-            if decoded.is_ok() {
-                commented_node(s, &scratch);
-            }
-            s.node_scratch = scratch;
-            decoded
-        };
-        s.node_view = view.emptied();
-        printed
+    fn print(&self, s: &mut Sink<'_>, room: &mut NodeRoom<'a>) -> Result<(), crate::Error> {
+        if room.view.read(self.bytes()) {
+            commented_node(s, &room.view);
+            return Ok(());
+        }
+        self.decode_into(&mut room.decoded)?;
+        commented_node(s, &room.decoded);
+        Ok(())
     }
 
     fn encoded_len(&self) -> usize {
@@ -264,10 +281,10 @@ impl ListedNode for Encoded<'_> {
 /// A node that cannot be decoded fails the print (see [`Sink::fail`]).
 pub(crate) fn node_lines<N: ListedNode>(s: &mut Sink<'_>, nodes: &[N]) {
     s.indent();
-    s.each_item(nodes, N::encoded_len, |s, i, n| {
+    s.each_item(nodes, N::encoded_len, |s, room, i, n| {
         s.newline();
         s.at_index("node", i, |s| {
-            if let Err(error) = n.print(s) {
+            if let Err(error) = n.print(s, room) {
                 s.fail(error);
             }
         });
@@ -937,9 +954,11 @@ mod tests {
     struct Maybe(Option<NodeProto>);
 
     impl ListedNode for Maybe {
-        fn print(&self, s: &mut Sink<'_>) -> Result<(), crate::Error> {
+        type Room = ();
+
+        fn print(&self, s: &mut Sink<'_>, (): &mut ()) -> Result<(), crate::Error> {
             match &self.0 {
-                Some(node) => node.print(s),
+                Some(node) => node.print(s, &mut ()),
                 None => Err(crate::parse_node("=").unwrap_err()),
             }
         }
@@ -1063,6 +1082,59 @@ mod tests {
                 (String::from_utf8(out).unwrap(), dropped),
                 (expected.text, expected.dropped)
             );
+        }
+    }
+
+    #[test]
+    fn encoded_items_read_one_after_another_print_as_their_ir() {
+        // Nodes and initializers the views read among ones they leave to
+        // `prost` (a doc string), on one thread and shared with a helper:
+        // each thread's rooms, kept from one item to the next, hold
+        // nothing of the item before.
+        let nodes = [
+            "y = Relu (x)",
+            "[n] k = Constant <value: tensor = float[3] {1, 2, 3}> ()",
+            "y = Foo <a: ints = [1, 2, 3], b: string = \"s\"> (x)",
+        ];
+        let node = (0..3000)
+            .map(|i| {
+                let mut node = crate::parse_node(nodes[i % 3]).unwrap();
+                if i % 4 == 1 {
+                    node.doc_string = Some(format!("doc {i}"));
+                }
+                node
+            })
+            .collect();
+        let initializer = (0..3000)
+            .map(|i| TensorProto {
+                name: Some(format!("w{i}")),
+                data_type: Some(1),
+                dims: vec![(i % 3) as i64],
+                float_data: vec![0.5; i % 3],
+                doc_string: (i % 5 == 1).then(|| format!("doc {i}")),
+                ..TensorProto::default()
+            })
+            .collect();
+        let model = crate::proto::ModelProto {
+            graph: Some(GraphProto {
+                name: Some("g".into()),
+                node,
+                initializer,
+                ..GraphProto::default()
+            }),
+            ..crate::proto::ModelProto::default()
+        };
+        let bytes = prost::Message::encode_to_vec(&model);
+        for threads in [true, false] {
+            let printer = Printer::new().threads(threads);
+            let expected = printer.print(&model);
+            assert_eq!(printer.print_binary_model(&bytes).unwrap(), expected);
+            let mut out = Vec::new();
+            printer
+                .write_binary_model(&bytes, &mut out)
+                .unwrap()
+                .unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), expected.text);
         }
     }
 

@@ -147,11 +147,13 @@ impl Sink<'_> {
     /// `Constant` nodes) stays on this thread: their number lists are split
     /// with the print's helper ([`Sink::fill_numbers`]), where the two
     /// threads' parts are even, and no third thread is started for them.
-    pub(crate) fn each_item<T: Sync>(
+    /// Each thread lends `write` a `room` of its own, kept from one item
+    /// to the next (what an item still encoded is read into).
+    pub(crate) fn each_item<T: Sync, R: Default + Send>(
         &mut self,
         items: &[T],
         weight: impl Fn(&T) -> usize,
-        write: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
+        write: impl Fn(&mut Sink<'_>, &mut R, usize, &T) + Sync,
     ) {
         let weights: Vec<usize> = match self.may_split && crate::parallel::available() {
             true => items.iter().map(weight).collect(),
@@ -162,9 +164,10 @@ impl Sink<'_> {
             true => Vec::new(),
             false => split_units(&weights),
         };
+        let mut room = R::default();
         if units.is_empty() {
             for (i, x) in items.iter().enumerate() {
-                write(self, i, x);
+                write(self, &mut room, i, x);
             }
             return;
         }
@@ -177,11 +180,12 @@ impl Sink<'_> {
         self.may_split = false;
         // While the helper writes its parts, this thread's number lists
         // take the other core only from `PARALLEL_MIN` items.
+        let mut helper_room = R::default();
         crate::parallel::with_other_busy(true, || {
             crate::parallel::pipeline(
                 self,
                 units.iter(),
-                |&&(start, mine, end), (text, dropped, error): &mut Made| {
+                move |&&(start, mine, end), (text, dropped, error): &mut Made| {
                     let mut other = Sink::in_memory(opts);
                     other.level = level;
                     other.path.clone_from(&path);
@@ -191,7 +195,7 @@ impl Sink<'_> {
                     other.buf.clear();
                     other.expect_text(text_room(&weights[start + mine..end]));
                     for (i, x) in items.iter().enumerate().take(end).skip(start + mine) {
-                        write(&mut other, i, x);
+                        write(&mut other, &mut helper_room, i, x);
                     }
                     *text = other.buf;
                     *dropped = other.dropped;
@@ -199,7 +203,7 @@ impl Sink<'_> {
                 },
                 |sink, &&(start, mine, _)| {
                     for (i, x) in items.iter().enumerate().skip(start).take(mine) {
-                        write(sink, i, x);
+                        write(sink, &mut room, i, x);
                     }
                 },
                 |sink, _, (text, dropped, error)| {
@@ -240,22 +244,23 @@ impl Sink<'_> {
     }
 
     /// [`Sink::block_list`] one item per line, for lists that may be long:
-    /// written by [`Sink::each_item`], on two threads when long enough.
-    pub(crate) fn block_lines<T: Sync>(
+    /// written by [`Sink::each_item`] (`item` lent its rooms), on two
+    /// threads when long enough.
+    pub(crate) fn block_lines<T: Sync, R: Default + Send>(
         &mut self,
         open: &str,
         close: &str,
         items: &[T],
         weight: impl Fn(&T) -> usize,
-        item: impl Fn(&mut Sink<'_>, usize, &T) + Sync,
+        item: impl Fn(&mut Sink<'_>, &mut R, usize, &T) + Sync,
     ) {
         if items.is_empty() {
             self.text(open);
             return self.text(close);
         }
         self.one_per_line(open, close, |s| {
-            s.each_item(items, weight, |s, i, value| {
-                s.item_line(i + 1 == items.len(), |s| item(s, i, value));
+            s.each_item(items, weight, |s, room, i, value| {
+                s.item_line(i + 1 == items.len(), |s| item(s, room, i, value));
             });
         });
     }
@@ -603,7 +608,7 @@ mod tests {
                     s.may_split = may_split;
                     s.at("graph", |s| {
                         s.indent();
-                        s.each_item(&items, weight, |s, i, x| {
+                        s.each_item(&items, weight, |s, _: &mut (), i, x| {
                             s.newline();
                             s.at_index("node", i, |s| {
                                 s.text(x);

@@ -13,8 +13,6 @@ use std::io::{self, Write};
 
 use super::comments::Comments;
 use super::lists::Formatted;
-use crate::decode::{NodeView, TensorView};
-use crate::proto::NodeProto;
 
 use super::{Dropped, Printer};
 
@@ -43,16 +41,6 @@ pub struct Sink<'a> {
     /// this thread formats while the helper formats the rest, as the last
     /// list left it (see `Sink::fill_pipelined`).
     pub(super) number_share: usize,
-    /// The node that nodes still encoded are decoded into, one after
-    /// another, as they are printed (`graph::node_lines`).
-    pub(super) node_scratch: NodeProto,
-    /// The view nodes still encoded are read into, one after another, as
-    /// they are printed (`graph::ListedNode`), emptied between them.
-    pub(super) node_view: NodeView<'static>,
-    /// The view initializers still encoded are read into, one after
-    /// another, as they are printed (`graph::ListedTensor`), emptied
-    /// between them.
-    pub(super) tensor_view: TensorView<'static>,
 }
 
 impl<'a> Sink<'a> {
@@ -79,9 +67,6 @@ impl<'a> Sink<'a> {
             may_split: true,
             number_texts: Vec::new(),
             number_share: super::lists::MINE_32NDS,
-            node_scratch: NodeProto::default(),
-            node_view: NodeView::default(),
-            tensor_view: TensorView::default(),
         }
     }
 
