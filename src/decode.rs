@@ -43,6 +43,7 @@ use crate::proto::{
 };
 
 mod graph_view;
+mod kept_list;
 mod node_view;
 mod tensor_view;
 
@@ -1956,20 +1957,32 @@ g (bool c, float[2] x) => (float[2] y) {
             attribute(&[field(6, &relu)[..4].to_vec()]),
             attribute(&[field(11, &relu)[..4].to_vec()]),
             attribute(&[varint_field(6, 1)]),
-        ]);
+        ])
+        .collect::<Vec<_>>();
         let mut view = NodeView::default();
         for bytes in &read {
             assert!(view.read(bytes), "{bytes:?}");
             let decoded = decode::<NodeProto>(bytes).unwrap();
             assert_eq!(view.to_proto().encode_to_vec(), decoded.encode_to_vec());
         }
-        for bytes in left {
-            assert!(!NodeView::default().read(&bytes), "{bytes:?}");
+        for bytes in &left {
+            assert!(!NodeView::default().read(bytes), "{bytes:?}");
             let node = [field(4, b"If"), bytes.clone()].concat();
             assert!(!NodeView::default().read(&node), "{bytes:?}");
             // The print from bytes fails as the decoder does, or prints
             // what it decodes.
             agrees_with_prost(&field(7, &field(1, &node)));
+        }
+        // Reused after any node, read or left, whose graphs' views (their
+        // nodes', tensors' and graphs' at every depth) it keeps, the view
+        // reads what a fresh one reads.
+        for before in read.iter().chain(&left) {
+            for bytes in &read {
+                view.read(before);
+                assert!(view.read(bytes), "{bytes:?}");
+                let decoded = decode::<NodeProto>(bytes).unwrap();
+                assert_eq!(view.to_proto().encode_to_vec(), decoded.encode_to_vec());
+            }
         }
     }
 

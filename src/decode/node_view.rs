@@ -23,6 +23,7 @@
 use std::ops::Range;
 
 use super::graph_view::GraphView;
+use super::kept_list::KeptList;
 use super::tensor_view::TensorView;
 use super::{read_varint, MAIN_GRAPH_ITEM_DEPTH, MAX_MESSAGE_DEPTH};
 use crate::proto::{AttributeProto, NodeProto};
@@ -44,10 +45,12 @@ pub(crate) struct NodeView<'a> {
     pub(crate) floats: Vec<f32>,
     /// The `strings` of every attribute, one after another.
     pub(crate) strings: Vec<&'a [u8]>,
-    /// The `t` of every attribute that has one, one after another.
-    pub(crate) tensors: Vec<TensorView<'a>>,
-    /// The `g` and `graphs` of every attribute, one after another.
-    pub(crate) graphs: Vec<GraphView<'a>>,
+    /// The `t` of every attribute that has one, one after another (their
+    /// views kept from one node to the next).
+    pub(crate) tensors: KeptList<TensorView<'a>>,
+    /// The `g` and `graphs` of every attribute, one after another (their
+    /// views kept from one node to the next, at every depth).
+    pub(crate) graphs: KeptList<GraphView<'a>>,
     /// The length of its encoding.
     pub(crate) encoded_len: usize,
 }
@@ -171,22 +174,18 @@ impl<'a> NodeView<'a> {
                 // A second `t` would be merged into the first: left.
                 k if k == key(5, LEN) && a.t.is_none() => {
                     within_nesting(depth + 1)?;
-                    let mut t = TensorView::default();
-                    t.read_from(reader.message()?)?;
                     a.t = Some(self.tensors.len());
-                    self.tensors.push(t);
+                    self.tensors.push_kept().read_from(reader.message()?)?;
                 }
                 // A second `g` would be merged into the first, and a `g`
                 // among `graphs` would break their range: left.
                 k if k == key(6, LEN) && a.g.is_none() && self.graphs.len() == a.graphs.start => {
-                    let g = GraphView::read(reader.message()?, within_nesting(depth + 1)?)?;
                     a.g = Some(self.graphs.len());
-                    self.graphs.push(g);
+                    self.read_graph(reader.message()?, depth)?;
                     a.graphs = self.graphs.len()..self.graphs.len();
                 }
                 k if k == key(11, LEN) && a.g.is_none() => {
-                    let g = GraphView::read(reader.message()?, within_nesting(depth + 1)?)?;
-                    self.graphs.push(g);
+                    self.read_graph(reader.message()?, depth)?;
                 }
                 k if k == key(20, VARINT) => {
                     let value = reader.varint()?;
@@ -200,6 +199,13 @@ impl<'a> NodeView<'a> {
         a.strings.end = self.strings.len();
         a.graphs.end = self.graphs.len();
         Some(a)
+    }
+
+    /// Reads the graph `reader` reads, a value of an attribute nested
+    /// `depth` deep in the model, into the next of `graphs`.
+    fn read_graph(&mut self, reader: Reader<'a>, depth: usize) -> Option<()> {
+        let depth = within_nesting(depth + 1)?;
+        self.graphs.push_kept().read(reader, depth)
     }
 }
 

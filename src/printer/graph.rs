@@ -795,8 +795,8 @@ impl ValueGraph for GraphView<'_> {
             s,
             &self.rest,
             GraphPlace::Value,
-            &self.node,
-            &self.initializer,
+            &self.node[..],
+            &self.initializer[..],
         );
     }
 }
@@ -1090,15 +1090,19 @@ mod tests {
         // Nodes and initializers the views read among ones they leave to
         // `prost` (a doc string), on one thread and shared with a helper:
         // each thread's rooms, kept from one item to the next, hold
-        // nothing of the item before.
+        // nothing of the item before (nor their graphs' views).
         let nodes = [
             "y = Relu (x)",
             "[n] k = Constant <value: tensor = float[3] {1, 2, 3}> ()",
             "y = Foo <a: ints = [1, 2, 3], b: string = \"s\"> (x)",
+            "y = If (c) <then_branch: graph = t () => (a) { a = Relu (x) }, \
+             else_branch: graph = e () => (b) <float[1] w = {1}> { b = Neg (w) }>",
+            "y = If (c) <then_branch: graph = t () => (a) { a = Identity (x) }, \
+             else_branch: graph = \"\" () => (b) {}>",
         ];
         let node = (0..3000)
             .map(|i| {
-                let mut node = crate::parse_node(nodes[i % 3]).unwrap();
+                let mut node = crate::parse_node(nodes[i % nodes.len()]).unwrap();
                 if i % 4 == 1 {
                     node.doc_string = Some(format!("doc {i}"));
                 }
