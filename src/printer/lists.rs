@@ -331,9 +331,17 @@ impl FillState {
     /// Formats `items` and appends them, from the item at `self.index` on.
     fn lay_out<T: Number>(&mut self, buf: &mut Vec<u8>, items: &[T]) {
         each_text(items, |text| {
-            let mut padded = [0; NUMBER_MAX];
-            let n = copy_small(&mut padded, text.as_bytes());
-            self.item(buf, &padded, n);
+            self.separator(buf);
+            // Copied into the output in place, not into a slot of its own
+            // first: read back whole just after its bytes were stored
+            // piecemeal, that slot would stall the store buffer.
+            let start = buf.len();
+            buf.extend_from_slice(&[0; NUMBER_MAX]);
+            let slot = (&mut buf[start..])
+                .try_into()
+                .expect("a slot of NUMBER_MAX bytes");
+            let n = copy_small(slot, text.as_bytes());
+            buf.truncate(start + n);
         });
     }
 
@@ -347,16 +355,18 @@ impl FillState {
             let text: &[u8; NUMBER_MAX] = formatted.texts[start..start + NUMBER_MAX]
                 .try_into()
                 .expect("room after each text");
-            self.item(buf, text, n);
+            self.separator(buf);
+            buf.extend_from_slice(text);
+            buf.truncate(buf.len() - NUMBER_MAX + n);
             start += n;
         }
     }
 
-    /// Appends one item to `buf`: the separator (and line break), then the
-    /// first `n` bytes of `text`. Every append is of a fixed size, cut
-    /// back after (no call to `memcpy`).
+    /// Appends the separator before the next item to `buf` (and the line
+    /// break), if it is not the first, and counts the item. Every append
+    /// of an item is of a fixed size, cut back after (no call to `memcpy`).
     #[inline(always)]
-    fn item(&mut self, buf: &mut Vec<u8>, text: &[u8; NUMBER_MAX], n: usize) {
+    fn separator(&mut self, buf: &mut Vec<u8>) {
         if self.index > 0 {
             if breaks_line(self.fill, self.index) {
                 buf.extend_from_slice(b",\n");
@@ -372,8 +382,6 @@ impl FillState {
             }
         }
         self.index += 1;
-        buf.extend_from_slice(text);
-        buf.truncate(buf.len() - NUMBER_MAX + n);
     }
 }
 
