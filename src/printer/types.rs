@@ -7,6 +7,8 @@
 //! owns the type. Dimension and type denotations travel that way, e.g.
 //! `@<type: {denotation: "IMAGE"}> float[N] x`.
 
+use std::borrow::Cow;
+
 use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, type_diff, Ann, Entries, UNSET};
 use super::quoting::is_qualified;
@@ -103,6 +105,28 @@ pub(crate) fn type_image(t: &TypeProto) -> Option<TypeProto> {
         value: Some(value),
         denotation: None,
     })
+}
+
+/// Whether the type syntax says all of `t`, so that [`type_image`] of it is
+/// `t` itself: a type printed as it is, with no image made and compared
+/// (the types of nearly every value info).
+fn is_own_image(t: &TypeProto) -> bool {
+    use type_proto::Value as V;
+    let tensor = |elem_type: Option<i32>, shape: &Option<TensorShapeProto>| {
+        nameable(elem_type)
+            && (shape.iter()).all(|shape| shape.dim.iter().all(|d| d.denotation.is_none()))
+    };
+    let member = |t: &Option<Box<TypeProto>>| t.as_deref().is_some_and(is_own_image);
+    t.denotation.is_none()
+        && match &t.value {
+            None => false,
+            Some(V::TensorType(x)) => tensor(x.elem_type, &x.shape),
+            Some(V::SparseTensorType(x)) => tensor(x.elem_type, &x.shape),
+            Some(V::SequenceType(x)) => member(&x.elem_type),
+            Some(V::OptionalType(x)) => member(&x.elem_type),
+            Some(V::MapType(x)) => nameable(x.key_type) && member(&x.value_type),
+            Some(V::OpaqueType(x)) => x.name.is_some() || x.domain.is_none(),
+        }
 }
 
 /// Writes a type image (see [`type_image`]).
@@ -216,15 +240,18 @@ pub(crate) fn type_entry<'a>(
     t: Option<&'a TypeProto>,
     entries: &mut Entries<'a>,
     key: &'static str,
-) -> Option<TypeProto> {
+) -> Option<Cow<'a, TypeProto>> {
     let t = t?;
+    if is_own_image(t) {
+        return Some(Cow::Borrowed(t));
+    }
     let image = type_image(t);
     match &image {
         Some(image) => push_type_diff(image, t, entries, key),
         // Even an empty annotation says the type is there.
         None => entries.push((key, Ann::Msg(type_diff(&TypeProto::default(), t)))),
     }
-    image
+    image.map(Cow::Owned)
 }
 
 fn push_type_diff<'a>(
@@ -268,4 +295,106 @@ pub(crate) fn bare_type(s: &mut Sink<'_>, t: &TypeProto) {
 /// [`crate::Print`] for a value info alone.
 pub(crate) fn bare_value_info(s: &mut Sink<'_>, vi: &ValueInfoProto) {
     value_info(s, vi);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Types of every kind, each with and without what the type syntax
+    /// cannot say (denotations, unnamed or missing element types, absent
+    /// members), nested up to `depth` times.
+    fn types(depth: usize) -> Vec<TypeProto> {
+        use type_proto::Value as V;
+        let elem_types = [None, Some(1), Some(7), Some(0), Some(999)];
+        let dims = |denotation: Option<&str>| Dimension {
+            value: Some(dimension::Value::DimParam("N".into())),
+            denotation: denotation.map(Into::into),
+        };
+        let shapes = [
+            None,
+            Some(TensorShapeProto::default()),
+            Some(TensorShapeProto {
+                dim: vec![dims(None), Dimension::default()],
+            }),
+            Some(TensorShapeProto {
+                dim: vec![dims(None), dims(Some("BATCH"))],
+            }),
+        ];
+        let mut values = Vec::new();
+        for elem_type in elem_types {
+            for shape in &shapes {
+                let shape = shape.clone();
+                values.push(V::TensorType(type_proto::Tensor {
+                    elem_type,
+                    shape: shape.clone(),
+                }));
+                values.push(V::SparseTensorType(type_proto::SparseTensor {
+                    elem_type,
+                    shape,
+                }));
+            }
+        }
+        for (domain, name) in [
+            (None, None),
+            (Some("d"), None),
+            (None, Some("n")),
+            (Some(""), Some("n")),
+        ] {
+            values.push(V::OpaqueType(type_proto::Opaque {
+                domain: domain.map(Into::into),
+                name: name.map(Into::into),
+            }));
+        }
+        let inner: Vec<Option<Box<TypeProto>>> = match depth {
+            0 => vec![None],
+            _ => std::iter::once(None)
+                .chain(
+                    types(depth - 1)
+                        .into_iter()
+                        .step_by(3)
+                        .map(|t| Some(Box::new(t))),
+                )
+                .collect(),
+        };
+        for member in &inner {
+            values.push(V::SequenceType(Box::new(type_proto::Sequence {
+                elem_type: member.clone(),
+            })));
+            values.push(V::OptionalType(Box::new(type_proto::Optional {
+                elem_type: member.clone(),
+            })));
+            for key_type in [None, Some(7), Some(1), Some(999)] {
+                values.push(V::MapType(Box::new(type_proto::Map {
+                    key_type,
+                    value_type: member.clone(),
+                })));
+            }
+        }
+        let mut types = vec![TypeProto::default()];
+        for value in values {
+            for denotation in [None, Some("IMAGE")] {
+                types.push(TypeProto {
+                    value: Some(value.clone()),
+                    denotation: denotation.map(Into::into),
+                });
+            }
+        }
+        types
+    }
+
+    #[test]
+    fn a_type_is_its_own_image_when_its_image_equals_it() {
+        let types = types(2);
+        assert!(types.len() > 1000);
+        let own = types.iter().filter(|t| is_own_image(t)).count();
+        assert!(
+            own >= 30 && own < types.len() / 2,
+            "{own} of {}",
+            types.len()
+        );
+        for t in &types {
+            assert_eq!(is_own_image(t), type_image(t).as_ref() == Some(t), "{t:?}");
+        }
+    }
 }
