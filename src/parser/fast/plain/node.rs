@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use chumsky::prelude::*;
-use prost::encoding::{encode_key, encode_varint, message, WireType};
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, WireType};
 
 use super::tensor::constant;
 use super::{
@@ -152,8 +152,9 @@ impl PlainNode<'_> {
 
     /// Appends the node to `out` as a graph's `node` field, in `prost`'s
     /// order (that of the field numbers). The length goes before the
-    /// encoding: one byte is left for it, and widened in place when the
-    /// encoding is 128 bytes or more.
+    /// encoding: one byte is left for it, and widened in place (the
+    /// encoding moved along, no vector made) when the encoding is 128
+    /// bytes or more.
     fn encode(&self, out: &mut Vec<u8>) {
         encode_key(GRAPH_NODE, WireType::LengthDelimited, out);
         let length_at = out.len();
@@ -174,15 +175,14 @@ impl PlainNode<'_> {
         if let Some(domain) = &self.domain {
             encode_string(NODE_DOMAIN, domain, out);
         }
-        let len = out.len() - length_at - 1;
-        match u8::try_from(len) {
-            Ok(byte) if byte < 0x80 => out[length_at] = byte,
-            _ => {
-                let mut varint = Vec::with_capacity(10);
-                encode_varint(len as u64, &mut varint);
-                out.splice(length_at..=length_at, varint);
-            }
+        let end = out.len();
+        let len = (end - length_at - 1) as u64;
+        let width = encoded_len_varint(len);
+        if width > 1 {
+            out.resize(end + width - 1, 0);
+            out.copy_within(length_at + 1..end, length_at + width);
         }
+        encode_varint(len, &mut &mut out[length_at..length_at + width]);
     }
 }
 
