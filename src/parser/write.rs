@@ -24,7 +24,7 @@ use prost::Message;
 
 use super::fast::pieces::{EncodedRun, EncodedRuns};
 use crate::decode::{GRAPH_INITIALIZER, GRAPH_NODE, MODEL_GRAPH};
-use crate::proto::{ModelProto, NodeProto, TensorProto};
+use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
 
 /// `GraphProto.name`'s field number.
 const GRAPH_NAME: u32 = 2;
@@ -56,7 +56,7 @@ fn write_encoded_with(
 
 /// The length of a length-delimited field of `number` whose payload is
 /// `len` bytes long, tag and length included.
-fn field_len(number: u32, len: usize) -> usize {
+pub(super) fn field_len(number: u32, len: usize) -> usize {
     key_len(number) + encoded_len_varint(len as u64) + len
 }
 
@@ -93,7 +93,10 @@ impl EncodedModel {
     /// measured; parsed from a text whose `(`, `[` and `{` nest `depth`
     /// deep.
     pub(super) fn new(mut model: ModelProto, encoded: EncodedRuns, depth: usize) -> Self {
-        if !encoded.nodes.is_empty() || !encoded.initializers.is_empty() {
+        if !encoded.nodes.is_empty()
+            || !encoded.initializers.is_empty()
+            || !encoded.inputs_and_outputs.is_empty()
+        {
             // The runs come from the graph's lists: there is a graph.
             model.graph.get_or_insert_default();
         }
@@ -122,6 +125,7 @@ impl EncodedModel {
                         initializers.iter().map(Message::encoded_len),
                         &encoded.initializers,
                     )
+                    + encoded.inputs_and_outputs.len()
                     + rest.encoded_len();
                 (graph_len, others_len + field_len(MODEL_GRAPH, graph_len))
             }
@@ -213,7 +217,7 @@ impl EncodedModel {
                 &self.encoded.initializers,
                 buf,
             );
-            rest.encode_raw(buf);
+            write_graph_rest(rest, &self.encoded.inputs_and_outputs, buf);
         }
         message::encode_repeated(8, opset_import, buf);
         message::encode_repeated(14, metadata_props, buf);
@@ -222,6 +226,37 @@ impl EncodedModel {
         message::encode_repeated(26, configuration, buf);
         writer.finish()
     }
+}
+
+/// Writes the graph's fields that prost writes after its initializers,
+/// in its order, with `inputs_and_outputs` (the inputs and outputs left
+/// encoded, when `rest` has none) where they go.
+fn write_graph_rest(rest: &GraphProto, inputs_and_outputs: &[u8], buf: &mut impl BufMut) {
+    use prost::encoding::{message, string};
+    // Named one by one (no `..`), so that a field the schema gains cannot
+    // be left out; the first three were taken out of `rest`.
+    let GraphProto {
+        node: _,
+        name: _,
+        initializer: _,
+        doc_string,
+        input,
+        output,
+        value_info,
+        quantization_annotation,
+        sparse_initializer,
+        metadata_props,
+    } = rest;
+    if let Some(value) = doc_string {
+        string::encode(10, value, buf);
+    }
+    buf.put_slice(inputs_and_outputs);
+    message::encode_repeated(11, input, buf);
+    message::encode_repeated(12, output, buf);
+    message::encode_repeated(13, value_info, buf);
+    message::encode_repeated(14, quantization_annotation, buf);
+    message::encode_repeated(15, sparse_initializer, buf);
+    message::encode_repeated(16, metadata_props, buf);
 }
 
 /// The length of the repeated field `number` holding items of the
@@ -563,6 +598,7 @@ mod tests {
                 let runs = EncodedRuns {
                     nodes,
                     initializers,
+                    inputs_and_outputs: Vec::new(),
                 };
                 let encoded = EncodedModel::new(partial, runs, 0);
                 let kept = format!("nodes {nodes_kept:?}, initializers {initializers_kept:?} kept");

@@ -16,8 +16,8 @@ use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, Wi
 
 use super::tensor::constant;
 use super::{
-    attempt, eat, exact, expect, hand, name, name_in_text, or_grammar, separated_onto, up_to,
-    up_to_onto, Handoff, Reader,
+    attempt, eat, encode_string, exact, expect, hand, name, name_in_text, or_grammar,
+    separated_onto, up_to, up_to_onto, Handoff, Reader,
 };
 use crate::decode::GRAPH_NODE;
 use crate::lexer::Token;
@@ -186,13 +186,6 @@ impl PlainNode<'_> {
     }
 }
 
-/// Appends the string field `number` holding `value`, as `prost` does.
-fn encode_string(number: u32, value: &str, out: &mut Vec<u8>) {
-    encode_key(number, WireType::LengthDelimited, out);
-    encode_varint(value.len() as u64, out);
-    out.extend_from_slice(value.as_bytes());
-}
-
 /// `[label] outputs = operator call`, into `node` (emptied first).
 fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
@@ -335,7 +328,8 @@ fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 mod tests {
     use prost::Message;
 
-    use crate::proto::{GraphProto, ModelProto, NodeProto};
+    use crate::parser::fast::tests::{broken, encoded_as_read};
+    use crate::proto::{GraphProto, NodeProto};
     use crate::{parse_model, parse_model_with_source_map, parse_node, parse_nodes};
 
     /// Nodes of every form: the plain ones, the ones whose values the
@@ -447,54 +441,6 @@ mod tests {
         assert_eq!(plain.graph.unwrap().node.len(), body.len());
     }
 
-    /// Whether the main graph's nodes of `text` come encoded as read
-    /// (on one thread, as `Parser::encode_model` reads short texts); in
-    /// any case the bytes written are those of the model's IR, or the
-    /// error the same.
-    fn encoded_as_read(text: &str) -> bool {
-        use crate::parser::entry::encode_on_one_thread;
-        use crate::parser::write::EncodedModel;
-        let ir = crate::Parser::new()
-            .threads(false)
-            .parse::<ModelProto>(text);
-        match (encode_on_one_thread(text), ir) {
-            (Ok((model, runs, depth)), Ok(ir)) => {
-                let as_read = model.graph.as_ref().is_some_and(|g| g.node.is_empty())
-                    && !runs.nodes.is_empty();
-                let mut bytes = Vec::new();
-                EncodedModel::new(model, runs, depth)
-                    .write(&mut bytes)
-                    .unwrap();
-                assert!(bytes == ir.encode_to_vec(), "{text}");
-                as_read
-            }
-            (Err(a), Err(b)) => {
-                assert_eq!(a.diagnostics(), b.diagnostics(), "{text}");
-                false
-            }
-            (encoded, ir) => panic!(
-                "{text}: encoded {:?}, the IR {:?}",
-                encoded.map(|_| "a model"),
-                ir.map(|_| "a model")
-            ),
-        }
-    }
-
-    /// `text`, cut in half, with a stray token and with an unclosed
-    /// bracket at its middle (its `char` nearest below).
-    fn broken(text: &str) -> [String; 3] {
-        let middle = (0..=text.len() / 2)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        let (head, tail) = text.split_at(middle);
-        [
-            head.to_owned(),
-            format!("{head} $ {tail}"),
-            format!("{head} ( {tail}"),
-        ]
-    }
-
     /// Every node form of [`NODES`] in a model's main graph, alone and all
     /// the parseable ones together, after a header and before a function;
     /// nodes whose encoding is 128 bytes and more (a two- and a
@@ -530,7 +476,8 @@ mod tests {
         texts.extend(examples.iter().cloned());
         for text in &texts {
             let parses = parse_model(text).is_ok();
-            assert_eq!(encoded_as_read(text), parses, "{text}");
+            let nodes = encoded_as_read(text).is_some_and(|read| read.nodes);
+            assert_eq!(nodes, parses, "{text}");
             for broken in broken(text) {
                 encoded_as_read(&broken);
             }
