@@ -207,7 +207,7 @@ pub(super) fn encode_on_one_thread(text: &str) -> Result<(ModelProto, EncodedRun
     located(text, || {
         with_tokens(text, |tokens, depth| {
             let encoding = || State {
-                main_graph: Some(EncodedMainGraph::default()),
+                main_graph: Some(EncodedMainGraph::with_room_for(text)),
                 ..State::default()
             };
             let (model, state) = parse_twice!(model, tokens, text, encoding())?;

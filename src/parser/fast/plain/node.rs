@@ -484,6 +484,32 @@ mod tests {
         }
     }
 
+    /// The node buffer of a model parsed to its encoding is made once, with
+    /// room for as many bytes as the text has: a model of every plain node
+    /// form, and the examples whose nodes are encoded as read.
+    #[test]
+    fn the_node_buffer_is_made_once_from_the_text_length() {
+        use crate::parser::entry::encode_on_one_thread;
+        let plain: Vec<&str> = (NODES.iter().copied())
+            .filter(|text| parse_node(text).is_ok())
+            .collect();
+        let mut texts = vec![format!(
+            "g (float x, bool c) => (float y) {{\n{}\n}}",
+            plain.join("\n")
+        )];
+        let examples = crate::parser::fast::tests::examples();
+        texts.extend(examples.into_iter().map(|(_, text)| text));
+        for text in &texts {
+            let (_, runs, _) = encode_on_one_thread(text).unwrap();
+            // A model given back to the grammar has its nodes in the IR.
+            if let Some(run) = runs.nodes.first() {
+                assert_eq!(run.pieces[0].capacity(), text.len(), "{text}");
+            }
+        }
+        let (_, runs, _) = encode_on_one_thread(&texts[0]).unwrap();
+        assert_eq!(runs.nodes.len(), 1);
+    }
+
     #[test]
     fn attributes_are_kept_in_a_vector_of_their_size() {
         for count in 1..=9 {
