@@ -3,7 +3,8 @@
 //! 256 KiB), never into a vector the size of the whole binary, with the
 //! main graph's nodes and initializers that the parse left encoded
 //! ([`Parser::write_model`](super::Parser::write_model)) put back where
-//! they go.
+//! they go; or, with [`EncodedModel::encode`], straight into a slice
+//! made its length, with no buffer between.
 //!
 //! prost computes a nested message's length each time a message around it
 //! is encoded or measured: `encode_to_vec` measures the main graph's nodes
@@ -169,9 +170,42 @@ impl EncodedModel {
     /// Writes the model's binary encoding to `out`, as
     /// [`Parser::write_model`](crate::Parser::write_model) does.
     pub fn write<W: Write>(self, mut out: W) -> io::Result<()> {
-        use prost::encoding::{int64, message, string};
         let mut writer = BufWriter::new(&mut out, self.len.min(BUFFER_BYTES));
-        let buf = &mut writer;
+        self.encode_raw(&mut writer);
+        writer.finish()
+    }
+
+    /// Encodes the model into `buf` with no buffer between, as
+    /// [`Message::encode`] does: an error (`WriteZero`), and nothing written, if `buf`
+    /// has room for fewer than [`EncodedModel::encoded_len`] bytes. Into a
+    /// slice of that length (a `bytes` made for it, ...), no byte is
+    /// copied after it is encoded.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    ///
+    /// let text = "g (float[2] x) => (float[2] y) { y = Relu(x) }";
+    /// let encoded = onnxtxt::Parser::new().encode_model(text)?;
+    /// let mut bytes = vec![0; encoded.encoded_len()];
+    /// encoded.encode(&mut bytes.as_mut_slice()).unwrap();
+    /// assert_eq!(bytes, onnxtxt::parse_model(text)?.encode_to_vec());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn encode(&self, buf: &mut impl BufMut) -> io::Result<()> {
+        let room = buf.remaining_mut();
+        if room < self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                format!("an encoding of {} bytes, room for {room}", self.len),
+            ));
+        }
+        self.encode_raw(buf);
+        Ok(())
+    }
+
+    /// Encodes the model into `buf`, which has room for it.
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        use prost::encoding::{int64, message, string};
         // prost's order, that of the field numbers. Named one by one (no
         // `..`), so that a field the schema gains cannot be left out.
         let ModelProto {
@@ -224,7 +258,6 @@ impl EncodedModel {
         message::encode_repeated(20, training_info, buf);
         message::encode_repeated(25, functions, buf);
         message::encode_repeated(26, configuration, buf);
-        writer.finish()
     }
 }
 
@@ -513,6 +546,24 @@ mod tests {
             assert!(out.written == expected);
             // Through a buffer of the encoding's length: one write.
             assert_eq!(out.calls, usize::from(!expected.is_empty()));
+        }
+    }
+
+    #[test]
+    fn an_encoded_model_is_encoded_into_a_slice_its_length_or_not_at_all() {
+        for model in models() {
+            let expected = model.encode_to_vec();
+            let encoded = EncodedModel::new(model, EncodedRuns::default(), 0);
+            let mut bytes = vec![0; expected.len()];
+            let mut rest = bytes.as_mut_slice();
+            encoded.encode(&mut rest).unwrap();
+            assert!(rest.is_empty());
+            assert!(bytes == expected);
+            if let Some(short) = expected.len().checked_sub(1) {
+                let mut bytes = vec![0; short];
+                assert!(encoded.encode(&mut bytes.as_mut_slice()).is_err());
+                assert!(bytes.iter().all(|&byte| byte == 0), "written");
+            }
         }
     }
 
