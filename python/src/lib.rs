@@ -298,7 +298,7 @@ impl Encoded for EncodedModel {
     }
 
     fn write_into(self: Box<Self>, out: &mut &mut [u8]) -> Result<(), String> {
-        self.write(out).map_err(|error| error.to_string())
+        self.encode(out).map_err(|error| error.to_string())
     }
 }
 

@@ -13,6 +13,7 @@ use chumsky::error::Rich;
 use super::data::{self, data_sets_start, RawDataSet};
 use super::errors::to_error;
 use super::fast::pieces::{self, EncodedRun, EncodedRuns};
+use super::fast::plain::EncodedMainGraph;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
 use super::landmarks::{Kept, SourceMap};
 use super::tokens::{check_tokens, tokenize, with_tokens};
@@ -199,24 +200,26 @@ trait OneThread: Sized {
 }
 
 /// [`ModelProto::parse_on_one_thread`] for [`Parser::encode_model`]: the
-/// main graph's nodes, when the plain reader reads the model, come encoded
-/// as it read them, in one run before the graph's (empty) node list.
+/// main graph's nodes, inputs and outputs, when the plain reader reads the
+/// model, come encoded as it read them, its nodes in one run before the
+/// graph's (empty) node list.
 pub(super) fn encode_on_one_thread(text: &str) -> Result<(ModelProto, EncodedRuns, usize), Error> {
     located(text, || {
         with_tokens(text, |tokens, depth| {
             let encoding = || State {
-                main_nodes: Some(Vec::new()),
+                main_graph: Some(EncodedMainGraph::with_room_for(text)),
                 ..State::default()
             };
             let (model, state) = parse_twice!(model, tokens, text, encoding())?;
-            let nodes =
-                (state.main_nodes.filter(|bytes| !bytes.is_empty())).map(|bytes| EncodedRun {
-                    at: 0,
-                    pieces: vec![bytes],
-                });
+            let encoded = state.main_graph.unwrap_or_default();
+            let nodes = (!encoded.nodes.is_empty()).then(|| EncodedRun {
+                at: 0,
+                pieces: vec![encoded.nodes],
+            });
             let encoded = EncodedRuns {
                 nodes: nodes.into_iter().collect(),
                 initializers: Vec::new(),
+                inputs_and_outputs: encoded.inputs_and_outputs,
             };
             Ok((model, encoded, depth))
         })

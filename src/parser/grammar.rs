@@ -27,12 +27,12 @@ pub(crate) type Extra<E> = extra::Full<E, State, ()>;
 pub(crate) struct State {
     pub(crate) landmarks: landmarks::Landmarks,
     pub(crate) pieces: PieceNodes,
-    /// `Some` when the main graph's nodes are wanted encoded
-    /// ([`Parser::encode_model`](crate::Parser::encode_model)): the plain
-    /// model reader then encodes them into it, as the graph's `node` fields,
-    /// and leaves the graph's list empty. A model it gives back leaves
-    /// `None`, its nodes in the IR.
-    pub(crate) main_nodes: Option<Vec<u8>>,
+    /// `Some` when the main graph's nodes, inputs and outputs are wanted
+    /// encoded ([`Parser::encode_model`](crate::Parser::encode_model)): the
+    /// plain model reader then encodes them into it, as the graph's fields,
+    /// and leaves the graph's lists empty. A model it gives back leaves
+    /// `None`, its nodes and value infos in the IR.
+    pub(crate) main_graph: Option<plain::EncodedMainGraph>,
     /// How many broken constructs recovery skipped (see `recovery.rs`);
     /// past [`MAX_ERRORS`](super::MAX_ERRORS) it skips the rest of their
     /// lists, so that errors are never collected by the million.

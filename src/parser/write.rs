@@ -3,7 +3,8 @@
 //! 256 KiB), never into a vector the size of the whole binary, with the
 //! main graph's nodes and initializers that the parse left encoded
 //! ([`Parser::write_model`](super::Parser::write_model)) put back where
-//! they go.
+//! they go; or, with [`EncodedModel::encode`], straight into a slice
+//! made its length, with no buffer between.
 //!
 //! prost computes a nested message's length each time a message around it
 //! is encoded or measured: `encode_to_vec` measures the main graph's nodes
@@ -24,7 +25,7 @@ use prost::Message;
 
 use super::fast::pieces::{EncodedRun, EncodedRuns};
 use crate::decode::{GRAPH_INITIALIZER, GRAPH_NODE, MODEL_GRAPH};
-use crate::proto::{ModelProto, NodeProto, TensorProto};
+use crate::proto::{GraphProto, ModelProto, NodeProto, TensorProto};
 
 /// `GraphProto.name`'s field number.
 const GRAPH_NAME: u32 = 2;
@@ -56,7 +57,7 @@ fn write_encoded_with(
 
 /// The length of a length-delimited field of `number` whose payload is
 /// `len` bytes long, tag and length included.
-fn field_len(number: u32, len: usize) -> usize {
+pub(super) fn field_len(number: u32, len: usize) -> usize {
     key_len(number) + encoded_len_varint(len as u64) + len
 }
 
@@ -93,7 +94,10 @@ impl EncodedModel {
     /// measured; parsed from a text whose `(`, `[` and `{` nest `depth`
     /// deep.
     pub(super) fn new(mut model: ModelProto, encoded: EncodedRuns, depth: usize) -> Self {
-        if !encoded.nodes.is_empty() || !encoded.initializers.is_empty() {
+        if !encoded.nodes.is_empty()
+            || !encoded.initializers.is_empty()
+            || !encoded.inputs_and_outputs.is_empty()
+        {
             // The runs come from the graph's lists: there is a graph.
             model.graph.get_or_insert_default();
         }
@@ -122,6 +126,7 @@ impl EncodedModel {
                         initializers.iter().map(Message::encoded_len),
                         &encoded.initializers,
                     )
+                    + encoded.inputs_and_outputs.len()
                     + rest.encoded_len();
                 (graph_len, others_len + field_len(MODEL_GRAPH, graph_len))
             }
@@ -165,9 +170,42 @@ impl EncodedModel {
     /// Writes the model's binary encoding to `out`, as
     /// [`Parser::write_model`](crate::Parser::write_model) does.
     pub fn write<W: Write>(self, mut out: W) -> io::Result<()> {
-        use prost::encoding::{int64, message, string};
         let mut writer = BufWriter::new(&mut out, self.len.min(BUFFER_BYTES));
-        let buf = &mut writer;
+        self.encode_raw(&mut writer);
+        writer.finish()
+    }
+
+    /// Encodes the model into `buf` with no buffer between, as
+    /// [`Message::encode`] does: an error (`WriteZero`), and nothing written, if `buf`
+    /// has room for fewer than [`EncodedModel::encoded_len`] bytes. Into a
+    /// slice of that length (a `bytes` made for it, ...), no byte is
+    /// copied after it is encoded.
+    ///
+    /// ```
+    /// use onnxtxt::prost::Message;
+    ///
+    /// let text = "g (float[2] x) => (float[2] y) { y = Relu(x) }";
+    /// let encoded = onnxtxt::Parser::new().encode_model(text)?;
+    /// let mut bytes = vec![0; encoded.encoded_len()];
+    /// encoded.encode(&mut bytes.as_mut_slice()).unwrap();
+    /// assert_eq!(bytes, onnxtxt::parse_model(text)?.encode_to_vec());
+    /// # Ok::<(), onnxtxt::Error>(())
+    /// ```
+    pub fn encode(&self, buf: &mut impl BufMut) -> io::Result<()> {
+        let room = buf.remaining_mut();
+        if room < self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                format!("an encoding of {} bytes, room for {room}", self.len),
+            ));
+        }
+        self.encode_raw(buf);
+        Ok(())
+    }
+
+    /// Encodes the model into `buf`, which has room for it.
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        use prost::encoding::{int64, message, string};
         // prost's order, that of the field numbers. Named one by one (no
         // `..`), so that a field the schema gains cannot be left out.
         let ModelProto {
@@ -213,15 +251,45 @@ impl EncodedModel {
                 &self.encoded.initializers,
                 buf,
             );
-            rest.encode_raw(buf);
+            write_graph_rest(rest, &self.encoded.inputs_and_outputs, buf);
         }
         message::encode_repeated(8, opset_import, buf);
         message::encode_repeated(14, metadata_props, buf);
         message::encode_repeated(20, training_info, buf);
         message::encode_repeated(25, functions, buf);
         message::encode_repeated(26, configuration, buf);
-        writer.finish()
     }
+}
+
+/// Writes the graph's fields that prost writes after its initializers,
+/// in its order, with `inputs_and_outputs` (the inputs and outputs left
+/// encoded, when `rest` has none) where they go.
+fn write_graph_rest(rest: &GraphProto, inputs_and_outputs: &[u8], buf: &mut impl BufMut) {
+    use prost::encoding::{message, string};
+    // Named one by one (no `..`), so that a field the schema gains cannot
+    // be left out; the first three were taken out of `rest`.
+    let GraphProto {
+        node: _,
+        name: _,
+        initializer: _,
+        doc_string,
+        input,
+        output,
+        value_info,
+        quantization_annotation,
+        sparse_initializer,
+        metadata_props,
+    } = rest;
+    if let Some(value) = doc_string {
+        string::encode(10, value, buf);
+    }
+    buf.put_slice(inputs_and_outputs);
+    message::encode_repeated(11, input, buf);
+    message::encode_repeated(12, output, buf);
+    message::encode_repeated(13, value_info, buf);
+    message::encode_repeated(14, quantization_annotation, buf);
+    message::encode_repeated(15, sparse_initializer, buf);
+    message::encode_repeated(16, metadata_props, buf);
 }
 
 /// The length of the repeated field `number` holding items of the
@@ -482,6 +550,24 @@ mod tests {
     }
 
     #[test]
+    fn an_encoded_model_is_encoded_into_a_slice_its_length_or_not_at_all() {
+        for model in models() {
+            let expected = model.encode_to_vec();
+            let encoded = EncodedModel::new(model, EncodedRuns::default(), 0);
+            let mut bytes = vec![0; expected.len()];
+            let mut rest = bytes.as_mut_slice();
+            encoded.encode(&mut rest).unwrap();
+            assert!(rest.is_empty());
+            assert!(bytes == expected);
+            if let Some(short) = expected.len().checked_sub(1) {
+                let mut bytes = vec![0; short];
+                assert!(encoded.encode(&mut bytes.as_mut_slice()).is_err());
+                assert!(bytes.iter().all(|&byte| byte == 0), "written");
+            }
+        }
+    }
+
+    #[test]
     fn a_long_encoding_goes_out_through_the_largest_buffer() {
         let mut model = model();
         let graph = model.graph.as_mut().unwrap();
@@ -563,6 +649,7 @@ mod tests {
                 let runs = EncodedRuns {
                     nodes,
                     initializers,
+                    inputs_and_outputs: Vec::new(),
                 };
                 let encoded = EncodedModel::new(partial, runs, 0);
                 let kept = format!("nodes {nodes_kept:?}, initializers {initializers_kept:?} kept");

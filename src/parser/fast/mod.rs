@@ -116,6 +116,64 @@ mod tests {
         }
     }
 
+    /// What of a model's main graph came encoded as read.
+    pub(super) struct EncodedAsRead {
+        pub(super) nodes: bool,
+        pub(super) inputs_and_outputs: bool,
+    }
+
+    /// What of the main graph of `text` comes encoded as read (on one
+    /// thread, as `Parser::encode_model` reads short texts), or `None` when
+    /// it does not parse; in any case the bytes written, and their length
+    /// told before, are those of the model's IR, or the error the same.
+    pub(super) fn encoded_as_read(text: &str) -> Option<EncodedAsRead> {
+        use crate::parser::entry::encode_on_one_thread;
+        use crate::parser::write::EncodedModel;
+        let ir = Parser::new().threads(false).parse::<ModelProto>(text);
+        match (encode_on_one_thread(text), ir) {
+            (Ok((model, runs, depth)), Ok(ir)) => {
+                let graph = model.graph.as_ref();
+                let read = EncodedAsRead {
+                    nodes: graph.is_some_and(|g| g.node.is_empty()) && !runs.nodes.is_empty(),
+                    inputs_and_outputs: graph
+                        .is_some_and(|g| g.input.is_empty() && g.output.is_empty())
+                        && !runs.inputs_and_outputs.is_empty(),
+                };
+                let expected = ir.encode_to_vec();
+                let encoded = EncodedModel::new(model, runs, depth);
+                assert_eq!(encoded.encoded_len(), expected.len(), "{text}");
+                let mut bytes = Vec::new();
+                encoded.write(&mut bytes).unwrap();
+                assert!(bytes == expected, "{text}");
+                Some(read)
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.diagnostics(), b.diagnostics(), "{text}");
+                None
+            }
+            (encoded, ir) => panic!(
+                "{text}: encoded {:?}, the IR {:?}",
+                encoded.map(|_| "a model"),
+                ir.map(|_| "a model")
+            ),
+        }
+    }
+
+    /// `text`, cut in half, with a stray token and with an unclosed
+    /// bracket at its middle (its `char` nearest below).
+    pub(super) fn broken(text: &str) -> [String; 3] {
+        let middle = (0..=text.len() / 2)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let (head, tail) = text.split_at(middle);
+        [
+            head.to_owned(),
+            format!("{head} $ {tail}"),
+            format!("{head} ( {tail}"),
+        ]
+    }
+
     /// The constructs the plain readers give back whole on `model`'s text:
     /// each graph with an initializer they do not read, one whose values
     /// are no list of numbers (strings, or no values at all), or with

@@ -162,6 +162,9 @@ pub(in crate::parser) struct EncodedRuns {
     pub(in crate::parser) nodes: Vec<EncodedRun>,
     /// The runs of its initializers, in order.
     pub(in crate::parser) initializers: Vec<EncodedRun>,
+    /// Its inputs and outputs, all of them, when the plain reader encoded
+    /// them as read (see `plain::EncodedMainGraph`).
+    pub(in crate::parser) inputs_and_outputs: Vec<u8>,
 }
 
 impl Splice {

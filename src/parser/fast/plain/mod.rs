@@ -27,12 +27,13 @@ mod graph;
 mod node;
 mod tensor;
 
-pub(crate) use graph::ListEntries;
+pub(crate) use graph::{EncodedMainGraph, ListEntries};
 
 use std::borrow::Cow;
 
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
+use prost::encoding::{encode_key, encode_varint, WireType};
 
 use crate::lexer::Token;
 use crate::parser::annotation::Value;
@@ -244,11 +245,12 @@ fn separated_into<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
 }
 
 /// [`separated_into`] onto `items`, a vector read into before (its room
-/// kept); returns the token after the last item.
-fn separated_onto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
+/// kept), or any other place `push` writes the items to; returns the token
+/// after the last item.
+fn separated_onto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, C>(
     inp: &mut Reader<'t, '_, I, E>,
-    items: &mut Vec<T>,
-    mut push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut Vec<T>) -> Option<()>,
+    items: &mut C,
+    mut push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut C) -> Option<()>,
 ) -> Option<Token<'s>> {
     loop {
         push(inp, items)?;
@@ -277,12 +279,30 @@ fn up_to_onto<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, T>(
     items: &mut Vec<T>,
     mut item: impl FnMut(&mut Reader<'t, '_, I, E>) -> Option<T>,
 ) -> Option<()> {
+    up_to_into(inp, close, items, |inp, items| {
+        items.push(item(inp)?);
+        Some(())
+    })
+}
+
+/// Items separated by commas, or none, up to and including `close`, each
+/// written to `into` by `push`.
+fn up_to_into<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, C>(
+    inp: &mut Reader<'t, '_, I, E>,
+    close: Token<'s>,
+    into: &mut C,
+    push: impl FnMut(&mut Reader<'t, '_, I, E>, &mut C) -> Option<()>,
+) -> Option<()> {
     if eat(inp, close) {
         return Some(());
     }
-    let after = separated_onto(inp, items, |inp, items| {
-        items.push(item(inp)?);
-        Some(())
-    })?;
+    let after = separated_onto(inp, into, push)?;
     (after == close).then_some(())
+}
+
+/// Appends the string field `number` holding `value`, as `prost` does.
+fn encode_string(number: u32, value: &str, out: &mut Vec<u8>) {
+    encode_key(number, WireType::LengthDelimited, out);
+    encode_varint(value.len() as u64, out);
+    out.extend_from_slice(value.as_bytes());
 }

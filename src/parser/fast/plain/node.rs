@@ -12,12 +12,12 @@
 use std::borrow::Cow;
 
 use chumsky::prelude::*;
-use prost::encoding::{encode_key, encode_varint, message, WireType};
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, WireType};
 
 use super::tensor::constant;
 use super::{
-    attempt, eat, exact, expect, hand, name, name_in_text, or_grammar, separated_onto, up_to,
-    up_to_onto, Handoff, Reader,
+    attempt, eat, encode_string, exact, expect, hand, name, name_in_text, or_grammar,
+    separated_onto, up_to, up_to_onto, Handoff, Reader,
 };
 use crate::decode::GRAPH_NODE;
 use crate::lexer::Token;
@@ -152,8 +152,9 @@ impl PlainNode<'_> {
 
     /// Appends the node to `out` as a graph's `node` field, in `prost`'s
     /// order (that of the field numbers). The length goes before the
-    /// encoding: one byte is left for it, and widened in place when the
-    /// encoding is 128 bytes or more.
+    /// encoding: one byte is left for it, and widened in place (the
+    /// encoding moved along, no vector made) when the encoding is 128
+    /// bytes or more.
     fn encode(&self, out: &mut Vec<u8>) {
         encode_key(GRAPH_NODE, WireType::LengthDelimited, out);
         let length_at = out.len();
@@ -174,23 +175,15 @@ impl PlainNode<'_> {
         if let Some(domain) = &self.domain {
             encode_string(NODE_DOMAIN, domain, out);
         }
-        let len = out.len() - length_at - 1;
-        match u8::try_from(len) {
-            Ok(byte) if byte < 0x80 => out[length_at] = byte,
-            _ => {
-                let mut varint = Vec::with_capacity(10);
-                encode_varint(len as u64, &mut varint);
-                out.splice(length_at..=length_at, varint);
-            }
+        let end = out.len();
+        let len = (end - length_at - 1) as u64;
+        let width = encoded_len_varint(len);
+        if width > 1 {
+            out.resize(end + width - 1, 0);
+            out.copy_within(length_at + 1..end, length_at + width);
         }
+        encode_varint(len, &mut &mut out[length_at..length_at + width]);
     }
-}
-
-/// Appends the string field `number` holding `value`, as `prost` does.
-fn encode_string(number: u32, value: &str, out: &mut Vec<u8>) {
-    encode_key(number, WireType::LengthDelimited, out);
-    encode_varint(value.len() as u64, out);
-    out.extend_from_slice(value.as_bytes());
 }
 
 /// `[label] outputs = operator call`, into `node` (emptied first).
@@ -335,7 +328,8 @@ fn literal<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 mod tests {
     use prost::Message;
 
-    use crate::proto::{GraphProto, ModelProto, NodeProto};
+    use crate::parser::fast::tests::{broken, encoded_as_read};
+    use crate::proto::{GraphProto, NodeProto};
     use crate::{parse_model, parse_model_with_source_map, parse_node, parse_nodes};
 
     /// Nodes of every form: the plain ones, the ones whose values the
@@ -447,54 +441,6 @@ mod tests {
         assert_eq!(plain.graph.unwrap().node.len(), body.len());
     }
 
-    /// Whether the main graph's nodes of `text` come encoded as read
-    /// (on one thread, as `Parser::encode_model` reads short texts); in
-    /// any case the bytes written are those of the model's IR, or the
-    /// error the same.
-    fn encoded_as_read(text: &str) -> bool {
-        use crate::parser::entry::encode_on_one_thread;
-        use crate::parser::write::EncodedModel;
-        let ir = crate::Parser::new()
-            .threads(false)
-            .parse::<ModelProto>(text);
-        match (encode_on_one_thread(text), ir) {
-            (Ok((model, runs, depth)), Ok(ir)) => {
-                let as_read = model.graph.as_ref().is_some_and(|g| g.node.is_empty())
-                    && !runs.nodes.is_empty();
-                let mut bytes = Vec::new();
-                EncodedModel::new(model, runs, depth)
-                    .write(&mut bytes)
-                    .unwrap();
-                assert!(bytes == ir.encode_to_vec(), "{text}");
-                as_read
-            }
-            (Err(a), Err(b)) => {
-                assert_eq!(a.diagnostics(), b.diagnostics(), "{text}");
-                false
-            }
-            (encoded, ir) => panic!(
-                "{text}: encoded {:?}, the IR {:?}",
-                encoded.map(|_| "a model"),
-                ir.map(|_| "a model")
-            ),
-        }
-    }
-
-    /// `text`, cut in half, with a stray token and with an unclosed
-    /// bracket at its middle (its `char` nearest below).
-    fn broken(text: &str) -> [String; 3] {
-        let middle = (0..=text.len() / 2)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        let (head, tail) = text.split_at(middle);
-        [
-            head.to_owned(),
-            format!("{head} $ {tail}"),
-            format!("{head} ( {tail}"),
-        ]
-    }
-
     /// Every node form of [`NODES`] in a model's main graph, alone and all
     /// the parseable ones together, after a header and before a function;
     /// nodes whose encoding is 128 bytes and more (a two- and a
@@ -530,11 +476,38 @@ mod tests {
         texts.extend(examples.iter().cloned());
         for text in &texts {
             let parses = parse_model(text).is_ok();
-            assert_eq!(encoded_as_read(text), parses, "{text}");
+            let nodes = encoded_as_read(text).is_some_and(|read| read.nodes);
+            assert_eq!(nodes, parses, "{text}");
             for broken in broken(text) {
                 encoded_as_read(&broken);
             }
         }
+    }
+
+    /// The node buffer of a model parsed to its encoding is made once, with
+    /// room for as many bytes as the text has: a model of every plain node
+    /// form, and the examples whose nodes are encoded as read.
+    #[test]
+    fn the_node_buffer_is_made_once_from_the_text_length() {
+        use crate::parser::entry::encode_on_one_thread;
+        let plain: Vec<&str> = (NODES.iter().copied())
+            .filter(|text| parse_node(text).is_ok())
+            .collect();
+        let mut texts = vec![format!(
+            "g (float x, bool c) => (float y) {{\n{}\n}}",
+            plain.join("\n")
+        )];
+        let examples = crate::parser::fast::tests::examples();
+        texts.extend(examples.into_iter().map(|(_, text)| text));
+        for text in &texts {
+            let (_, runs, _) = encode_on_one_thread(text).unwrap();
+            // A model given back to the grammar has its nodes in the IR.
+            if let Some(run) = runs.nodes.first() {
+                assert_eq!(run.pieces[0].capacity(), text.len(), "{text}");
+            }
+        }
+        let (_, runs, _) = encode_on_one_thread(&texts[0]).unwrap();
+        assert_eq!(runs.nodes.len(), 1);
     }
 
     #[test]

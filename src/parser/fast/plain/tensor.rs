@@ -2,9 +2,11 @@
 //! and tensor constants `type {numbers}`, as attribute values such as a
 //! Constant node's.
 
+use std::borrow::Cow;
+
 use chumsky::span::SimpleSpan;
 
-use super::{eat, name, up_to, Reader};
+use super::{eat, name_in_text, Reader};
 use crate::lexer::Token;
 use crate::parser::attribute::{Single, Written};
 use crate::parser::tensor::{build_tensor, Data};
@@ -52,36 +54,65 @@ pub(super) fn values<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 pub(super) fn tensor_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
 ) -> Option<TypeProto> {
-    let Token::Ident(word) = inp.next()? else {
-        return None;
-    };
-    let elem_type = element_type_by_name(word)? as i32;
-    let shape = if eat(inp, Token::LBracket) {
-        let dim = up_to(inp, Token::RBracket, dimension)?;
-        (!dim.is_empty()).then_some(TensorShapeProto { dim })
-    } else {
-        Some(TensorShapeProto::default())
-    };
+    let mut dim = Vec::new();
+    let (elem_type, known) = plain_tensor_type(inp, |value| {
+        dim.push(Dimension {
+            value: value.map(Dim::into_proto),
+            denotation: None,
+        })
+    })?;
     Some(TypeProto {
         value: Some(TypeValue::TensorType(type_proto::Tensor {
             elem_type: Some(elem_type),
-            shape,
+            shape: known.then_some(TensorShapeProto { dim }),
         })),
         denotation: None,
     })
 }
 
-/// An integer, `?` or a symbol.
-fn dimension<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
+/// A dimension's value as read: its symbol borrowed from the text when
+/// it is bare.
+pub(super) enum Dim<'s> {
+    Value(i64),
+    Param(Cow<'s, str>),
+}
+
+impl Dim<'_> {
+    fn into_proto(self) -> dimension::Value {
+        match self {
+            Dim::Value(value) => dimension::Value::DimValue(value),
+            Dim::Param(param) => dimension::Value::DimParam(param.into_owned()),
+        }
+    }
+}
+
+/// `elem` (a scalar), `elem[]` (rank unknown) or `elem[dim, ...]`, each
+/// dimension's value (`None` for `?`) given to `dim` in order: the element
+/// type, and whether the shape is known (not `elem[]`).
+pub(super) fn plain_tensor_type<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
-) -> Option<Dimension> {
-    let value = match inp.next()? {
-        Token::Int(text) => Some(dimension::Value::DimValue(text.parse().ok()?)),
-        Token::Question => None,
-        token => Some(dimension::Value::DimParam(name(token)?)),
+    mut dim: impl FnMut(Option<Dim<'s>>),
+) -> Option<(i32, bool)> {
+    let Token::Ident(word) = inp.next()? else {
+        return None;
     };
-    Some(Dimension {
-        value,
-        denotation: None,
-    })
+    let elem_type = element_type_by_name(word)? as i32;
+    if !eat(inp, Token::LBracket) {
+        return Some((elem_type, true));
+    }
+    if eat(inp, Token::RBracket) {
+        return Some((elem_type, false));
+    }
+    loop {
+        dim(match inp.next()? {
+            Token::Int(text) => Some(Dim::Value(text.parse().ok()?)),
+            Token::Question => None,
+            token => Some(Dim::Param(name_in_text(token)?)),
+        });
+        match inp.next()? {
+            Token::Comma => {}
+            Token::RBracket => return Some((elem_type, true)),
+            _ => return None,
+        }
+    }
 }
