@@ -985,6 +985,56 @@ mod tests {
     }
 
     #[test]
+    fn lists_in_a_nested_graph_share_the_prints_helper_and_print_as_one_thread() {
+        use prost::Message as _;
+        // An `If` whose branch holds `Constant`s of `SEGMENT` floats, one
+        // level down, and a `Loop` body two levels down: one node at the
+        // top, whose lists are all in graph attributes.
+        let values: Vec<String> = (0..SEGMENT)
+            .map(|i| format!("{}", i as f32 / 7.0))
+            .collect();
+        let constant = |i: usize| {
+            let values = values.join(", ");
+            format!("c{i} = Constant <value: tensor = float[{SEGMENT}] {{{values}}}> ()")
+        };
+        let constants = |range: std::ops::Range<usize>| range.map(constant).collect::<Vec<_>>();
+        let text = format!(
+            "<ir_version: 10, opset_import: [\"\": 21]>\n\
+             g (bool b, int64 n) => (float y) {{\n\
+               y = If (b) <then_branch: graph = t () => (float c0) {{\n{}\n\
+                 r = Loop <body: graph = l (int64 i, bool c) => (bool c) {{\n{}\n}}> (n, b)\n\
+               }}, else_branch: graph = e () => (float c12) {{\n{}\n}}>\n\
+             }}",
+            constants(0..6).join("\n"),
+            constants(6..12).join("\n"),
+            constants(12..18).join("\n"),
+        );
+        let model = crate::parse_model(&text).unwrap();
+        let bytes = model.encode_to_vec();
+        assert!(bytes.len() >= super::super::SHARED_HELPER_MIN);
+        let (started, printed) = crate::parallel::tests::helpers_of(|| {
+            Printer::new().print_binary_model(&bytes).unwrap().text
+        });
+        assert_eq!(started, usize::from(crate::parallel::available()));
+        let alone = Printer::new().threads(false).print_binary_model(&bytes);
+        assert!(printed == alone.unwrap().text);
+        assert!(printed == crate::to_text(&model));
+        // Cut anywhere, in a list or between them: the same text or error,
+        // and the same bytes streamed before the error, on two threads or one.
+        for cut in (0..bytes.len()).step_by(bytes.len() / 29) {
+            let cut = &bytes[..cut];
+            let print = |threads: bool| {
+                let printer = Printer::new().threads(threads);
+                let mut out = Vec::new();
+                let written = printer.write_binary_model(cut, &mut out);
+                let printed = printer.print_binary_model(cut).map(|p| p.text);
+                (format!("{printed:?}"), format!("{written:?}"), out)
+            };
+            assert!(print(true) == print(false), "cut at {}", cut.len());
+        }
+    }
+
+    #[test]
     fn a_list_is_mostly_heavy_from_three_quarters_of_its_weight() {
         let light = HEAVY_ITEM - 1;
         assert!(mostly_heavy(&[HEAVY_ITEM, HEAVY_ITEM, HEAVY_ITEM, light]));
