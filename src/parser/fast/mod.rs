@@ -286,7 +286,7 @@ mod tests {
             let ((model, ..), pieces) =
                 read.unwrap_or_else(|| panic!("{} not read in pieces", path.display()));
             assert!(pieces >= 1, "{}: no piece read apart", path.display());
-            assert_eq!(model, parse(&text).0, "{}", path.display());
+            assert_eq!(*model, parse(&text).0, "{}", path.display());
         }
     }
 

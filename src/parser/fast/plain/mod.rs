@@ -70,11 +70,11 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Clone for Handoff<'t, 's, I,
 }
 
 /// A model, `<header>? graph function*`, its functions read by the
-/// grammar's `function` production.
+/// grammar's `function` production; boxed, as the grammar's.
 pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
     function: Parsed<'t, I, E, FunctionProto>,
-) -> impl Parser<'t, I, ModelProto, Extra<E>> + Clone {
+) -> impl Parser<'t, I, Box<ModelProto>, Extra<E>> + Clone {
     fast_path(move |inp| graph::model(inp, &grammar, &function))
 }
 
