@@ -452,7 +452,8 @@ fn data_type_of(attribute: &AttributeProto) -> Option<i32> {
     }
 }
 
-fn float(text: &str, span: SimpleSpan) -> Result<f32, Problem> {
+/// A `float` attribute value.
+pub(crate) fn float(text: &str, span: SimpleSpan) -> Result<f32, Problem> {
     parse_float(text, span)
 }
 

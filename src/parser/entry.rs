@@ -203,7 +203,9 @@ trait OneThread: Sized {
 /// main graph's nodes, inputs and outputs, when the plain reader reads the
 /// model, come encoded as it read them, its nodes in one run before the
 /// graph's (empty) node list.
-pub(super) fn encode_on_one_thread(text: &str) -> Result<(ModelProto, EncodedRuns, usize), Error> {
+pub(super) fn encode_on_one_thread(
+    text: &str,
+) -> Result<(Box<ModelProto>, EncodedRuns, usize), Error> {
     located(text, || {
         with_tokens(text, |tokens, depth| {
             let encoding = || State {
@@ -226,6 +228,24 @@ pub(super) fn encode_on_one_thread(text: &str) -> Result<(ModelProto, EncodedRun
     })
 }
 
+/// An entry point's IR kind, from what its production gives: the same,
+/// but for the model, which the grammar gives boxed.
+trait FromProduction<P> {
+    fn from_production(output: P) -> Self;
+}
+
+impl<T> FromProduction<T> for T {
+    fn from_production(output: T) -> T {
+        output
+    }
+}
+
+impl FromProduction<Box<ModelProto>> for ModelProto {
+    fn from_production(output: Box<ModelProto>) -> ModelProto {
+        *output
+    }
+}
+
 macro_rules! entry_points {
     ($($(#[$doc:meta])* $name:ident -> $ty:ty = $field:ident;)*) => {$(
         impl sealed::Sealed for $ty {}
@@ -236,7 +256,7 @@ macro_rules! entry_points {
                     FAST_GRAMMAR.with(|cache| run(cache.get().$field.clone(), tokens, text, state).ok())
                 });
                 match on_two_threads {
-                    Some(output) => Ok(output),
+                    Some(output) => Ok(<$ty>::from_production(output)),
                     None => Self::parse_on_one_thread(text).map(|(output, _)| output),
                 }
             }
@@ -246,7 +266,8 @@ macro_rules! entry_points {
             fn parse_on_one_thread(text: &str) -> Result<($ty, usize), Error> {
                 located(text, || {
                     with_tokens(text, |tokens, depth| {
-                        parse_twice!($field, tokens, text, State::default()).map(|(output, _)| (output, depth))
+                        parse_twice!($field, tokens, text, State::default())
+                            .map(|(output, _)| (<$ty>::from_production(output), depth))
                     })
                 })
             }
@@ -315,7 +336,7 @@ fn parse_model_keeping(
         let (tokens, _) = check_tokens(tokens, text)?;
         let (model, state) = parse_twice!(model, &tokens, text, State::recording())?;
         let map = SourceMap::of_model_keeping(&model, state.landmarks.recorded(), kept);
-        Ok((model, map, comments))
+        Ok((*model, map, comments))
     })
 }
 

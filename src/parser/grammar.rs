@@ -149,7 +149,9 @@ pub(crate) fn emit_diagnostic<E: CustomError>(
 
 /// Every entry point of the grammar.
 pub(super) struct Grammar<'t, I: chumsky::input::Input<'t>, E: Fail<'t, I>> {
-    pub(super) model: Parsed<'t, I, E, ModelProto>,
+    /// A model, boxed: the large struct is moved through the grammar's
+    /// layers and the entry points as a pointer.
+    pub(super) model: Parsed<'t, I, E, Box<ModelProto>>,
     pub(super) graph: Parsed<'t, I, E, GraphProto>,
     pub(super) function: Parsed<'t, I, E, FunctionProto>,
     pub(super) node: Parsed<'t, I, E, NodeProto>,

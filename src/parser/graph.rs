@@ -391,7 +391,7 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     header: impl Parser<'t, I, Vec<Entry>, Extra<E>> + Clone + 't,
     graph: impl Parser<'t, I, GraphProto, Extra<E>> + Clone + 't,
     function: Parsed<'t, I, E, FunctionProto>,
-) -> Parsed<'t, I, E, ModelProto> {
+) -> Parsed<'t, I, E, Box<ModelProto>> {
     landmark(Kind::Header, header)
         .or_not()
         .then(graph)
@@ -405,11 +405,11 @@ pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         )
         .then_ignore(trailing_text().or_not())
         .validate(|((header, graph), functions), _, emitter| {
-            let mut model = ModelProto {
+            let mut model = Box::new(ModelProto {
                 graph: Some(graph),
                 functions,
                 ..ModelProto::default()
-            };
+            });
             for entry in header.unwrap_or_default() {
                 if let Err(d) = apply_model_header(&mut model, entry) {
                     emit_diagnostic(emitter, d);

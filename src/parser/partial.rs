@@ -51,7 +51,7 @@ pub(crate) fn parse_model_partial(text: &str) -> Partial {
         if let Ok((model, state)) = fast {
             let map = SourceMap::of_model(&model, state.landmarks.recorded());
             return Partial {
-                model: Some(model),
+                model: Some(*model),
                 map,
                 diagnostics: Vec::new(),
             };
@@ -89,7 +89,7 @@ pub(crate) fn parse_model_partial(text: &str) -> Partial {
         diagnostics.extend(new);
         if let Some(model) = model {
             partial.map = SourceMap::of_model(&model, state.landmarks.recorded());
-            partial.model = Some(model);
+            partial.model = Some(*model);
         }
     }
     diagnostics.sort_by_key(|d| d.span.start);

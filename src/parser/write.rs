@@ -69,8 +69,9 @@ pub(super) fn field_len(number: u32, len: usize) -> usize {
 /// [`Parser::encode_model`]: crate::Parser::encode_model
 #[derive(Debug)]
 pub struct EncodedModel {
-    /// The model, its main graph's nodes, name and initializers taken out.
-    model: ModelProto,
+    /// The model, its main graph's nodes, name and initializers taken out;
+    /// boxed as the grammar gives it.
+    model: Box<ModelProto>,
     /// The main graph's fields that prost writes first, in its order:
     /// nodes (field 1), name (2), initializers (5), those in the IR...
     nodes: Vec<NodeProto>,
@@ -93,7 +94,7 @@ impl EncodedModel {
     /// graph's lists (each run before the item of its index, in order),
     /// measured; parsed from a text whose `(`, `[` and `{` nest `depth`
     /// deep.
-    pub(super) fn new(mut model: ModelProto, encoded: EncodedRuns, depth: usize) -> Self {
+    pub(super) fn new(mut model: Box<ModelProto>, encoded: EncodedRuns, depth: usize) -> Self {
         if !encoded.nodes.is_empty()
             || !encoded.initializers.is_empty()
             || !encoded.inputs_and_outputs.is_empty()
@@ -221,7 +222,7 @@ impl EncodedModel {
             training_info,
             functions,
             configuration,
-        } = &self.model;
+        } = &*self.model;
         if let Some(value) = ir_version {
             int64::encode(1, value, buf);
         }
@@ -338,7 +339,7 @@ fn write_repeated<'m, T: Message + 'm>(
 /// [`EncodedModel`].)
 #[cfg(test)]
 pub(super) fn write_model(
-    model: ModelProto,
+    model: Box<ModelProto>,
     encoded: EncodedRuns,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -534,7 +535,7 @@ mod tests {
     fn an_encoded_model_is_the_bytes_prost_gives_written_in_one_call() {
         for model in models() {
             let expected = model.encode_to_vec();
-            let encoded = EncodedModel::new(model, EncodedRuns::default(), 0);
+            let encoded = EncodedModel::new(Box::new(model), EncodedRuns::default(), 0);
             assert_eq!(encoded.encoded_len(), expected.len());
             let mut out = Trickle {
                 written: Vec::new(),
@@ -549,11 +550,21 @@ mod tests {
         }
     }
 
+    /// The model is kept boxed, as the grammar gives it: an
+    /// `EncodedModel`, which the entry points and Python's extension move
+    /// from call to call, is a few vectors and lengths, not the model's
+    /// fields (with its graph's, about half a kilobyte).
+    #[test]
+    fn an_encoded_model_keeps_its_model_boxed() {
+        let model = std::mem::size_of::<ModelProto>();
+        assert!(std::mem::size_of::<EncodedModel>() < model / 2, "{model}");
+    }
+
     #[test]
     fn an_encoded_model_is_encoded_into_a_slice_its_length_or_not_at_all() {
         for model in models() {
             let expected = model.encode_to_vec();
-            let encoded = EncodedModel::new(model, EncodedRuns::default(), 0);
+            let encoded = EncodedModel::new(Box::new(model), EncodedRuns::default(), 0);
             let mut bytes = vec![0; expected.len()];
             let mut rest = bytes.as_mut_slice();
             encoded.encode(&mut rest).unwrap();
@@ -582,7 +593,7 @@ mod tests {
             calls: 0,
             largest: 0,
         };
-        EncodedModel::new(model, EncodedRuns::default(), 0)
+        EncodedModel::new(Box::new(model), EncodedRuns::default(), 0)
             .write(&mut out)
             .unwrap();
         assert!(out.written == expected);
@@ -651,7 +662,7 @@ mod tests {
                     initializers,
                     inputs_and_outputs: Vec::new(),
                 };
-                let encoded = EncodedModel::new(partial, runs, 0);
+                let encoded = EncodedModel::new(Box::new(partial), runs, 0);
                 let kept = format!("nodes {nodes_kept:?}, initializers {initializers_kept:?} kept");
                 assert_eq!(encoded.encoded_len(), expected.len(), "{kept}");
                 let mut out = Vec::new();

@@ -33,6 +33,7 @@ pub(crate) mod tally {
         static READ: Cell<usize> = const { Cell::new(0) };
         static GIVEN_BACK: Cell<usize> = const { Cell::new(0) };
         static HANDED: Cell<usize> = const { Cell::new(0) };
+        static BUILT_TO_ENCODE: Cell<usize> = const { Cell::new(0) };
     }
 
     /// A reader read its construct (a model, a graph, a node list).
@@ -49,6 +50,18 @@ pub(crate) mod tally {
     /// ...) to a production of the grammar.
     pub(crate) fn handed() {
         HANDED.with(|n| n.set(n.get() + 1));
+    }
+
+    /// A reader built an attribute to encode it, not encoding it as read.
+    pub(crate) fn attribute_built_to_encode() {
+        BUILT_TO_ENCODE.with(|n| n.set(n.get() + 1));
+    }
+
+    /// How many attributes `work` built to encode them, on this thread.
+    pub(crate) fn attributes_built_to_encode<T>(work: impl FnOnce() -> T) -> (T, usize) {
+        let before = BUILT_TO_ENCODE.with(Cell::get);
+        let output = work();
+        (output, BUILT_TO_ENCODE.with(Cell::get) - before)
     }
 
     /// What `work` gave back and handed, on this thread.
@@ -286,7 +299,7 @@ mod tests {
             let ((model, ..), pieces) =
                 read.unwrap_or_else(|| panic!("{} not read in pieces", path.display()));
             assert!(pieces >= 1, "{}: no piece read apart", path.display());
-            assert_eq!(model, parse(&text).0, "{}", path.display());
+            assert_eq!(*model, parse(&text).0, "{}", path.display());
         }
     }
 

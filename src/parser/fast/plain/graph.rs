@@ -34,7 +34,7 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     grammar: &Handoff<'t, 's, I, E>,
     function: &Parsed<'t, I, E, FunctionProto>,
-) -> Option<ModelProto> {
+) -> Option<Box<ModelProto>> {
     let header = if eat(inp, Token::LAngle) {
         let (entries, after) = separated(inp, |inp| entry(inp, &grammar.header_value))?;
         (after == Token::RAngle).then_some(entries)?
@@ -49,11 +49,10 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     while inp.peek().is_some() {
         functions.push(hand(inp, function)?);
     }
-    let mut model = ModelProto {
-        graph: Some(graph),
-        functions,
-        ..ModelProto::default()
-    };
+    // Made in its box, the graph moved in once.
+    let mut model = Box::<ModelProto>::default();
+    model.graph = Some(graph);
+    model.functions = functions;
     for entry in header {
         apply_model_header(&mut model, entry).ok()?;
     }

@@ -33,7 +33,7 @@ use std::borrow::Cow;
 
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
-use prost::encoding::{encode_key, encode_varint, WireType};
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, WireType};
 
 use crate::lexer::Token;
 use crate::parser::annotation::Value;
@@ -70,11 +70,11 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Clone for Handoff<'t, 's, I,
 }
 
 /// A model, `<header>? graph function*`, its functions read by the
-/// grammar's `function` production.
+/// grammar's `function` production; boxed, as the grammar's.
 pub(crate) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: Handoff<'t, 's, I, E>,
     function: Parsed<'t, I, E, FunctionProto>,
-) -> impl Parser<'t, I, ModelProto, Extra<E>> + Clone {
+) -> impl Parser<'t, I, Box<ModelProto>, Extra<E>> + Clone {
     fast_path(move |inp| graph::model(inp, &grammar, &function))
 }
 
@@ -302,7 +302,41 @@ fn up_to_into<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>, C>(
 
 /// Appends the string field `number` holding `value`, as `prost` does.
 fn encode_string(number: u32, value: &str, out: &mut Vec<u8>) {
+    encode_bytes(number, value.as_bytes(), out);
+}
+
+/// Appends the bytes field `number` holding `value`, as `prost` does.
+fn encode_bytes(number: u32, value: &[u8], out: &mut Vec<u8>) {
     encode_key(number, WireType::LengthDelimited, out);
     encode_varint(value.len() as u64, out);
-    out.extend_from_slice(value.as_bytes());
+    out.extend_from_slice(value);
+}
+
+/// Appends the message field `number` whose encoding `encode` appends, as
+/// `prost` does: its length goes before the encoding, so one byte is left
+/// for it, and widened in place (the encoding moved along, no vector made)
+/// when the encoding is 128 bytes or more. When `encode` gives `None`,
+/// `out` is left as it was.
+fn encode_delimited(
+    number: u32,
+    out: &mut Vec<u8>,
+    encode: impl FnOnce(&mut Vec<u8>) -> Option<()>,
+) -> Option<()> {
+    let start = out.len();
+    encode_key(number, WireType::LengthDelimited, out);
+    let length_at = out.len();
+    out.push(0);
+    if encode(out).is_none() {
+        out.truncate(start);
+        return None;
+    }
+    let end = out.len();
+    let len = (end - length_at - 1) as u64;
+    let width = encoded_len_varint(len);
+    if width > 1 {
+        out.resize(end + width - 1, 0);
+        out.copy_within(length_at + 1..end, length_at + width);
+    }
+    encode_varint(len, &mut &mut out[length_at..length_at + width]);
+    Some(())
 }

@@ -7,24 +7,28 @@
 //! A plain node is read into a [`PlainNode`], its bare names borrowed from
 //! the text, then built into a `NodeProto`, or encoded straight into the
 //! bytes `prost` gives of it ([`encoded_node_list`], the main graph's
-//! nodes of a model parsed to its encoding).
+//! nodes of a model parsed to its encoding); there, its attributes of the
+//! common forms (a number, a string, a flat list of those, a tensor) are
+//! encoded as read too ([`encode_attribute`]), the others built by `fill`
+//! and encoded.
 
 use std::borrow::Cow;
 
 use chumsky::prelude::*;
-use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, WireType};
+use prost::encoding::{float, int32, int64, message};
 
 use super::tensor::constant;
 use super::{
-    attempt, eat, encode_string, exact, expect, hand, name, name_in_text, or_grammar,
-    separated_onto, up_to, up_to_onto, Handoff, Reader,
+    attempt, eat, encode_bytes, encode_delimited, encode_string, exact, expect, hand, name_in_text,
+    or_grammar, separated_onto, up_to, up_to_onto, Handoff, Reader,
 };
 use crate::decode::GRAPH_NODE;
 use crate::lexer::Token;
-use crate::parser::attribute::{fill, Single, Written};
+use crate::parser::attribute::{fill, float, Single, Written};
 use crate::parser::common::unquote;
 use crate::parser::tensor::is_special_float;
 use crate::parser::{Fail, Parsed, Tokens};
+use crate::proto::attribute_proto::AttributeType;
 use crate::proto::{AttributeProto, NodeProto};
 use crate::vocabulary::attribute_type_by_name;
 
@@ -103,7 +107,10 @@ pub(super) fn encoded_node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 ) -> Option<()> {
     expect(inp, Token::LBrace)?;
     // One node read into after another, its vectors' room kept.
-    let mut node = PlainNode::default();
+    let mut node = PlainNode {
+        encoded_attributes: Some(Vec::new()),
+        ..PlainNode::default()
+    };
     loop {
         if eat(inp, Token::RBrace) {
             return Some(());
@@ -118,7 +125,7 @@ pub(super) fn encoded_node_list<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
 }
 
 /// A plain node as read: its bare names borrowed from the text, its
-/// attributes built.
+/// attributes built, or encoded as read when the node is to be encoded.
 #[derive(Default)]
 struct PlainNode<'s> {
     input: Vec<Cow<'s, str>>,
@@ -126,6 +133,9 @@ struct PlainNode<'s> {
     name: Option<Cow<'s, str>>,
     op_type: &'s str,
     attribute: Vec<AttributeProto>,
+    /// For a node to be encoded, in place of `attribute`: its attributes
+    /// encoded as read, each as a node's `attribute` field.
+    encoded_attributes: Option<Vec<u8>>,
     domain: Option<String>,
 }
 
@@ -136,6 +146,18 @@ const NODE_NAME: u32 = 3;
 const NODE_OP_TYPE: u32 = 4;
 const NODE_ATTRIBUTE: u32 = 5;
 const NODE_DOMAIN: u32 = 7;
+
+/// `AttributeProto`'s field numbers, of the fields an attribute encoded as
+/// read has.
+const ATTRIBUTE_NAME: u32 = 1;
+const ATTRIBUTE_F: u32 = 2;
+const ATTRIBUTE_I: u32 = 3;
+const ATTRIBUTE_S: u32 = 4;
+const ATTRIBUTE_T: u32 = 5;
+const ATTRIBUTE_FLOATS: u32 = 7;
+const ATTRIBUTE_INTS: u32 = 8;
+const ATTRIBUTE_STRINGS: u32 = 9;
+const ATTRIBUTE_TYPE: u32 = 20;
 
 impl PlainNode<'_> {
     fn into_proto(self) -> NodeProto {
@@ -151,39 +173,115 @@ impl PlainNode<'_> {
     }
 
     /// Appends the node to `out` as a graph's `node` field, in `prost`'s
-    /// order (that of the field numbers). The length goes before the
-    /// encoding: one byte is left for it, and widened in place (the
-    /// encoding moved along, no vector made) when the encoding is 128
-    /// bytes or more.
+    /// order (that of the field numbers).
     fn encode(&self, out: &mut Vec<u8>) {
-        encode_key(GRAPH_NODE, WireType::LengthDelimited, out);
-        let length_at = out.len();
-        out.push(0);
-        for input in &self.input {
-            encode_string(NODE_INPUT, input, out);
-        }
-        for output in &self.output {
-            encode_string(NODE_OUTPUT, output, out);
-        }
-        if let Some(name) = &self.name {
-            encode_string(NODE_NAME, name, out);
-        }
-        encode_string(NODE_OP_TYPE, self.op_type, out);
-        for attribute in &self.attribute {
-            message::encode(NODE_ATTRIBUTE, attribute, out);
-        }
-        if let Some(domain) = &self.domain {
-            encode_string(NODE_DOMAIN, domain, out);
-        }
-        let end = out.len();
-        let len = (end - length_at - 1) as u64;
-        let width = encoded_len_varint(len);
-        if width > 1 {
-            out.resize(end + width - 1, 0);
-            out.copy_within(length_at + 1..end, length_at + width);
-        }
-        encode_varint(len, &mut &mut out[length_at..length_at + width]);
+        let encoded = encode_delimited(GRAPH_NODE, out, |out| {
+            for input in &self.input {
+                encode_string(NODE_INPUT, input, out);
+            }
+            for output in &self.output {
+                encode_string(NODE_OUTPUT, output, out);
+            }
+            if let Some(name) = &self.name {
+                encode_string(NODE_NAME, name, out);
+            }
+            encode_string(NODE_OP_TYPE, self.op_type, out);
+            for attribute in &self.attribute {
+                message::encode(NODE_ATTRIBUTE, attribute, out);
+            }
+            if let Some(attributes) = &self.encoded_attributes {
+                out.extend_from_slice(attributes);
+            }
+            if let Some(domain) = &self.domain {
+                encode_string(NODE_DOMAIN, domain, out);
+            }
+            Some(())
+        });
+        debug_assert!(encoded.is_some());
     }
+}
+
+/// Appends the attribute `name (: declared)? = value` to `out` as a node's
+/// `attribute` field, the bytes `prost` writes of the attribute `fill`
+/// makes of it, when its value is a number, a string, a flat list of
+/// numbers or of strings, or a tensor, and is of the declared type if one
+/// is written; else (another value, or one `fill` refuses) appends nothing
+/// and gives `None`.
+fn encode_attribute(
+    name: &str,
+    declared: Option<AttributeType>,
+    value: &Written<'_>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    encode_delimited(NODE_ATTRIBUTE, out, |out| {
+        encode_string(ATTRIBUTE_NAME, name, out);
+        let kind = match value {
+            Written::One(single, span) => encode_single(single, *span, declared, out)?,
+            Written::List(items) => encode_list(items, declared, out)?,
+        };
+        int32::encode(ATTRIBUTE_TYPE, &(kind as i32), out);
+        Some(())
+    })
+}
+
+/// The value field of a single value, as `fill` stores it; its type.
+fn encode_single(
+    single: &Single<'_>,
+    span: SimpleSpan,
+    declared: Option<AttributeType>,
+    out: &mut Vec<u8>,
+) -> Option<AttributeType> {
+    use AttributeType as A;
+    Some(match (single, declared) {
+        (Single::Int(text), None | Some(A::Int)) => {
+            int64::encode(ATTRIBUTE_I, &text.parse().ok()?, out);
+            A::Int
+        }
+        (Single::Float(text), None | Some(A::Float)) | (Single::Int(text), Some(A::Float)) => {
+            float::encode(ATTRIBUTE_F, &float(text, span).ok()?, out);
+            A::Float
+        }
+        (Single::Bytes(bytes), None | Some(A::String)) => {
+            encode_bytes(ATTRIBUTE_S, bytes, out);
+            A::String
+        }
+        (Single::Tensor(tensor), None | Some(A::Tensor)) => {
+            message::encode(ATTRIBUTE_T, &**tensor, out);
+            A::Tensor
+        }
+        _ => return None,
+    })
+}
+
+/// The value fields of a flat list of numbers or of strings, as `fill`
+/// stores them (an `int` among `float`s made a `float`); its type.
+fn encode_list(
+    items: &[(Single<'_>, SimpleSpan)],
+    declared: Option<AttributeType>,
+    out: &mut Vec<u8>,
+) -> Option<AttributeType> {
+    use AttributeType as A;
+    let element = match (declared, items.first()) {
+        (Some(A::Ints), _) | (None, Some((Single::Int(_), _))) => A::Int,
+        (Some(A::Floats), _) | (None, Some((Single::Float(_), _))) => A::Float,
+        (Some(A::Strings), _) | (None, Some((Single::Bytes(_), _))) => A::String,
+        _ => return None,
+    };
+    for (single, span) in items {
+        match (element, single) {
+            (A::Int, Single::Int(text)) => int64::encode(ATTRIBUTE_INTS, &text.parse().ok()?, out),
+            (A::Float, Single::Int(text) | Single::Float(text)) => {
+                float::encode(ATTRIBUTE_FLOATS, &float(text, *span).ok()?, out);
+            }
+            (A::String, Single::Bytes(bytes)) => encode_bytes(ATTRIBUTE_STRINGS, bytes, out),
+            _ => return None,
+        }
+    }
+    Some(match element {
+        A::Int => A::Ints,
+        A::Float => A::Floats,
+        _ => A::Strings,
+    })
 }
 
 /// `[label] outputs = operator call`, into `node` (emptied first).
@@ -195,6 +293,9 @@ fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     node.input.clear();
     node.output.clear();
     node.attribute.clear();
+    if let Some(attributes) = &mut node.encoded_attributes {
+        attributes.clear();
+    }
     node.name = if eat(inp, Token::LBracket) {
         match inp.next()? {
             Token::RBracket => Some(Cow::Borrowed("")),
@@ -217,14 +318,14 @@ fn plain_node<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     (node.domain, node.op_type) = (domain, op_type);
     match after {
         Token::LAngle => {
-            attributes(inp, value, &mut node.attribute)?;
+            attributes(inp, value, node)?;
             expect(inp, Token::LParen)?;
             up_to_onto(inp, Token::RParen, &mut node.input, next_name)
         }
         Token::LParen => {
             up_to_onto(inp, Token::RParen, &mut node.input, next_name)?;
             if eat(inp, Token::LAngle) {
-                attributes(inp, value, &mut node.attribute)?;
+                attributes(inp, value, node)?;
             }
             Some(())
         }
@@ -259,27 +360,42 @@ fn operator<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     }
 }
 
-/// The attributes after their `<`, up to and including the `>`, each
-/// filled in place onto `attributes`.
+/// The attributes after their `<`, up to and including the `>`, onto
+/// `node`'s: each filled in place onto its `attribute`, or encoded.
 fn attributes<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-    attributes: &mut Vec<AttributeProto>,
+    node: &mut PlainNode<'s>,
 ) -> Option<()> {
-    let after = separated_onto(inp, attributes, |inp, attributes| {
-        attributes.push(AttributeProto::default());
-        attribute(inp, value, attributes.last_mut()?)
+    let after = separated_onto(inp, node, |inp, node| {
+        let (name, declared, written) = attribute(inp, value)?;
+        let Some(out) = &mut node.encoded_attributes else {
+            node.attribute.push(AttributeProto::default());
+            let attribute = node.attribute.last_mut()?;
+            attribute.name = Some(name.into_owned());
+            return fill(attribute, declared, written).ok();
+        };
+        if encode_attribute(&name, declared, &written, out).is_none() {
+            #[cfg(test)]
+            crate::parser::fast::tally::attribute_built_to_encode();
+            let mut attribute = AttributeProto {
+                name: Some(name.into_owned()),
+                ..AttributeProto::default()
+            };
+            fill(&mut attribute, declared, written).ok()?;
+            message::encode(NODE_ATTRIBUTE, &attribute, out);
+        }
+        Some(())
     })?;
     (after == Token::RAngle).then_some(())
 }
 
-/// `name (: type)? = value`, into `attribute`.
+/// `name (: type)? = value`, as (name, declared type, value).
 fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     inp: &mut Reader<'t, '_, I, E>,
     value: &Parsed<'t, I, E, Written<'s>>,
-    attribute: &mut AttributeProto,
-) -> Option<()> {
-    attribute.name = Some(name(inp.next()?)?);
+) -> Option<(Cow<'s, str>, Option<AttributeType>, Written<'s>)> {
+    let name = name_in_text(inp.next()?)?;
     let declared = match inp.next()? {
         Token::Colon => {
             let Token::Ident(ty) = inp.next()? else {
@@ -295,7 +411,7 @@ fn attribute<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     let plain =
         |inp: &mut Reader<'t, '_, I, E>| attempt(inp, literals).or_else(|| attempt(inp, constant));
     let written = or_grammar(inp, plain, value)?;
-    fill(attribute, declared, written).ok()
+    Some((name, declared, written))
 }
 
 /// A literal value, or a bracketed list of literal values.
@@ -478,6 +594,112 @@ mod tests {
             let parses = parse_model(text).is_ok();
             let nodes = encoded_as_read(text).is_some_and(|read| read.nodes);
             assert_eq!(nodes, parses, "{text}");
+            for broken in broken(text) {
+                encoded_as_read(&broken);
+            }
+        }
+    }
+
+    /// How a node's attribute of a model parsed to its encoding is read.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Read {
+        /// Encoded as read, no `AttributeProto` built.
+        Encoded,
+        /// Built by `fill`, then encoded.
+        Built,
+        /// Refused: the model does not parse.
+        Refused,
+    }
+
+    /// Attributes of every form, and how each is read.
+    const ATTRIBUTES: &[(&str, Read)] = &[
+        ("k = 1", Read::Encoded),
+        ("k: int = -3", Read::Encoded),
+        ("k = -9223372036854775808", Read::Encoded),
+        ("k = 2.5", Read::Encoded),
+        ("k: float = 1", Read::Encoded),
+        ("k: float = -0.0", Read::Encoded),
+        ("k = inf, j = -inf, l = nan, m = 1e-45", Read::Encoded),
+        (r#"s = "a\"b", t: string = """#, Read::Encoded),
+        (r#"s = b"\x01""#, Read::Encoded),
+        (r#""quoted name" = 1"#, Read::Encoded),
+        ("k = [1, -2, 3], j: ints = [1], l: ints = []", Read::Encoded),
+        (
+            "k = [1.5, 2], j: floats = [1, 2.5], l: floats = []",
+            Read::Encoded,
+        ),
+        (
+            r#"k = ["a", "b"], j: strings = ["a"], l: strings = []"#,
+            Read::Encoded,
+        ),
+        ("value = float[2] {1, 2}", Read::Encoded),
+        ("value: tensor = int64[2] {1, 2}", Read::Encoded),
+        (r#"value = float {3.5}, s = string[1] {"a"}"#, Read::Encoded),
+        ("k = [int64[1] {1}, int64[1] {2}]", Read::Built),
+        ("k: tensors = []", Read::Built),
+        ("ty: type_proto = float[N]", Read::Built),
+        ("ty: type = float[N]", Read::Refused),
+        ("g = g () => (float z) { z = Relu (x) }", Read::Built),
+        ("k = @outer, j: ints = @other", Read::Built),
+        ("k = 9223372036854775808", Read::Refused),
+        ("k = 1e99", Read::Refused),
+        ("k: int = 1.5", Read::Refused),
+        ("k: ints = 1", Read::Refused),
+        ("k = []", Read::Refused),
+        ("k = [1, 2.5]", Read::Refused),
+        ("k: string = 1", Read::Refused),
+        (r#"k: float = "a""#, Read::Refused),
+        (r#"k: floats = ["a"]"#, Read::Refused),
+        ("k: strings = [1]", Read::Refused),
+        (r#"k = ["a", 1]"#, Read::Refused),
+        ("k: tensor = 1", Read::Refused),
+        ("k = [1, @outer]", Read::Refused),
+        ("k: ints = [1, 9223372036854775808]", Read::Refused),
+        ("k: floats = [1e99]", Read::Refused),
+        ("k = FLOAT", Read::Refused),
+    ];
+
+    /// Every attribute form of [`ATTRIBUTES`] in a node of a model's main
+    /// graph, alone; all the parseable ones in one node, and one a node;
+    /// attributes of 128 bytes and more (a two- and a three-byte length);
+    /// and each of them cut and with stray tokens: the common forms are
+    /// encoded as read, no `AttributeProto` built, and the bytes of every
+    /// model are those of its IR (or its diagnostics the same).
+    #[test]
+    fn attributes_encoded_as_read_are_the_bytes_of_their_ir() {
+        use crate::parser::fast::tally::attributes_built_to_encode;
+        let model = |body: &str| format!("g (float x) => (float y) {{\n{body}\n}}");
+        let node = |attributes: &str| format!("y = Op <{attributes}> (x)");
+        let read = |form: &str| {
+            let text = model(&node(form));
+            match attributes_built_to_encode(|| encoded_as_read(&text)) {
+                (None, _) => Read::Refused,
+                (Some(_), 0) => Read::Encoded,
+                (Some(_), _) => Read::Built,
+            }
+        };
+        let misread: Vec<_> = (ATTRIBUTES.iter())
+            .map(|&(form, expected)| (form, expected, read(form)))
+            .filter(|(_, expected, read)| expected != read)
+            .collect();
+        assert!(misread.is_empty(), "{misread:?}");
+        let parseable: Vec<&str> = (ATTRIBUTES.iter())
+            .filter(|(_, read)| *read != Read::Refused)
+            .map(|(form, _)| *form)
+            .collect();
+        let long_string = format!("s = \"{}\"", "a".repeat(200));
+        let long_list = format!("k: ints = [{}]", vec!["-1"; 2_000].join(", "));
+        let one_a_node: Vec<String> = parseable.iter().map(|form| node(form)).collect();
+        let texts = [
+            model(&node(&parseable.join(", "))),
+            model(&one_a_node.join("\n")),
+            model(&node(&format!("{long_string}, {long_list}, k = 1"))),
+        ];
+        for text in &texts {
+            assert!(
+                encoded_as_read(text).is_some_and(|read| read.nodes),
+                "{text}"
+            );
             for broken in broken(text) {
                 encoded_as_read(&broken);
             }
