@@ -1149,15 +1149,21 @@ enum VarintError {
 
 /// Reads a varint at `start` that must end by `end`, as prost does: at most
 /// 10 bytes, the last of which may only hold the 64th bit. Returns the
-/// value and the position after it.
-#[inline]
+/// value and the position after it. The common case, one byte, is read
+/// where it is called (the walk reads a varint or two a field); the
+/// others by [`read_long_varint`].
+#[inline(always)]
 fn read_varint(bytes: &[u8], start: usize, end: usize) -> Result<(u64, usize), VarintError> {
-    let end = end.min(bytes.len());
-    // The common case: one byte.
     match bytes.get(start) {
-        Some(&b) if b < 0x80 && start < end => return Ok((u64::from(b), start + 1)),
-        _ => {}
+        Some(&b) if b < 0x80 && start < end => Ok((u64::from(b), start + 1)),
+        _ => read_long_varint(bytes, start, end),
     }
+}
+
+/// [`read_varint`] of a varint that is not one byte (or not there).
+#[inline(never)]
+fn read_long_varint(bytes: &[u8], start: usize, end: usize) -> Result<(u64, usize), VarintError> {
+    let end = end.min(bytes.len());
     let mut value = 0u64;
     for i in 0..10 {
         let at = start + i;
@@ -2142,6 +2148,51 @@ g (bool c, float[2] x) => (float[2] y) {
         let d = error_of(&field(7, &field(3, b"")));
         assert!(d.message.contains("reserved"), "{d:?}");
         assert_eq!(d.path.as_deref(), Some("graph"));
+    }
+
+    #[test]
+    fn a_varint_reads_the_same_in_one_byte_or_more() {
+        // Every length, in place and at an offset, cut at every byte, in a
+        // message that ends early, as prost reads it.
+        let values = [
+            0,
+            1,
+            0x7f,
+            0x80,
+            300,
+            1 << 21,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ];
+        for value in values {
+            let encoded = [vec![0xff], varint(value)].concat();
+            let whole = Ok((value, encoded.len()));
+            let read =
+                |end| read_varint(&encoded, 1, end).map_err(|e| matches!(e, VarintError::Overrun));
+            assert_eq!(read(encoded.len()), whole);
+            let prost = prost::encoding::decode_varint(&mut &encoded[1..]).unwrap();
+            assert_eq!(prost, value);
+            for end in 1..encoded.len() {
+                assert_eq!(read(end), Err(true), "{value} ending at {end}");
+                let cut = &encoded[..end];
+                let in_cut = read_varint(cut, 1, encoded.len());
+                assert!(
+                    matches!(in_cut, Err(VarintError::Overrun)),
+                    "{value} cut at {end}"
+                );
+            }
+        }
+        let eleven = [0x80; 11];
+        assert!(matches!(
+            read_varint(&eleven, 0, 11),
+            Err(VarintError::Invalid)
+        ));
+        let too_wide = [[0xff; 9].as_slice(), &[0x02]].concat();
+        assert!(matches!(
+            read_varint(&too_wide, 0, 10),
+            Err(VarintError::Invalid)
+        ));
+        assert!(matches!(read_varint(&[], 0, 0), Err(VarintError::Overrun)));
     }
 
     #[test]
