@@ -299,10 +299,10 @@ pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyMode
             })
             .collect()
     };
-    let mut model = ModelProto::decode(Gapped::new(bytes, &split.model_fields))
+    let mut model = merged::<ModelProto>(bytes, &split.model_fields)
         .map_err(|e| first_problem(not_decoded::<ModelProto>(&e, 0..bytes.len())))?;
     if split.has_graph {
-        let graph = GraphProto::decode(Gapped::new(bytes, &split.graph_fields))
+        let graph = merged::<GraphProto>(bytes, &split.graph_fields)
             .map_err(|e| first_problem(not_decoded::<GraphProto>(&e, 0..bytes.len())))?;
         model.graph = Some(graph);
     }
@@ -311,6 +311,18 @@ pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyMode
         nodes: encoded(split.nodes),
         initializers: encoded(split.initializers),
     })
+}
+
+/// The message of the whole fields at `ranges` of `bytes`, merged one
+/// range after the other: what `prost` decodes of their concatenation
+/// (protobuf merges a message's encodings as it decodes the message of
+/// their concatenation), each read from one slice.
+fn merged<M: Decode>(bytes: &[u8], ranges: &[Range<usize>]) -> Result<M, prost::DecodeError> {
+    let mut message = M::default();
+    for range in ranges {
+        message.merge(&bytes[range.clone()])?;
+    }
+    Ok(message)
 }
 
 /// The model's fields as the walk of [`decode_model_lazily`] passes them,
@@ -1591,6 +1603,53 @@ g (float[N] x) => (float[N] y) {
         let graph = lazy.model.graph.unwrap();
         assert_eq!((graph.name(), graph.input.len()), ("g", 1));
         assert_eq!((lazy.nodes.len(), lazy.initializers.len()), (2, 1));
+    }
+
+    #[test]
+    fn fields_merged_range_by_range_are_their_concatenation_decoded() {
+        // A scalar and a string given twice (the last wins), repeated
+        // messages, in the model and in its graph, from the walk's split.
+        let graph = [field(2, b"g"), field(11, &field(1, b"x")), field(2, b"h")].concat();
+        let bytes = [
+            varint_field(1, 10),
+            field(2, b"first"),
+            field(7, &graph),
+            field(8, &[field(1, b""), varint_field(2, 21)].concat()),
+            varint_field(1, 11),
+            field(2, b"second"),
+            field(8, &[field(1, b"ai"), varint_field(2, 1)].concat()),
+            field(7, &field(12, &field(1, b"y"))),
+        ]
+        .concat();
+        let mut walker = Walker::new::<ModelProto>(&bytes, Nodes::Left);
+        walker.split = Some(RefCell::new(Split::new(walker.schema)));
+        walk_with(&walker, Utf8::Everywhere).unwrap();
+        let split = walker.split.unwrap().into_inner();
+        let concatenated = |ranges: &[Range<usize>]| -> Vec<u8> {
+            ranges
+                .iter()
+                .flat_map(|r| bytes[r.clone()].to_vec())
+                .collect()
+        };
+        let model = merged::<ModelProto>(&bytes, &split.model_fields).unwrap();
+        let whole = ModelProto::decode(&concatenated(&split.model_fields)[..]).unwrap();
+        assert_eq!(model, whole);
+        assert_eq!(
+            (model.ir_version, model.producer_name()),
+            (Some(11), "second")
+        );
+        assert_eq!(model.opset_import.len(), 2);
+        let graph = merged::<GraphProto>(&bytes, &split.graph_fields).unwrap();
+        let whole = GraphProto::decode(&concatenated(&split.graph_fields)[..]).unwrap();
+        assert_eq!(graph, whole);
+        assert_eq!(
+            (graph.name(), graph.input.len(), graph.output.len()),
+            ("h", 1, 1)
+        );
+        assert_eq!(
+            merged::<GraphProto>(&bytes, &[]).unwrap(),
+            GraphProto::default()
+        );
     }
 
     #[test]
