@@ -28,6 +28,7 @@
 //! else to the walk of the node or initializer and `prost`), with the same
 //! errors.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -147,14 +148,20 @@ enum Utf8 {
 /// Checks that `bytes` decode as a `T` (the walk that [`decode`] makes
 /// before `prost` runs), the strings `utf8` says included.
 fn walk<T: Decode>(bytes: &[u8], utf8: Utf8) -> Result<(), Error> {
-    walk_leaving::<T>(bytes, utf8, Nodes::Walked)
+    walk_with(&Walker::new::<T>(bytes, Nodes::Walked), utf8)
 }
 
-/// [`walk`], the main graph's nodes walked or not as `nodes` says.
-fn walk_leaving<T: Decode>(bytes: &[u8], utf8: Utf8, nodes: Nodes) -> Result<(), Error> {
-    let walker = Walker::new::<T>(bytes, nodes);
+/// [`walk`] with `walker`, which may leave the main graph's nodes or
+/// split the model as it goes.
+fn walk_with(walker: &Walker, utf8: Utf8) -> Result<(), Error> {
     walker
-        .message(walker.top, 0, bytes.len(), 0, utf8 == Utf8::Everywhere)
+        .message(
+            walker.top,
+            0,
+            walker.bytes.len(),
+            0,
+            utf8 == Utf8::Everywhere,
+        )
         .map_err(|failure| Error::from_diagnostics(vec![failure.into_diagnostic()]))
 }
 
@@ -273,128 +280,98 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 /// a repeated one, so the model is the model's fields but its graphs, the
 /// graph all its occurrences' fields but their nodes and initializers
 /// (decoded as one message, which merges them as `prost` does), and the
-/// nodes and initializers each in order.
+/// nodes and initializers each in order. The walk that checks the model
+/// finds where each of those is as it passes it ([`Split`]): one pass over
+/// the fields before `prost` decodes the model's and the graph's.
 pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyModel<'_>, Error> {
     let first_problem = |error| first_problem::<ModelProto>(bytes, error);
-    walk_leaving::<ModelProto>(bytes, Utf8::Nowhere, nodes).map_err(first_problem)?;
-    let mut model_fields = Vec::new();
-    let mut graph_fields = Vec::new();
-    let (mut encoded_nodes, mut initializers) = (Vec::new(), Vec::new());
-    let mut has_graph = false;
-    let unexpected = || {
-        Error::from_diagnostics(vec![Diagnostic::new(
-            "onnxtxt::decode::invalid",
-            "not a valid binary ONNX ModelProto",
-            0..bytes.len(),
-        )])
-    };
-    for field in Fields::new(bytes, 0..bytes.len()) {
-        let field = field.ok_or_else(unexpected)?;
-        if field.number != u64::from(MODEL_GRAPH) || field.wire_type != LEN {
-            model_fields.push(field.whole);
-            continue;
-        }
-        has_graph = true;
-        for inner in Fields::new(bytes, field.payload) {
-            let inner = inner.ok_or_else(unexpected)?;
-            let payload = |walked| Encoded {
+    let mut walker = Walker::new::<ModelProto>(bytes, nodes);
+    walker.split = Some(RefCell::new(Split::new(walker.schema)));
+    walk_with(&walker, Utf8::Nowhere).map_err(first_problem)?;
+    let split = walker.split.take().unwrap_or_default().into_inner();
+    let encoded = |ranges: Vec<Range<usize>>| -> Vec<Encoded<'_>> {
+        let walked = nodes == Nodes::Walked;
+        (ranges.into_iter())
+            .map(|range| Encoded {
                 input: bytes,
-                range: inner.payload.clone(),
+                range,
                 walked,
-            };
-            match (inner.number, inner.wire_type) {
-                (number, LEN) if number == u64::from(GRAPH_NODE) => {
-                    encoded_nodes.push(payload(nodes == Nodes::Walked));
-                }
-                (number, LEN) if number == u64::from(GRAPH_INITIALIZER) => {
-                    initializers.push(payload(nodes == Nodes::Walked));
-                }
-                _ => graph_fields.push(inner.whole),
-            }
-        }
-    }
-    let mut model = ModelProto::decode(Gapped::new(bytes, &model_fields))
+            })
+            .collect()
+    };
+    let mut model = merged::<ModelProto>(bytes, &split.model_fields)
         .map_err(|e| first_problem(not_decoded::<ModelProto>(&e, 0..bytes.len())))?;
-    if has_graph {
-        let graph = GraphProto::decode(Gapped::new(bytes, &graph_fields))
+    if split.has_graph {
+        let graph = merged::<GraphProto>(bytes, &split.graph_fields)
             .map_err(|e| first_problem(not_decoded::<GraphProto>(&e, 0..bytes.len())))?;
         model.graph = Some(graph);
     }
     Ok(LazyModel {
         model,
-        nodes: encoded_nodes,
-        initializers,
+        nodes: encoded(split.nodes),
+        initializers: encoded(split.initializers),
     })
 }
 
-/// One field of a message: its number, wire type, where it is (tag
-/// included) and where its payload is (after the length, for a
-/// length-delimited field).
-pub(crate) struct Field {
-    pub(crate) number: u64,
-    wire_type: u64,
-    pub(crate) whole: Range<usize>,
-    payload: Range<usize>,
+/// The message of the whole fields at `ranges` of `bytes`, merged one
+/// range after the other: what `prost` decodes of their concatenation
+/// (protobuf merges a message's encodings as it decodes the message of
+/// their concatenation), each read from one slice.
+fn merged<M: Decode>(bytes: &[u8], ranges: &[Range<usize>]) -> Result<M, prost::DecodeError> {
+    let mut message = M::default();
+    for range in ranges {
+        message.merge(&bytes[range.clone()])?;
+    }
+    Ok(message)
 }
 
-/// The fields of the message in `bytes[range]`, which the walk has
-/// checked: `None` (and nothing after it) where one does not read.
-pub(crate) struct Fields<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    end: usize,
+/// The model's fields as the walk of [`decode_model_lazily`] passes them,
+/// split in the one pass that checks them: the model's fields but its
+/// graphs, every occurrence of its graph's fields but the nodes and
+/// initializers, and those (their payloads), each list in order.
+#[derive(Default)]
+struct Split {
+    /// The index of `GraphProto` in the schema.
+    graph_index: usize,
+    has_graph: bool,
+    model_fields: Vec<Range<usize>>,
+    graph_fields: Vec<Range<usize>>,
+    nodes: Vec<Range<usize>>,
+    initializers: Vec<Range<usize>>,
 }
 
-impl<'a> Fields<'a> {
-    pub(crate) fn new(bytes: &'a [u8], range: Range<usize>) -> Self {
-        Fields {
-            bytes,
-            pos: range.start,
-            end: range.end,
+impl Split {
+    fn new(schema: &Schema) -> Self {
+        Split {
+            graph_index: (schema.index(GraphProto::MESSAGE)).expect("a message of the schema"),
+            ..Split::default()
         }
     }
 
-    fn field(&mut self) -> Option<Field> {
-        let start = self.pos;
-        let (key, at) = read_varint(self.bytes, start, self.end).ok()?;
-        let wire_type = key & 7;
-        let (payload, end) = match wire_type {
-            VARINT => {
-                let (_, end) = read_varint(self.bytes, at, self.end).ok()?;
-                (at..end, end)
-            }
-            FIXED64 => (at..at + 8, at + 8),
-            FIXED32 => (at..at + 4, at + 4),
-            LEN => {
-                let (len, at) = read_varint(self.bytes, at, self.end).ok()?;
-                let end = at.checked_add(usize::try_from(len).ok()?)?;
-                (at..end, end)
-            }
-            _ => return None,
-        };
-        (end <= self.end).then_some(())?;
-        self.pos = end;
-        Some(Field {
-            number: key >> 3,
-            wire_type,
-            whole: start..end,
-            payload,
-        })
-    }
-}
-
-impl Iterator for Fields<'_> {
-    type Item = Option<Field>;
-
-    fn next(&mut self) -> Option<Option<Field>> {
-        if self.pos >= self.end {
-            return None;
+    /// Records the field `number` of the message of type `index` at
+    /// `depth` that the walk has just checked: `whole`, tag included, its
+    /// payload from `payload_start` (after the length of a
+    /// length-delimited field). Only the model (depth 0) and its main
+    /// graph (the only graph at depth 1) are split.
+    fn record(
+        &mut self,
+        index: usize,
+        depth: usize,
+        number: u64,
+        whole: Range<usize>,
+        payload_start: usize,
+    ) {
+        let payload = payload_start..whole.end;
+        match depth {
+            0 if number == u64::from(MODEL_GRAPH) => self.has_graph = true,
+            0 => self.model_fields.push(whole),
+            1 if index == self.graph_index => match number {
+                n if n == u64::from(GRAPH_NODE) => self.nodes.push(payload),
+                n if n == u64::from(GRAPH_INITIALIZER) => self.initializers.push(payload),
+                _ => self.graph_fields.push(whole),
+            },
+            _ => {}
         }
-        let field = self.field();
-        if field.is_none() {
-            self.pos = self.end;
-        }
-        Some(field)
     }
 }
 
@@ -760,6 +737,8 @@ struct Walker<'a> {
     /// contents of its main graph's nodes and initializers
     /// ([`Nodes::Left`]).
     leaves_nodes_of: Option<usize>,
+    /// Where the walk of a model for [`decode_model_lazily`] splits it.
+    split: Option<RefCell<Split>>,
 }
 
 impl<'a> Walker<'a> {
@@ -776,6 +755,7 @@ impl<'a> Walker<'a> {
             schema,
             top,
             leaves_nodes_of,
+            split: None,
         }
     }
 
@@ -868,8 +848,17 @@ impl<'a> Walker<'a> {
             let Some(field) = info.field(number) else {
                 return Err(self.unknown_field(info, number, wire_type, tag_at..pos));
             };
+            let tag_end = pos;
             self.value(info, field, wire_type, &mut pos, end, tag_at, depth, utf8)
                 .map_err(|failure| self.locate(failure, field, start, tag_at))?;
+            if let Some(split) = &self.split {
+                let payload_start = if wire_type == LEN {
+                    read_varint(self.bytes, tag_end, pos).map_or(pos, |(_, at)| at)
+                } else {
+                    tag_end
+                };
+                (split.borrow_mut()).record(index, depth, number, tag_at..pos, payload_start);
+            }
         }
         Ok(())
     }
@@ -1172,15 +1161,21 @@ enum VarintError {
 
 /// Reads a varint at `start` that must end by `end`, as prost does: at most
 /// 10 bytes, the last of which may only hold the 64th bit. Returns the
-/// value and the position after it.
-#[inline]
+/// value and the position after it. The common case, one byte, is read
+/// where it is called (the walk reads a varint or two a field); the
+/// others by [`read_long_varint`].
+#[inline(always)]
 fn read_varint(bytes: &[u8], start: usize, end: usize) -> Result<(u64, usize), VarintError> {
-    let end = end.min(bytes.len());
-    // The common case: one byte.
     match bytes.get(start) {
-        Some(&b) if b < 0x80 && start < end => return Ok((u64::from(b), start + 1)),
-        _ => {}
+        Some(&b) if b < 0x80 && start < end => Ok((u64::from(b), start + 1)),
+        _ => read_long_varint(bytes, start, end),
     }
+}
+
+/// [`read_varint`] of a varint that is not one byte (or not there).
+#[inline(never)]
+fn read_long_varint(bytes: &[u8], start: usize, end: usize) -> Result<(u64, usize), VarintError> {
+    let end = end.min(bytes.len());
     let mut value = 0u64;
     for i in 0..10 {
         let at = start + i;
@@ -1537,6 +1532,123 @@ g (float[N] x) => (float[N] y) {
         assert_eq!(
             lazily(&mlp(), Nodes::Left).unwrap(),
             decode_model(&mlp()).unwrap()
+        );
+    }
+
+    #[test]
+    fn the_walk_splits_the_model_and_its_main_graph_where_their_fields_are() {
+        // The input, built part by part, each part's range kept.
+        let mut bytes = Vec::new();
+        let mut put = |part: Vec<u8>| {
+            let start = bytes.len();
+            bytes.extend(part);
+            start..bytes.len()
+        };
+        let node = NodeProto {
+            op_type: Some("Relu".into()),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let tensor = TensorProto {
+            name: Some("t".into()),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        // The payload of a length-delimited field of one-byte tag and length.
+        let payload = |whole: &Range<usize>| whole.start + 2..whole.end;
+        // Messages with a field 1 or 5 that are not the main graph: an
+        // opset's domain, a function's node (7, but its name is 1), a
+        // training graph's nodes (depth 2): the model's fields, whole.
+        let ir_version = put(varint_field(1, 10));
+        let graph_a = [field(2, b"g"), field(1, &node), field(5, &tensor)];
+        let graph_a_start = put([tag(7, LEN), varint(graph_a.concat().len() as u64)].concat());
+        let graph_name = put(graph_a[0].clone());
+        let first_node = put(graph_a[1].clone());
+        let first_tensor = put(graph_a[2].clone());
+        let opset = put(field(8, &[field(1, b"ai"), varint_field(2, 1)].concat()));
+        let function = field(25, &[field(1, b"f"), field(7, &node)].concat());
+        let function = put(function);
+        let training = field(
+            20,
+            &field(1, &[field(1, &node), field(5, &tensor)].concat()),
+        );
+        let training = put(training);
+        let graph_b = [field(1, &node), field(11, &field(1, b"x"))];
+        put([tag(7, LEN), varint(graph_b.concat().len() as u64)].concat());
+        let second_node = put(graph_b[0].clone());
+        let input = put(graph_b[1].clone());
+        assert_eq!(graph_a_start.len(), 2);
+
+        for nodes in [Nodes::Walked, Nodes::Left] {
+            let mut walker = Walker::new::<ModelProto>(&bytes, nodes);
+            walker.split = Some(RefCell::new(Split::new(walker.schema)));
+            walk_with(&walker, Utf8::Everywhere).unwrap();
+            let split = walker.split.unwrap().into_inner();
+            assert!(split.has_graph);
+            let model_fields = [
+                ir_version.clone(),
+                opset.clone(),
+                function.clone(),
+                training.clone(),
+            ];
+            assert_eq!(split.model_fields, model_fields);
+            assert_eq!(split.graph_fields, [graph_name.clone(), input.clone()]);
+            assert_eq!(split.nodes, [payload(&first_node), payload(&second_node)]);
+            assert_eq!(split.initializers, [payload(&first_tensor)]);
+        }
+        let lazy = decode_model_lazily(&bytes, Nodes::Left).unwrap();
+        assert_eq!(lazy.model.functions.len(), 1);
+        assert_eq!(lazy.model.training_info.len(), 1);
+        assert_eq!(lazy.model.opset_import.len(), 1);
+        let graph = lazy.model.graph.unwrap();
+        assert_eq!((graph.name(), graph.input.len()), ("g", 1));
+        assert_eq!((lazy.nodes.len(), lazy.initializers.len()), (2, 1));
+    }
+
+    #[test]
+    fn fields_merged_range_by_range_are_their_concatenation_decoded() {
+        // A scalar and a string given twice (the last wins), repeated
+        // messages, in the model and in its graph, from the walk's split.
+        let graph = [field(2, b"g"), field(11, &field(1, b"x")), field(2, b"h")].concat();
+        let bytes = [
+            varint_field(1, 10),
+            field(2, b"first"),
+            field(7, &graph),
+            field(8, &[field(1, b""), varint_field(2, 21)].concat()),
+            varint_field(1, 11),
+            field(2, b"second"),
+            field(8, &[field(1, b"ai"), varint_field(2, 1)].concat()),
+            field(7, &field(12, &field(1, b"y"))),
+        ]
+        .concat();
+        let mut walker = Walker::new::<ModelProto>(&bytes, Nodes::Left);
+        walker.split = Some(RefCell::new(Split::new(walker.schema)));
+        walk_with(&walker, Utf8::Everywhere).unwrap();
+        let split = walker.split.unwrap().into_inner();
+        let concatenated = |ranges: &[Range<usize>]| -> Vec<u8> {
+            ranges
+                .iter()
+                .flat_map(|r| bytes[r.clone()].to_vec())
+                .collect()
+        };
+        let model = merged::<ModelProto>(&bytes, &split.model_fields).unwrap();
+        let whole = ModelProto::decode(&concatenated(&split.model_fields)[..]).unwrap();
+        assert_eq!(model, whole);
+        assert_eq!(
+            (model.ir_version, model.producer_name()),
+            (Some(11), "second")
+        );
+        assert_eq!(model.opset_import.len(), 2);
+        let graph = merged::<GraphProto>(&bytes, &split.graph_fields).unwrap();
+        let whole = GraphProto::decode(&concatenated(&split.graph_fields)[..]).unwrap();
+        assert_eq!(graph, whole);
+        assert_eq!(
+            (graph.name(), graph.input.len(), graph.output.len()),
+            ("h", 1, 1)
+        );
+        assert_eq!(
+            merged::<GraphProto>(&bytes, &[]).unwrap(),
+            GraphProto::default()
         );
     }
 
@@ -2095,6 +2207,51 @@ g (bool c, float[2] x) => (float[2] y) {
         let d = error_of(&field(7, &field(3, b"")));
         assert!(d.message.contains("reserved"), "{d:?}");
         assert_eq!(d.path.as_deref(), Some("graph"));
+    }
+
+    #[test]
+    fn a_varint_reads_the_same_in_one_byte_or_more() {
+        // Every length, in place and at an offset, cut at every byte, in a
+        // message that ends early, as prost reads it.
+        let values = [
+            0,
+            1,
+            0x7f,
+            0x80,
+            300,
+            1 << 21,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ];
+        for value in values {
+            let encoded = [vec![0xff], varint(value)].concat();
+            let whole = Ok((value, encoded.len()));
+            let read =
+                |end| read_varint(&encoded, 1, end).map_err(|e| matches!(e, VarintError::Overrun));
+            assert_eq!(read(encoded.len()), whole);
+            let prost = prost::encoding::decode_varint(&mut &encoded[1..]).unwrap();
+            assert_eq!(prost, value);
+            for end in 1..encoded.len() {
+                assert_eq!(read(end), Err(true), "{value} ending at {end}");
+                let cut = &encoded[..end];
+                let in_cut = read_varint(cut, 1, encoded.len());
+                assert!(
+                    matches!(in_cut, Err(VarintError::Overrun)),
+                    "{value} cut at {end}"
+                );
+            }
+        }
+        let eleven = [0x80; 11];
+        assert!(matches!(
+            read_varint(&eleven, 0, 11),
+            Err(VarintError::Invalid)
+        ));
+        let too_wide = [[0xff; 9].as_slice(), &[0x02]].concat();
+        assert!(matches!(
+            read_varint(&too_wide, 0, 10),
+            Err(VarintError::Invalid)
+        ));
+        assert!(matches!(read_varint(&[], 0, 0), Err(VarintError::Overrun)));
     }
 
     #[test]
