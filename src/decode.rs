@@ -350,8 +350,9 @@ impl Split {
 
     /// Records the field `number` of the message of type `index` at
     /// `depth` that the walk has just checked: `whole`, tag included, its
-    /// payload from `payload_start` (after the length of a
-    /// length-delimited field). Only the model (depth 0) and its main
+    /// payload from `payload_start()` (after the length of a
+    /// length-delimited field), which is asked only of the main graph's
+    /// nodes and initializers. Only the model (depth 0) and its main
     /// graph (the only graph at depth 1) are split.
     fn record(
         &mut self,
@@ -359,15 +360,16 @@ impl Split {
         depth: usize,
         number: u64,
         whole: Range<usize>,
-        payload_start: usize,
+        payload_start: impl FnOnce() -> usize,
     ) {
-        let payload = payload_start..whole.end;
         match depth {
             0 if number == u64::from(MODEL_GRAPH) => self.has_graph = true,
             0 => self.model_fields.push(whole),
             1 if index == self.graph_index => match number {
-                n if n == u64::from(GRAPH_NODE) => self.nodes.push(payload),
-                n if n == u64::from(GRAPH_INITIALIZER) => self.initializers.push(payload),
+                n if n == u64::from(GRAPH_NODE) => self.nodes.push(payload_start()..whole.end),
+                n if n == u64::from(GRAPH_INITIALIZER) => {
+                    self.initializers.push(payload_start()..whole.end);
+                }
                 _ => self.graph_fields.push(whole),
             },
             _ => {}
@@ -852,10 +854,12 @@ impl<'a> Walker<'a> {
             self.value(info, field, wire_type, &mut pos, end, tag_at, depth, utf8)
                 .map_err(|failure| self.locate(failure, field, start, tag_at))?;
             if let Some(split) = &self.split {
-                let payload_start = if wire_type == LEN {
-                    read_varint(self.bytes, tag_end, pos).map_or(pos, |(_, at)| at)
-                } else {
-                    tag_end
+                let payload_start = || {
+                    if wire_type == LEN {
+                        read_varint(self.bytes, tag_end, pos).map_or(pos, |(_, at)| at)
+                    } else {
+                        tag_end
+                    }
                 };
                 (split.borrow_mut()).record(index, depth, number, tag_at..pos, payload_start);
             }
