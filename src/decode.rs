@@ -377,59 +377,6 @@ impl Split {
     }
 }
 
-/// The bytes of `ranges` of a buffer, one after the other, as one `Buf`:
-/// a message of some of another's fields, with no copy.
-struct Gapped<'a> {
-    bytes: &'a [u8],
-    ranges: std::slice::Iter<'a, Range<usize>>,
-    chunk: &'a [u8],
-    remaining: usize,
-}
-
-impl<'a> Gapped<'a> {
-    fn new(bytes: &'a [u8], ranges: &'a [Range<usize>]) -> Self {
-        let mut gapped = Gapped {
-            bytes,
-            ranges: ranges.iter(),
-            chunk: &[],
-            remaining: ranges.iter().map(ExactSizeIterator::len).sum(),
-        };
-        gapped.next_chunk();
-        gapped
-    }
-
-    /// Moves to the next range that is not empty, if the chunk is.
-    fn next_chunk(&mut self) {
-        while self.chunk.is_empty() {
-            match self.ranges.next() {
-                Some(range) => self.chunk = &self.bytes[range.clone()],
-                None => return,
-            }
-        }
-    }
-}
-
-impl prost::bytes::Buf for Gapped<'_> {
-    fn remaining(&self) -> usize {
-        self.remaining
-    }
-
-    fn chunk(&self) -> &[u8] {
-        self.chunk
-    }
-
-    fn advance(&mut self, count: usize) {
-        let mut count = count.min(self.remaining);
-        self.remaining -= count;
-        while count > 0 && !self.chunk.is_empty() {
-            let step = count.min(self.chunk.len());
-            self.chunk = &self.chunk[step..];
-            count -= step;
-            self.next_chunk();
-        }
-    }
-}
-
 mod sealed {
     pub trait Sealed {}
 }

@@ -13,9 +13,8 @@ use std::ops::Range;
 use super::kept_list::KeptList;
 use super::node_view::{key, within_nesting, NodeView, Reader, LEN};
 use super::tensor_view::TensorView;
-use super::{Gapped, Nodes, Walker, GRAPH_INITIALIZER, GRAPH_NODE};
+use super::{merged, Nodes, Walker, GRAPH_INITIALIZER, GRAPH_NODE};
 use crate::proto::GraphProto;
-use prost::Message as _;
 
 /// A graph read from its encoding (see the module's documentation).
 #[derive(Default)]
@@ -62,8 +61,7 @@ impl<'a> GraphView<'a> {
             for field in &self.rest_fields {
                 (walker.message(walker.top, field.start, field.end, depth, false)).ok()?;
             }
-            let fields = Gapped::new(reader.input(), &self.rest_fields);
-            self.rest = GraphProto::decode(fields).ok()?;
+            self.rest = merged(reader.input(), &self.rest_fields).ok()?;
         }
         Some(())
     }
