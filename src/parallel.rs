@@ -24,6 +24,12 @@ pub(crate) const MIN_TEXT: usize = 1 << 20;
 /// 50 µs to start and join, the time of 5,000 numbers.
 pub(crate) const MIN_TEXT_IDLE: usize = 1 << 18;
 
+/// A helper's stack: a Linux main thread's 8 MiB, not a spawned thread's
+/// 2, so that a piece of text parsed there has room for the grammar over
+/// any nesting and never counts its brackets to see whether it needs a
+/// stack of its own (`parser::tokens::with_room_for`).
+pub(crate) const HELPER_STACK: usize = 8 << 20;
+
 thread_local! {
     /// Whether this thread may start helpers (see [`with_threads`]).
     static ALLOWED: Cell<bool> = const { Cell::new(true) };
@@ -256,6 +262,7 @@ fn start_helper() -> Helper {
     let (jobs, queue) = mpsc::channel::<Job>();
     let spawned = std::thread::Builder::new()
         .name("onnxtxt-helper".to_owned())
+        .stack_size(HELPER_STACK)
         .spawn(move || queue.into_iter().for_each(|job| job()));
     match spawned {
         Ok(thread) => Helper::Running { jobs, thread },
@@ -383,6 +390,7 @@ where
     let theirs = Arc::clone(&slot);
     let spawned = std::thread::Builder::new()
         .name("onnxtxt-helper".to_owned())
+        .stack_size(HELPER_STACK)
         .spawn_scoped(scope, move || {
             let work = theirs.lock().ok()?.take()?;
             Some(run(work))
@@ -405,6 +413,29 @@ fn finish<T>(handle: ScopedJoinHandle<'_, Option<T>>) -> T {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn helpers_have_their_stack() {
+        let (_, joined) = join(|| (), stacker::remaining_stack);
+        let shared = with_helper(|| {
+            let mut left = None;
+            ahead(
+                &mut left,
+                std::iter::once(()),
+                &mut Vec::new(),
+                |_| |buffer: &mut Option<usize>| *buffer = stacker::remaining_stack(),
+                |_, _| {},
+                |left, _, buffer, _| *left = *buffer,
+            );
+            left
+        });
+        // Without a second core, the work ran on this thread.
+        if available() {
+            for left in [joined, shared] {
+                assert!(left.unwrap() >= HELPER_STACK - (256 << 10));
+            }
+        }
+    }
 
     #[test]
     fn splits_long_lists_at_a_comma_past_the_middle() {

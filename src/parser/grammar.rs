@@ -7,6 +7,7 @@ use chumsky::input::ValueInput;
 use chumsky::prelude::*;
 
 use super::fast::{plain, PieceNodes};
+use super::tokens::with_room_for;
 use super::{attribute, data, graph, hints, landmarks, node, tensor, types, value};
 use crate::error::Diagnostic;
 use crate::lexer::Token;
@@ -281,9 +282,10 @@ impl<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>> Grammar<'t, I, E> {
 pub(super) type TokenInput<'t, 's> =
     chumsky::input::MappedInput<'t, Token<'s>, SimpleSpan, &'t [(Token<'s>, SimpleSpan)]>;
 
-/// Runs `parser` over all of `tokens` (lexed from `text`) with `state`,
-/// returning its output and the landmarks it recorded (if `state` records
-/// them), or the errors of type `E`.
+/// Runs `parser` over all of `tokens` (lexed from `text`) with `state`, on
+/// a stack with room for their nesting ([`with_room_for`]), returning its
+/// output and the landmarks it recorded (if `state` records them), or the
+/// errors of type `E`.
 pub(super) fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
     parser: Parsed<'t, TokenInput<'t, 's>, E, O>,
     tokens: &'t [(Token<'s>, SimpleSpan)],
@@ -291,10 +293,12 @@ pub(super) fn run<'t, 's: 't, E: Fail<'t, TokenInput<'t, 's>>, O>(
     mut state: State,
 ) -> Result<(O, State), Vec<E>> {
     let eoi = SimpleSpan::from(text.len()..text.len());
-    let output = parser
-        .then_ignore(end())
-        .parse_with_state(tokens.split_token_span(eoi), &mut state)
-        .into_result()?;
+    let output = with_room_for(tokens, || {
+        parser
+            .then_ignore(end())
+            .parse_with_state(tokens.split_token_span(eoi), &mut state)
+            .into_result()
+    })?;
     Ok((output, state))
 }
 

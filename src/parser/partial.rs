@@ -21,7 +21,7 @@ use chumsky::prelude::*;
 use super::errors::diagnostic_of;
 use super::grammar::{run, Grammar, State, FAST_GRAMMAR};
 use super::hints::{self, closer_of, is_closer};
-use super::tokens::{explain_malformed, well_formed};
+use super::tokens::{deepest, explain_malformed, well_formed, with_room_for};
 use super::{MAX_ERRORS, MAX_NESTING};
 use crate::error::Diagnostic;
 use crate::lexer::{scan, Token};
@@ -67,12 +67,14 @@ pub(crate) fn parse_model_partial(text: &str) -> Partial {
         let grammar = Grammar::<_, Rich<_>>::new();
         let eoi = SimpleSpan::from(text.len()..text.len());
         let mut state = State::recording();
-        let (model, errors) = grammar
-            .model
-            .clone()
-            .then_ignore(end())
-            .parse_with_state(repaired.as_slice().split_token_span(eoi), &mut state)
-            .into_output_errors();
+        let (model, errors) = with_room_for(&repaired, || {
+            grammar
+                .model
+                .clone()
+                .then_ignore(end())
+                .parse_with_state(repaired.as_slice().split_token_span(eoi), &mut state)
+                .into_output_errors()
+        });
         let known = diagnostics.clone();
         let new = errors.iter().filter_map(|error| {
             let span = error.span().into_range();
@@ -131,20 +133,6 @@ fn repair_brackets<'s>(
         close(closer, end, &mut repaired);
     }
     (repaired, added)
-}
-
-/// The deepest bracket nesting of `tokens`, whose brackets pair up.
-fn deepest(tokens: &[(Token<'_>, SimpleSpan)]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0);
-    for &(token, _) in tokens {
-        if closer_of(token).is_some() {
-            depth += 1;
-            deepest = deepest.max(depth);
-        } else if is_closer(token) {
-            depth = depth.saturating_sub(1);
-        }
-    }
-    deepest
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 //! on the Rust stack without bound. One quick pass ([`well_formed`])
 //! clears the common case. A parse on one thread lexes into a token
 //! vector its thread keeps from one parse to the next ([`with_tokens`]).
+//! The grammar runs on a stack with room for the tokens' nesting
+//! ([`with_room_for`]).
 
 use std::cell::Cell;
 
@@ -249,6 +251,66 @@ impl Brackets {
     }
 }
 
+/// The deepest bracket nesting of `tokens`, a closer that closes nothing
+/// counted as closing nothing: a bound on how deep the grammar recurses
+/// over them, however their brackets pair up.
+pub(super) fn deepest(tokens: &[(Token<'_>, SimpleSpan)]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0);
+    for &(token, _) in tokens {
+        if hints::closer_of(token).is_some() {
+            depth += 1;
+            deepest = deepest.max(depth);
+        } else if hints::is_closer(token) {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    deepest
+}
+
+/// The stack one bracket of nesting may take in the grammar, with room to
+/// spare: a debug build takes up to about 42 KB (a graph in an attribute,
+/// whose `<` and `{` take 83 KB; a list in a header about 25 KB a `[`, a
+/// type 13 KB a `seq(`), a release build much less.
+const STACK_PER_BRACKET: usize = 64 << 10;
+
+/// The stack the grammar takes besides its nesting (a debug build's parse
+/// of an unnested model with its source map: about 175 KB).
+const STACK_BASE: usize = 256 << 10;
+
+/// The stack a grammar run over brackets nested `depth` deep may take.
+const fn stack_for(depth: usize) -> usize {
+    STACK_BASE + depth * STACK_PER_BRACKET
+}
+
+/// The stack a grammar run over any tokens may take: a thread with this
+/// much left never needs a new one.
+const STACK_FOR_ANY_NESTING: usize = stack_for(MAX_NESTING);
+
+// A helper has that much left, and a megabyte more for what it runs the
+// grammar in.
+const _: () = assert!(STACK_FOR_ANY_NESTING + (1 << 20) <= crate::parallel::HELPER_STACK);
+
+/// Runs `parse`, the grammar over `tokens`, on a stack with room for their
+/// nesting: the thread's own when it has that much left, else a new one.
+/// chumsky grows the stack as it recurses only when less than 64 KB is
+/// left, which one level of a debug build can take more than: without
+/// this, a model whose graphs nest 30 deep overflowed a 2 MiB thread.
+pub(super) fn with_room_for<R>(tokens: &[(Token<'_>, SimpleSpan)], parse: impl FnOnce() -> R) -> R {
+    let Some(left) = stacker::remaining_stack() else {
+        return parse();
+    };
+    // Room for any nesting: the tokens need not be counted.
+    if left >= STACK_FOR_ANY_NESTING {
+        return parse();
+    }
+    let needed = stack_for(deepest(tokens));
+    if left >= needed {
+        parse()
+    } else {
+        stacker::grow(needed, parse)
+    }
+}
+
 /// Diagnostics for text the lexer could not read.
 fn lexer_diagnostics(tokens: &[(Token<'_>, SimpleSpan)], source: &str) -> Vec<Diagnostic> {
     let mut last_error_end = None;
@@ -312,6 +374,48 @@ fn check_nesting(tokens: &[(Token<'_>, SimpleSpan)]) -> Result<(), Error> {
 mod tests {
     use super::*;
     use crate::proto::ModelProto;
+
+    /// A model whose graphs nest as deep as [`MAX_NESTING`] allows (each
+    /// level a `<` and a `{`).
+    fn nested_graphs() -> String {
+        let mut body = "y = Relu (x)".to_owned();
+        for level in 0..(MAX_NESTING - 1) / 2 {
+            body = format!(
+                "y = If (c) <then_branch: graph = t{level} () => (float y) {{ {body} }}, \
+                 else_branch: graph = e{level} () => (float y) {{ y = Neg (x) }}>"
+            );
+        }
+        format!(
+            "<ir_version: 8, opset_import: [\"\": 18], producer_name: \"a\", doc_string: \"b\">\n\
+             g (bool c, float x) => (float y) {{ {body} }}"
+        )
+    }
+
+    #[test]
+    fn text_nested_as_deep_as_allowed_parses_on_a_test_threads_stack() {
+        // Every grammar run, on the 2 MiB of a test thread: the recording
+        // grammar (the source map, and `format`'s comments), which took
+        // 83 KB a graph level in a debug build and overflowed at 30; the
+        // explaining grammar on a mistake at the deepest level; the
+        // language server's partial parse of a text cut short.
+        let on_a_test_thread = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let text = nested_graphs();
+                let (model, _) = crate::parse_model_with_source_map(&text).unwrap();
+                assert_eq!(model, crate::parse_model(&text).unwrap());
+                let formatted = crate::format(&text).unwrap();
+                assert_eq!(crate::parse_model(&formatted).unwrap(), model);
+                let mistake = text.replacen("y = Relu (x)", "y = Relu (x) (x)", 1);
+                let error = crate::parse_model_with_source_map(&mistake).unwrap_err();
+                assert_eq!(error.primary().code, "onnxtxt::parse::syntax");
+                let cut = &text[..text.find("e0 ()").unwrap()];
+                let partial = super::super::partial::parse_model_partial(cut);
+                assert!(!partial.diagnostics.is_empty());
+            })
+            .unwrap();
+        on_a_test_thread.join().unwrap();
+    }
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {

@@ -1372,19 +1372,6 @@ mod tests {
 
     #[test]
     fn nodes_before_a_subgraph_that_goes_on_are_read_in_pieces() {
-        // A debug build takes about 83 KB of stack a subgraph level, more
-        // than the 64 KB chumsky's recursion keeps free before it grows the
-        // stack: whether 30 levels fit in a test thread's 2 MiB depends on
-        // where the levels fall (main's build at 6480366 overflows with
-        // RUST_MIN_STACK=2050000). Read on a thread with room for them all.
-        let reads = std::thread::Builder::new()
-            .stack_size(16 << 20)
-            .spawn(nodes_before_a_subgraph_that_goes_on)
-            .unwrap();
-        reads.join().unwrap();
-    }
-
-    fn nodes_before_a_subgraph_that_goes_on() {
         let text = nested_ifs(30);
         let one = parse_model_with_source_map(&text)
             .unwrap()
