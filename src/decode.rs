@@ -1769,6 +1769,47 @@ g (float[N] x) => (float[N] y) {
         }
     }
 
+    #[test]
+    fn a_node_views_strings_are_checked_before_and_after_its_first_byte_that_is_not_utf8() {
+        // The view checks a node's bytes as UTF-8 at once up to the first
+        // that is not (here the float's 0x80) and each string after it on
+        // its own: names of characters of every width on both sides, and
+        // names that are not UTF-8 (cut characters, a stray continuation
+        // byte, an overlong form) on both sides.
+        let float = field(
+            5,
+            &[field(1, b"f"), tag(2, FIXED32), vec![0, 0, 0x80, 0x3f]].concat(),
+        );
+        let good: [&[u8]; 5] = [
+            b"",
+            b"x",
+            "é".as_bytes(),
+            "日本".as_bytes(),
+            "a🙂".as_bytes(),
+        ];
+        let bad: [&[u8]; 4] = [&[0xc3], &[0xe6, 0x97], &[b'a', 0x80], &[0xc0, 0xaf]];
+        for name in good.iter().chain(&bad) {
+            let before = [field(1, name), float.clone(), field(7, b"d")].concat();
+            let after = [
+                field(1, b"x"),
+                float.clone(),
+                field(3, name),
+                field(7, name),
+            ]
+            .concat();
+            for bytes in [before, after] {
+                let mut view = NodeView::default();
+                match decode::<NodeProto>(&bytes) {
+                    Ok(decoded) => {
+                        assert!(view.read(&bytes), "{bytes:?}");
+                        assert_eq!(view.to_proto(), decoded, "{bytes:?}");
+                    }
+                    Err(_) => assert!(!view.read(&bytes), "{bytes:?}"),
+                }
+            }
+        }
+    }
+
     /// A tensor of weights as exporters write them, with the variations
     /// the tensor view reads: dims packed and unpacked (negative too),
     /// singular fields given twice, an empty run of floats before one.

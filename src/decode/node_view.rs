@@ -95,7 +95,7 @@ impl<'a> NodeView<'a> {
     /// lists keep their room); `false`, the view's content unspecified,
     /// when the node holds a field the view does not, or does not read.
     pub(crate) fn read(&mut self, bytes: &'a [u8]) -> bool {
-        self.read_at(Reader::new(bytes), MAIN_GRAPH_ITEM_DEPTH)
+        self.read_at(Reader::with_text(bytes), MAIN_GRAPH_ITEM_DEPTH)
             .is_some()
     }
 
@@ -249,18 +249,36 @@ pub(super) fn int64(value: u64) -> i64 {
 pub(super) struct Reader<'a> {
     /// The encoding the message is a part of.
     bytes: &'a [u8],
+    /// The longest start of `bytes` that is UTF-8, checked at once: a
+    /// string inside it, starting and ending on a character's boundary, is
+    /// UTF-8 with no check of its own (empty: every string is checked).
+    text: &'a str,
     pos: usize,
     /// Where the message ends.
     end: usize,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader of the node or tensor `bytes`.
+    /// A reader of the tensor `bytes`, which checks each string it reads.
     pub(super) fn new(bytes: &'a [u8]) -> Self {
         Reader {
             bytes,
+            text: "",
             pos: 0,
             end: bytes.len(),
+        }
+    }
+
+    /// A reader of the node `bytes`, whose strings (names, most of them
+    /// short) are checked as UTF-8 all at once, up to the first byte that
+    /// is not (most often a number's).
+    pub(super) fn with_text(bytes: &'a [u8]) -> Self {
+        let text = std::str::from_utf8(bytes).unwrap_or_else(|error| {
+            std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default()
+        });
+        Reader {
+            text,
+            ..Reader::new(bytes)
         }
     }
 
@@ -346,7 +364,9 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn string(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.payload()?).ok()
+        let inner = self.message()?;
+        let range = inner.pos..inner.end;
+        (self.text.get(range.clone())).or_else(|| std::str::from_utf8(&self.bytes[range]).ok())
     }
 
     fn float(&mut self) -> Option<f32> {

@@ -143,26 +143,39 @@ pub(crate) fn is_identifier(text: &str) -> bool {
     if !matches!(bytes.first(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_')) {
         return false;
     }
-    // Every name printed is checked: 16 bytes at a time, with no branch
-    // per byte, so that the compiler can use vector instructions. The
-    // last bytes are padded with `_` to a whole chunk.
+    // Every name printed is checked, most of them short: those byte by
+    // byte through a table; longer ones 16 bytes at a time, with no branch
+    // per byte, so that the compiler can use vector instructions, the last
+    // chunk overlapping the one before.
+    let Some(last) = bytes.last_chunk::<16>() else {
+        return bytes
+            .iter()
+            .fold(true, |ok, &b| ok & CONTINUES_IDENTIFIER[usize::from(b)]);
+    };
     let all_continue = |chunk: &[u8; 16]| {
         chunk
             .iter()
             .fold(true, |ok, &b| ok & continues_identifier(b))
     };
-    let mut chunks = bytes.chunks_exact(16);
-    let whole = chunks
-        .by_ref()
-        .all(|chunk| chunk.try_into().is_ok_and(&all_continue));
-    let rest = chunks.remainder();
-    let mut last = [b'_'; 16];
-    last[..rest.len()].copy_from_slice(rest);
-    whole && all_continue(&last)
+    bytes
+        .chunks_exact(16)
+        .all(|chunk| chunk.try_into().is_ok_and(&all_continue))
+        && all_continue(last)
 }
 
+/// [`continues_identifier`] of every byte.
+static CONTINUES_IDENTIFIER: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = continues_identifier(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// `[A-Za-z0-9_]`, without branches.
-fn continues_identifier(b: u8) -> bool {
+const fn continues_identifier(b: u8) -> bool {
     ((b | 0x20).wrapping_sub(b'a') < 26) | (b.wrapping_sub(b'0') < 10) | (b == b'_')
 }
 
@@ -221,14 +234,19 @@ mod tests {
                 .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
                 && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
         };
-        for len in [1, 15, 16, 17, 40] {
-            for at in [0, len / 2, len - 1] {
+        // Short names are read through a table, longer ones in chunks, the
+        // last overlapping the one before.
+        for len in [1, 2, 15, 16, 17, 31, 32, 33, 40] {
+            for at in [0, 1.min(len - 1), len / 2, len - 2.min(len), len - 1] {
                 for byte in 0..=127u8 {
                     let mut name = vec![b'a'; len];
                     name[at] = byte;
                     let name = String::from_utf8(name).unwrap();
                     assert_eq!(is_identifier(&name), rule(name.as_bytes()), "{name:?}");
                 }
+                let mut name = "a".repeat(len);
+                name.replace_range(at..=at, "é");
+                assert!(!is_identifier(&name), "{name:?}");
             }
         }
     }
