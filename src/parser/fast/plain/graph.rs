@@ -128,16 +128,22 @@ pub(crate) struct EncodedMainGraph {
 /// The most room made for the nodes of a text before they are read.
 const MOST_NODE_ROOM: usize = 1 << 20;
 
+/// The room made for the main graph's inputs and outputs before they are
+/// read: a small model's (a few value infos of 20 to 50 bytes) fit, where
+/// growing from nothing took three allocations.
+const SIGNATURE_ROOM: usize = 256;
+
 impl EncodedMainGraph {
     /// Room for the nodes of `text` made at once (up to
     /// [`MOST_NODE_ROOM`]): their encoding is mostly shorter than their
     /// text (a fifth of it for the corpus's median model, never more than
     /// all of it there), and growing the buffer by doubling, a copy each
-    /// time, cost the corpus's parse from Python 5%.
+    /// time, cost the corpus's parse from Python 5%; and
+    /// [`SIGNATURE_ROOM`] for its inputs and outputs.
     pub(crate) fn with_room_for(text: &str) -> Self {
         EncodedMainGraph {
             nodes: Vec::with_capacity(text.len().min(MOST_NODE_ROOM)),
-            inputs_and_outputs: Vec::new(),
+            inputs_and_outputs: Vec::with_capacity(SIGNATURE_ROOM),
         }
     }
 }
