@@ -564,7 +564,9 @@ mod tests {
 
     /// The allocations a one-node model's encoding makes, all fixed costs
     /// of a call from Python: its inputs' and outputs' encoding has room
-    /// made for it at once (it grew from nothing, three allocations).
+    /// made for it at once (it grew from nothing, three allocations), and
+    /// its header's entries are applied as read, not gathered in a vector
+    /// first, its opset list the one read, not copied into another.
     #[test]
     fn a_one_node_model_is_encoded_with_few_allocations() {
         let text =
@@ -579,7 +581,7 @@ mod tests {
             encoded.encoded_len(),
             parse_model(text).unwrap().encoded_len()
         );
-        assert!(made <= 16, "{made} allocations");
+        assert!(made <= 14, "{made} allocations");
     }
 
     #[test]
