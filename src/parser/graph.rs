@@ -546,31 +546,57 @@ fn unknown_header_key(diagnostic: Diagnostic, key: &str, keys: &[&str], of: &str
 /// Applies one model header entry; keys the reference does not know are
 /// [ext] annotations.
 pub(crate) fn apply_model_header(model: &mut ModelProto, entry: Entry) -> Result<(), Diagnostic> {
+    let Err(entry) = apply_reference_model_header(model, entry)? else {
+        return Ok(());
+    };
+    let key = entry.key.clone();
+    annotation::apply_model_entry(model, entry)
+        .map_err(|d| unknown_header_key(d, &key, &MODEL_HEADER_KEYS, "model"))
+}
+
+/// Applies one model header entry whose key the reference knows, which
+/// sets one of the model's header fields; any other entry is given back
+/// (`Ok(Err(entry))`) untouched.
+pub(crate) fn apply_reference_model_header(
+    model: &mut ModelProto,
+    entry: Entry,
+) -> Result<Result<(), Entry>, Diagnostic> {
     match entry.key.as_str() {
         "ir_version" => model.ir_version = Some(int_value(&entry.key, &entry.value)?),
-        "opset_import" if is_pair_list(&entry) => model.opset_import.extend(opset_value(entry)?),
+        "opset_import" if is_pair_list(&entry) => {
+            append(&mut model.opset_import, opset_value(entry)?)
+        }
         "producer_name" => model.producer_name = Some(text_value(entry)?),
         "producer_version" => model.producer_version = Some(text_value(entry)?),
         "domain" => model.domain = Some(text_value(entry)?),
         "model_version" => model.model_version = Some(int_value(&entry.key, &entry.value)?),
         "doc_string" => model.doc_string = Some(text_value(entry)?),
         "metadata_props" if is_pair_list(&entry) => {
-            model.metadata_props.extend(string_pairs_value(entry)?)
+            append(&mut model.metadata_props, string_pairs_value(entry)?)
         }
-        _ => {
-            let key = entry.key.clone();
-            return annotation::apply_model_entry(model, entry)
-                .map_err(|d| unknown_header_key(d, &key, &MODEL_HEADER_KEYS, "model"));
-        }
+        _ => return Ok(Err(entry)),
     }
-    Ok(())
+    Ok(Ok(()))
+}
+
+/// `items` after those of `list`: taken as they are when `list` is empty
+/// (a header's first `opset_import`, nearly always its only one), where
+/// extending the empty list made a vector and copied them into it.
+fn append<T>(list: &mut Vec<T>, items: Vec<T>) {
+    if list.is_empty() {
+        *list = items;
+    } else {
+        list.extend(items);
+    }
 }
 
 /// Applies one function header entry; keys the reference does not know are
 /// [ext] annotations.
 fn apply_function_header(function: &mut FunctionProto, entry: Entry) -> Result<(), Diagnostic> {
     match entry.key.as_str() {
-        "opset_import" if is_pair_list(&entry) => function.opset_import.extend(opset_value(entry)?),
+        "opset_import" if is_pair_list(&entry) => {
+            append(&mut function.opset_import, opset_value(entry)?)
+        }
         "doc_string" => function.doc_string = Some(text_value(entry)?),
         "domain" => function.domain = Some(text_value(entry)?),
         "overload" => function.overload = Some(text_value(entry)?),

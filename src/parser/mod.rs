@@ -41,6 +41,8 @@
 // (instead of boxed) costs nothing on the hot path.
 #![allow(clippy::result_large_err)]
 
+#[cfg(test)]
+mod allocations;
 pub(crate) mod annotation;
 mod attribute;
 mod common;

@@ -18,12 +18,12 @@ use super::node::{encoded_node_list, node_list};
 use super::tensor::{plain_tensor_type, tensor_type, values, Dim};
 use super::{
     attempt, eat, encode_string, expect, hand, name_in_text, next_name, or_grammar, separated,
-    up_to, up_to_into, Handoff, Reader,
+    separated_onto, up_to, up_to_into, Handoff, Reader,
 };
 use crate::lexer::Token;
 use crate::parser::annotation::{apply_tensor, Entry, Value};
 use crate::parser::common::unquote;
-use crate::parser::graph::apply_model_header;
+use crate::parser::graph::{apply_model_header, apply_reference_model_header};
 use crate::parser::write::field_len;
 use crate::parser::{Fail, Parsed, Tokens};
 use crate::proto::{FunctionProto, GraphProto, ModelProto, TensorProto, TypeProto, ValueInfoProto};
@@ -35,12 +35,26 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     grammar: &Handoff<'t, 's, I, E>,
     function: &Parsed<'t, I, E, FunctionProto>,
 ) -> Option<Box<ModelProto>> {
-    let header = if eat(inp, Token::LAngle) {
-        let (entries, after) = separated(inp, |inp| entry(inp, &grammar.header_value))?;
-        (after == Token::RAngle).then_some(entries)?
-    } else {
-        Vec::new()
-    };
+    // Made in its box, the header's fields set as read, the graph moved in
+    // once.
+    let mut model = Box::<ModelProto>::default();
+    // The header's entries from the first the reference does not know on
+    // (an [ext] annotation may set any field, the graph's too), applied
+    // after the graph and functions, as before.
+    let mut others = Vec::new();
+    if eat(inp, Token::LAngle) {
+        let after = separated_onto(inp, &mut others, |inp, others| {
+            let entry = entry(inp, &grammar.header_value)?;
+            let other = if others.is_empty() {
+                apply_reference_model_header(&mut model, entry).ok()?.err()
+            } else {
+                Some(entry)
+            };
+            others.extend(other);
+            Some(())
+        })?;
+        (after == Token::RAngle).then_some(())?;
+    }
     // Taken out, and put back only when the model is read: a model given
     // back to the grammar has its nodes and value infos in the IR.
     let mut encoded = inp.state().main_graph.take();
@@ -49,11 +63,9 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
     while inp.peek().is_some() {
         functions.push(hand(inp, function)?);
     }
-    // Made in its box, the graph moved in once.
-    let mut model = Box::<ModelProto>::default();
     model.graph = Some(graph);
     model.functions = functions;
-    for entry in header {
+    for entry in others {
         apply_model_header(&mut model, entry).ok()?;
     }
     inp.state().main_graph = encoded;
@@ -128,16 +140,22 @@ pub(crate) struct EncodedMainGraph {
 /// The most room made for the nodes of a text before they are read.
 const MOST_NODE_ROOM: usize = 1 << 20;
 
+/// The room made for the main graph's inputs and outputs before they are
+/// read: a small model's (a few value infos of 20 to 50 bytes) fit, where
+/// growing from nothing took three allocations.
+const SIGNATURE_ROOM: usize = 256;
+
 impl EncodedMainGraph {
     /// Room for the nodes of `text` made at once (up to
     /// [`MOST_NODE_ROOM`]): their encoding is mostly shorter than their
     /// text (a fifth of it for the corpus's median model, never more than
     /// all of it there), and growing the buffer by doubling, a copy each
-    /// time, cost the corpus's parse from Python 5%.
+    /// time, cost the corpus's parse from Python 5%; and
+    /// [`SIGNATURE_ROOM`] for its inputs and outputs.
     pub(crate) fn with_room_for(text: &str) -> Self {
         EncodedMainGraph {
             nodes: Vec::with_capacity(text.len().min(MOST_NODE_ROOM)),
-            inputs_and_outputs: Vec::new(),
+            inputs_and_outputs: Vec::with_capacity(SIGNATURE_ROOM),
         }
     }
 }
@@ -546,6 +564,28 @@ mod tests {
     fn plain_models_read_as_the_grammar_reads_them() {
         for text in MODELS {
             assert_read_as_the_grammar_reads(text);
+        }
+    }
+
+    /// Model headers whose entries the reference knows, applied as read,
+    /// mixed with [ext] annotations, which may set any field and are
+    /// applied after the graph and functions, from the first on: each the
+    /// same as the grammar's model, or its diagnostics.
+    #[test]
+    fn header_entries_apply_in_their_order_around_annotations() {
+        let headers = [
+            "ir_version: 8, opset_import: [\"\": 18], graph: unset",
+            "graph: unset, ir_version: 8",
+            "ir_version: 8, functions: unset, ir_version: 9",
+            "ir_version: 8, training_info: [], opset_import: [\"\": 18]",
+            "opset_import: [\"\": 18], opset_import: [\"x\": 1]",
+            "metadata_props: [\"k\": \"v\"], metadata_props: [\"a\": \"b\"]",
+            "ir_version: 8, nonsense_key: 1, ir_version: 9",
+            "ir_version: 8, opset_import: [\"\": 1.5], graph: unset",
+        ];
+        for header in headers {
+            let text = format!("<{header}> g (float x) => (float y) {{ y = Relu (x) }}");
+            assert_read_as_the_grammar_reads(&text);
         }
     }
 
