@@ -449,6 +449,34 @@ mod tests {
     use crate::parser::allocations::made_by;
     use crate::{parse_model, Parser};
 
+    #[test]
+    fn a_header_that_sets_the_graph_applies_to_the_encoding() {
+        // [ext] model header entries that set the main graph or part of it,
+        // alone, one after another, and before or after the reference's
+        // keys: the encoding, in pieces or on one thread, is the IR's (it
+        // kept the nodes and initializers it held encoded).
+        let graph = "g (float x) => (float y) <float[2] w = {1.0, 2.0}> { y = Relu(x) z = Neg(y) }";
+        let headers = [
+            "graph: unset",
+            "graph: {node: unset}",
+            "graph: {initializer: unset}",
+            "graph: {doc_string: \"d\"}",
+            "graph: unset, graph: {doc_string: \"d\"}",
+            "graph: {doc_string: \"d\"}, graph: unset",
+            "ir_version: 8, graph: {node: unset}, opset_import: [\"\": 18]",
+        ];
+        for header in headers {
+            let text = format!("<{header}, producer_name: \"p\"> {graph}");
+            let ir = parse_model(&text).unwrap().encode_to_vec();
+            for threads in [true, false] {
+                let mut written = Vec::new();
+                let parser = Parser::new().threads(threads);
+                parser.write_model(&text, &mut written).unwrap().unwrap();
+                assert!(written == ir, "{header}, threads: {threads}");
+            }
+        }
+    }
+
     /// A writer that takes at most `step` bytes a call, as a pipe may.
     struct Trickle {
         written: Vec<u8>,

@@ -420,6 +420,31 @@ pub(in crate::parser) fn parse_encoding<O>(
     parse_counting(text, Keep::Encoded, read).map(|(output, _)| output)
 }
 
+/// Whether the model header that starts `tokens`, `<...>`, has a `graph`
+/// entry (`graph: unset`, `graph: {node: unset}`, ...): it must apply to
+/// the main graph's nodes and initializers, which an encoding in pieces
+/// holds encoded apart from the model, so such a model is parsed whole.
+fn header_sets_graph(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+    if tokens.first().map(|(token, _)| token) != Some(&Token::LAngle) {
+        return false;
+    }
+    let mut depth = 0usize;
+    for pair in tokens.windows(2) {
+        let (token, next) = (pair[0].0, pair[1].0);
+        if hints::closer_of(token).is_some() {
+            depth += 1;
+        } else if hints::is_closer(token) {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return false;
+            }
+        } else if depth == 1 && token == Token::Ident("graph") && next == Token::Colon {
+            return true;
+        }
+    }
+    false
+}
+
 /// [`parse`] or [`parse_encoding`] as `keep` says, and how many pieces'
 /// nodes were read apart.
 pub(super) fn parse_counting<O>(
@@ -447,6 +472,9 @@ pub(super) fn parse_counting<O>(
         return None;
     }
     let mut tokens = part.tokens;
+    if keep == Keep::Encoded && header_sets_graph(&tokens) {
+        return None;
+    }
     let mut brackets = Brackets::default();
     if brackets.walk(&tokens)? != tokens.len() {
         return None;

@@ -55,6 +55,14 @@ pub(super) fn model<'t, 's: 't, I: Tokens<'t, 's>, E: Fail<'t, I>>(
         })?;
         (after == Token::RAngle).then_some(())?;
     }
+    // A model parsed to its encoding whose header sets its graph
+    // (`graph: unset`, `graph: {node: unset}`, ...) goes to the grammar: the
+    // entry must apply to the main graph's nodes and value infos, which
+    // this reader would hold encoded, out of its reach.
+    let encoding = inp.state().main_graph.is_some();
+    if encoding && others.iter().any(|entry| entry.key == "graph") {
+        return None;
+    }
     // Taken out, and put back only when the model is read: a model given
     // back to the grammar has its nodes and value infos in the IR.
     let mut encoded = inp.state().main_graph.take();
