@@ -95,18 +95,17 @@ impl Sink<'_> {
     /// `bench/README.md`). The buffers are the sink's, reused from list to
     /// list.
     ///
-    /// This thread's part is its [`NUMBER_SHARE`] of each segment, which
-    /// follows the two threads' pace from segment to segment
-    /// ([`next_share`]), from one list and one print to the next: this
-    /// thread also lays out the helper's part, and in memory touches every
-    /// page of the output first, so the even share depends on the print and
-    /// on the other core's load.
+    /// This thread's part is the sink's [`Sink::number_share`] of each
+    /// segment, which follows the two threads' pace from segment to
+    /// segment ([`next_share`]): this thread also lays out the helper's
+    /// part, and in memory touches every page of the output first, so the
+    /// even share depends on the print and on the other core's load.
     fn fill_pipelined<T: Number>(&mut self, start: FillState, items: &[T]) {
         let at = |index| FillState { index, ..start };
         let mut spare = std::mem::take(&mut self.number_texts);
         let own = spare.pop().unwrap_or_default();
         // This thread's share, in 32nds, as it is when a segment is handed over.
-        let share = Cell::new(NUMBER_SHARE.get());
+        let share = Cell::new(self.number_share);
         let segments = items.chunks(SEGMENT).enumerate().map(|(k, segment)| {
             let split = segment.len() * share.get() / 32;
             (k * SEGMENT, segment, split)
@@ -131,7 +130,7 @@ impl Sink<'_> {
             },
         );
         let (sink, own) = state;
-        NUMBER_SHARE.set(share.get());
+        sink.number_share = share.get();
         spare.push(own);
         sink.number_texts = spare;
     }
@@ -503,19 +502,9 @@ const SEGMENT: usize = 1 << 14;
 
 /// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]'s
 /// own thread formats and lays out (besides handing the whole segment on)
-/// at its first list, before [`next_share`] follows the threads' pace.
-const MINE_32NDS: usize = 14;
-
-thread_local! {
-    /// The share of each segment, in 32nds, that [`Sink::fill_pipelined`]
-    /// formats on this thread, as this thread's last list left it: a print
-    /// starts where the one before stopped, not at [`MINE_32NDS`] again,
-    /// the pace being the machine's more than the model's (a print of
-    /// `subgraphs` took its first 7 or 8 lists of 40 to get there from
-    /// [`MINE_32NDS`]; `bench/results.md`, "Subgraphs printed from Python,
-    /// session 13").
-    static NUMBER_SHARE: Cell<usize> = const { Cell::new(MINE_32NDS) };
-}
+/// at the start of a print, before [`next_share`] follows the threads'
+/// pace.
+pub(super) const MINE_32NDS: usize = 14;
 
 /// The least and most of each segment, in 32nds, that [`next_share`] gives
 /// [`Sink::fill_pipelined`]'s own thread.
@@ -734,7 +723,7 @@ mod tests {
                     crate::parallel::with_helper(|| {
                         let mut sink = Sink::in_memory(Printer::new());
                         sink.indent();
-                        NUMBER_SHARE.set(share);
+                        sink.number_share = share;
                         fill(&mut sink);
                         sink.finish_text().unwrap().0
                     })
@@ -853,24 +842,6 @@ mod tests {
         assert_eq!(next_share(MINE_32NDS, Waited::MadeHere), MINE_32NDS);
         assert_eq!(next_share(last, Waited::Yes), last);
         assert_eq!(next_share(first, Waited::No), first);
-    }
-
-    #[test]
-    fn a_print_starts_at_the_share_this_threads_last_list_left() {
-        let floats: Vec<f32> = (0..SEGMENT).map(|i| i as f32 / 3.0).collect();
-        let print = || crate::parallel::with_helper(|| render(|s| s.fill_numbers(true, &floats)));
-        let (low, high) = (*MINE_32NDS_RANGE.start() + 1, *MINE_32NDS_RANGE.end() - 1);
-        for start in [low, high] {
-            NUMBER_SHARE.set(start);
-            let text = print();
-            // One segment moves the share one 32nd at most, from where the
-            // print before left it, and prints what one thread prints.
-            let left = NUMBER_SHARE.get();
-            assert!(left.abs_diff(start) <= 1, "{start} -> {left}");
-            assert!(print() == text);
-            assert!(NUMBER_SHARE.get().abs_diff(left) <= 1, "{left}");
-            assert!(text == render(|s| s.fill(true, &floats, |s, _, x| s.float(*x))));
-        }
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Sink<'a> {
     /// The buffers of [`Sink::fill_numbers`]' two threads, kept from one
     /// list to the next.
     pub(super) number_texts: Vec<Formatted>,
+    /// The share of each segment of a long number list, in 32nds, that
+    /// this thread formats while the helper formats the rest, as the last
+    /// list left it (see `Sink::fill_pipelined`).
+    pub(super) number_share: usize,
 }
 
 impl<'a> Sink<'a> {
@@ -62,6 +66,7 @@ impl<'a> Sink<'a> {
             comments: None,
             may_split: true,
             number_texts: Vec::new(),
+            number_share: super::lists::MINE_32NDS,
         }
     }
 
