@@ -62,7 +62,7 @@ impl<'a> Sink<'a> {
             opts,
             level: 0,
             dropped: Vec::new(),
-            path: String::new(),
+            path: String::with_capacity(PATH_ROOM),
             comments: None,
             may_split: true,
             number_texts: Vec::new(),
@@ -316,6 +316,11 @@ pub(super) fn undecoded(error: io::Error) -> Result<io::Error, crate::Error> {
         Err(error) => Ok(error),
     }
 }
+
+/// The room a sink's IR path is made with, enough for most paths a print
+/// passes (`graph.node[12].attribute["kernel_shape"]`), where it grew from
+/// nothing by a reallocation or two for every print.
+const PATH_ROOM: usize = 64;
 
 /// Spaces to indent with.
 pub(super) const SPACES: &[u8; 32] = b"                                ";
