@@ -41,6 +41,9 @@ pub struct Sink<'a> {
     /// this thread formats while the helper formats the rest, as the last
     /// list left it (see `Sink::fill_pipelined`).
     pub(super) number_share: usize,
+    /// The indexes of the attributes a node writes (`graph::node`), their
+    /// room kept from one node to the next.
+    pub(super) kept_attributes: Vec<usize>,
 }
 
 impl<'a> Sink<'a> {
@@ -67,6 +70,7 @@ impl<'a> Sink<'a> {
             may_split: true,
             number_texts: Vec::new(),
             number_share: super::lists::MINE_32NDS,
+            kept_attributes: Vec::new(),
         }
     }
 
