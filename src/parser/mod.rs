@@ -42,7 +42,7 @@
 #![allow(clippy::result_large_err)]
 
 #[cfg(test)]
-mod allocations;
+pub(crate) mod allocations;
 pub(crate) mod annotation;
 mod attribute;
 mod common;

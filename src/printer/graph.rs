@@ -500,11 +500,15 @@ pub(crate) fn node<N: NodeFields>(s: &mut Sink<'_>, n: &N) {
         s.text(":");
         s.ext_name(overload, vocabulary::is_identifier, "overload");
     }
-    let kept = kept_attributes(s, n.attributes());
-    let keys = AttributeKeys::new(n.attributes());
+    let all = n.attributes();
+    // The room of the indexes kept, lent by the sink (a node inside one of
+    // these attributes' graphs makes its own).
+    let mut kept = std::mem::take(&mut s.kept_attributes);
+    keep_attributes(s, all, &mut kept);
+    let keys = AttributeKeys::new(all);
     let attributes = |s: &mut Sink<'_>, layout: ListLayout| {
-        s.block_list("<", ">", &kept, layout, |s, _, (i, a)| {
-            at_attribute(s, "attribute", &keys, *i, |s| n.attribute(s, a))
+        s.block_list("<", ">", &kept, layout, |s, _, &i| {
+            at_attribute(s, "attribute", &keys, i, |s| n.attribute(s, &all[i]))
         });
     };
     let inputs = |s: &mut Sink<'_>| {
@@ -514,7 +518,7 @@ pub(crate) fn node<N: NodeFields>(s: &mut Sink<'_>, n: &N) {
     };
     if kept.is_empty() {
         inputs(s);
-    } else if attributes_stay_inline(&kept) {
+    } else if attributes_stay_inline(&kept, all) {
         s.text(" ");
         attributes(s, ListLayout::OneLine);
         inputs(s);
@@ -523,6 +527,7 @@ pub(crate) fn node<N: NodeFields>(s: &mut Sink<'_>, n: &N) {
         s.text(" ");
         attributes(s, ListLayout::OnePerLine);
     }
+    s.kept_attributes = kept;
 }
 
 /// The most attributes a node holds on its line: 99.7% of the nodes of
@@ -532,34 +537,37 @@ pub(crate) fn node<N: NodeFields>(s: &mut Sink<'_>, n: &N) {
 pub(crate) const INLINE_ATTRIBUTES_MAX: usize = 4;
 
 /// Whether a node's attributes stay on its line: at most
-/// [`INLINE_ATTRIBUTES_MAX`] of them, none holding a graph.
-fn attributes_stay_inline<T: AttributeFields>(kept: &[(usize, &T)]) -> bool {
-    kept.len() <= INLINE_ATTRIBUTES_MAX && !kept.iter().any(|(_, a)| a.holds_graph())
+/// [`INLINE_ATTRIBUTES_MAX`] of them (`kept`, indexes of `attributes`),
+/// none holding a graph.
+fn attributes_stay_inline<T: AttributeFields>(kept: &[usize], attributes: &[T]) -> bool {
+    kept.len() <= INLINE_ATTRIBUTES_MAX && !kept.iter().any(|&i| attributes[i].holds_graph())
 }
 
-/// The attributes to write, with their index. In compat mode sparse tensor
-/// values, which the reference grammar cannot write, are left out (and
-/// reported).
+/// The attributes to write, with their index ([`keep_attributes`]).
 pub(crate) fn kept_attributes<'a, T: AttributeFields>(
     s: &mut Sink<'_>,
     attributes: &'a [T],
 ) -> Vec<(usize, &'a T)> {
-    attributes
-        .iter()
-        .enumerate()
-        .filter(|&(i, a)| {
-            let drop = s.compat() && a.is_sparse_value();
-            if drop {
-                let keys = AttributeKeys::new(attributes);
-                at_attribute(s, "attribute", &keys, i, |s| {
-                    s.report(
-                        "attribute dropped (the reference grammar has no sparse tensor values)",
-                    )
-                });
-            }
-            !drop
-        })
-        .collect()
+    let mut kept = Vec::new();
+    keep_attributes(s, attributes, &mut kept);
+    kept.into_iter().map(|i| (i, &attributes[i])).collect()
+}
+
+/// Sets `kept` to the indexes of the attributes to write. In compat mode
+/// sparse tensor values, which the reference grammar cannot write, are
+/// left out (and reported).
+fn keep_attributes<T: AttributeFields>(s: &mut Sink<'_>, attributes: &[T], kept: &mut Vec<usize>) {
+    kept.clear();
+    for (i, a) in attributes.iter().enumerate() {
+        if s.compat() && a.is_sparse_value() {
+            let keys = AttributeKeys::new(attributes);
+            at_attribute(s, "attribute", &keys, i, |s| {
+                s.report("attribute dropped (the reference grammar has no sparse tensor values)")
+            });
+        } else {
+            kept.push(i);
+        }
+    }
 }
 
 /// Runs `f` at the IR path of attribute `index` of the list `field`
@@ -1172,5 +1180,42 @@ mod tests {
                 assert!(lines <= broken + 1, "{broken}: {lines} lines written");
             }
         }
+    }
+
+    #[test]
+    fn a_nodes_attributes_are_kept_in_order_around_those_compat_mode_drops() {
+        use crate::printer::sink::testing::{render, render_with};
+        let mut op =
+            crate::parse_node("y = Op <a: int = 1, b: int = 2, c: int = 3, d: int = 4> (x)")
+                .unwrap();
+        op.attribute.insert(
+            1,
+            attribute_of(Some("s"), Some(A::SparseTensor), |a| {
+                a.sparse_tensor = Some(Box::default());
+            }),
+        );
+        // Four kept stay on the line; five go one per line.
+        let (compat, dropped) = render_with(Printer::new().compat(true), |s| {
+            s.at_index("node", 0, |s| node(s, &op))
+        });
+        assert_eq!(
+            compat,
+            "y = Op <a: int = 1, b: int = 2, c: int = 3, d: int = 4> (x)"
+        );
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].path, "node[0].attribute[\"s\"]");
+        let lossless = render(|s| node(s, &op));
+        assert!(lossless.starts_with("y = Op (x) <\n  a: int = 1,\n  s: sparse_tensor = "));
+        assert!(lossless.ends_with("  b: int = 2,\n  c: int = 3,\n  d: int = 4\n>"));
+        // A node inside an attribute's graph, with attributes of its own,
+        // before and after the outer node's other attributes.
+        let outer = crate::parse_node(
+            "y = If <k: int = 7, then_branch: graph = t () => (a) { a = Op <j: int = 5, i: int = 6> () }, \
+             else_branch: graph = e () => (b) { b = Op <h: int = 8> () }, l: int = 9> (c)",
+        )
+        .unwrap();
+        let text = render(|s| node(s, &outer));
+        let reparsed = crate::parse_node(&text).unwrap();
+        assert_eq!(reparsed, outer, "{text}");
     }
 }

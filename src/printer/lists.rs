@@ -155,7 +155,7 @@ impl Sink<'_> {
         weight: impl Fn(&T) -> usize,
         write: impl Fn(&mut Sink<'_>, &mut R, usize, &T) + Sync,
     ) {
-        let weights: Vec<usize> = match self.may_split && crate::parallel::available() {
+        let weights: Vec<usize> = match self.may_split && may_be_split(items, &weight) {
             true => items.iter().map(weight).collect(),
             false => Vec::new(),
         };
@@ -385,6 +385,19 @@ impl FillState {
     }
 }
 
+/// Whether [`split_units`] may split `items` on two threads, found without
+/// a vector of their weights: none of a short, light list's units is made,
+/// so a small model's print makes none.
+fn may_be_split<T>(items: &[T], weight: impl Fn(&T) -> usize) -> bool {
+    crate::parallel::available() && long_or_heavy(items.len(), || items.iter().map(weight).sum())
+}
+
+/// Whether a list of `len` items that weigh `total` is long or heavy
+/// enough to be written on two threads.
+fn long_or_heavy(len: usize, total: impl FnOnce() -> usize) -> bool {
+    len >= SPLIT_MIN || total() >= SPLIT_MIN_WEIGHT
+}
+
 /// The units [`Sink::each_item`] cuts a list whose items weigh `weights`
 /// (bytes of encoding) into, as the index of each unit's first item, how
 /// many of them this thread writes, and the index after its last: this
@@ -394,7 +407,7 @@ impl FillState {
 /// is neither long ([`SPLIT_MIN`]) nor heavy ([`SPLIT_MIN_WEIGHT`]), or
 /// when the helper would get little of its weight ([`HELPER_SHARE_MIN`]).
 fn split_units(weights: &[usize]) -> Vec<(usize, usize, usize)> {
-    if weights.len() < SPLIT_MIN && weights.iter().sum::<usize>() < SPLIT_MIN_WEIGHT {
+    if !long_or_heavy(weights.len(), || weights.iter().sum()) {
         return Vec::new();
     }
     // The end of a part from `start` that holds `share`/32 of a unit.

@@ -503,4 +503,37 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_small_binary_model_is_printed_with_few_allocations() {
+        use crate::decode::{decode_model_lazily, Nodes};
+        use crate::parser::allocations::made_by;
+        // The print's own, apart from the decode before it (10 and 16 on
+        // main): its IR path made with room (it grew from nothing by
+        // reallocations), no vector of the node list's weights (too short
+        // to be split), one room for the indexes of every node's
+        // attributes (a vector a node).
+        let one_node =
+            r#"<ir_version: 8, opset_import: ["": 18]> g (float x) => (float y) { y = Relu(x) }"#;
+        let three_nodes = r#"<ir_version: 8, opset_import: ["": 18]> g (float[2,3] x) => (float y) {
+            a = Transpose<perm: ints = [1, 0]>(x)
+            b = Softmax<axis: int = 1>(a)
+            y = ReduceSum<keepdims: int = 0>(b)
+        }"#;
+        for (text, most) in [(one_node, 8), (three_nodes, 11)] {
+            let bytes = crate::parse_model(text).unwrap().encode_to_vec();
+            let printer = Printer::new();
+            printer.print_binary_model(&bytes).unwrap();
+            let (made, printed) = made_by(|| printer.print_binary_model(&bytes).unwrap());
+            let (decoded, _) = made_by(|| decode_model_lazily(&bytes, Nodes::Left).unwrap());
+            assert_eq!(
+                printed.text,
+                crate::to_text(&crate::decode_model(&bytes).unwrap())
+            );
+            assert!(
+                made - decoded <= most,
+                "{made} allocations, {decoded} of them the decode's"
+            );
+        }
+    }
 }

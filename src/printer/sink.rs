@@ -41,6 +41,9 @@ pub struct Sink<'a> {
     /// this thread formats while the helper formats the rest, as the last
     /// list left it (see `Sink::fill_pipelined`).
     pub(super) number_share: usize,
+    /// The indexes of the attributes a node writes (`graph::node`), their
+    /// room kept from one node to the next.
+    pub(super) kept_attributes: Vec<usize>,
 }
 
 impl<'a> Sink<'a> {
@@ -62,11 +65,12 @@ impl<'a> Sink<'a> {
             opts,
             level: 0,
             dropped: Vec::new(),
-            path: String::new(),
+            path: String::with_capacity(PATH_ROOM),
             comments: None,
             may_split: true,
             number_texts: Vec::new(),
             number_share: super::lists::MINE_32NDS,
+            kept_attributes: Vec::new(),
         }
     }
 
@@ -316,6 +320,11 @@ pub(super) fn undecoded(error: io::Error) -> Result<io::Error, crate::Error> {
         Err(error) => Ok(error),
     }
 }
+
+/// The room a sink's IR path is made with, enough for most paths a print
+/// passes (`graph.node[12].attribute["kernel_shape"]`), where it grew from
+/// nothing by a reallocation or two for every print.
+const PATH_ROOM: usize = 64;
 
 /// Spaces to indent with.
 pub(super) const SPACES: &[u8; 32] = b"                                ";
