@@ -93,6 +93,8 @@
 //! [ONNX textual syntax]: https://github.com/onnx/onnx/blob/main/docs/Syntax.md
 #![deny(missing_docs)]
 
+#[cfg(test)]
+mod allocations;
 pub mod analysis;
 pub mod check;
 mod decode;

@@ -41,8 +41,6 @@
 // (instead of boxed) costs nothing on the hot path.
 #![allow(clippy::result_large_err)]
 
-#[cfg(test)]
-pub(crate) mod allocations;
 pub(crate) mod annotation;
 mod attribute;
 mod common;

@@ -446,7 +446,7 @@ unsafe impl BufMut for BufWriter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::allocations::made_by;
+    use crate::allocations::made_by;
     use crate::{parse_model, Parser};
 
     #[test]

@@ -506,8 +506,8 @@ mod tests {
 
     #[test]
     fn a_small_binary_model_is_printed_with_few_allocations() {
+        use crate::allocations::made_by;
         use crate::decode::{decode_model_lazily, Nodes};
-        use crate::parser::allocations::made_by;
         // The print's own, apart from the decode before it (10 and 16 on
         // main): its IR path made with room (it grew from nothing by
         // reallocations), no vector of the node list's weights (too short

@@ -1,6 +1,6 @@
 //! Test builds count each thread's allocations (and reallocations), so
-//! that tests can tell how many a parse makes: each one a small model's
-//! parse does not need is a fixed cost of every call from Python.
+//! that tests can tell how many a parse or a print makes: each one a small
+//! model's call does not need is a fixed cost of every call from Python.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
