@@ -1043,12 +1043,14 @@ impl<'a> Walker<'a> {
         depth: usize,
         payload: Range<usize>,
     ) -> bool {
-        self.split.as_ref().is_some_and(|split| {
-            let mut split = split.borrow_mut();
-            depth == 1
-                && std::ptr::eq(info, &self.schema.messages[split.graph_index])
-                && split.viewed(field.number, self.bytes, payload)
-        })
+        // Checked before the split is borrowed: the walk of a model's
+        // nodes asks at every message field.
+        depth == 1
+            && self.split.as_ref().is_some_and(|split| {
+                let mut split = split.borrow_mut();
+                std::ptr::eq(info, &self.schema.messages[split.graph_index])
+                    && split.viewed(field.number, self.bytes, payload)
+            })
     }
 
     /// Checks a fixed-width value of `width` bytes at `at`; returns its end.

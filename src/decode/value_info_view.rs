@@ -54,7 +54,9 @@ impl<'a> ValueInfoViews<'a> {
     /// Reads the value info of the graph's field `number` (an input, an
     /// output or a value info) that `bytes[range]` encodes into the next
     /// view of that list; `false`, nothing added, when the view does not
-    /// hold it.
+    /// hold it. Not inlined into the walk, which asks at every message
+    /// field but reads only a few value infos.
+    #[inline(never)]
     pub(crate) fn read(&mut self, number: u32, bytes: &'a [u8], range: Range<usize>) -> bool {
         let dims = self.dims.len();
         match self.read_value_info(Reader::with_text(&bytes[range])) {
