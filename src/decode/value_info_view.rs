@@ -53,28 +53,19 @@ pub(crate) struct ValueInfoViews<'a> {
 impl<'a> ValueInfoViews<'a> {
     /// Reads the value info of the graph's field `number` (an input, an
     /// output or a value info) that `bytes[range]` encodes into the next
-    /// view of that list; `false`, nothing added, when the view does not
-    /// hold it. Not inlined into the walk, which asks at every message
-    /// field but reads only a few value infos.
+    /// view of that list; `false` when the view does not hold it (these
+    /// views are not to be printed then). Not inlined into the walk, which
+    /// asks at every message field but reads only a few value infos.
     #[inline(never)]
     pub(crate) fn read(&mut self, number: u32, bytes: &'a [u8], range: Range<usize>) -> bool {
-        let dims = self.dims.len();
-        match self.read_value_info(Reader::with_text(&bytes[range])) {
-            Some(view) => {
-                let list = match number {
-                    GRAPH_INPUT => &mut self.input,
-                    GRAPH_OUTPUT => &mut self.output,
-                    GRAPH_VALUE_INFO => &mut self.value_info,
-                    _ => return false,
-                };
-                list.push(view);
-                true
-            }
-            None => {
-                self.dims.truncate(dims);
-                false
-            }
-        }
+        let view = self.read_value_info(Reader::with_text(&bytes[range]));
+        let list = match number {
+            GRAPH_INPUT => &mut self.input,
+            GRAPH_OUTPUT => &mut self.output,
+            GRAPH_VALUE_INFO => &mut self.value_info,
+            _ => return false,
+        };
+        view.map(|view| list.push(view)).is_some()
     }
 
     /// The dimensions of `view`'s shape, `None` when it has none.
