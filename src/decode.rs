@@ -21,7 +21,9 @@
 //! strings (`node_view.rs`), the graphs of `If`, `Loop` and `Scan` with
 //! their nodes and initializers into views too (`graph_view.rs`), and
 //! most initializers and `Constant` tensors into one that borrows their
-//! weights' bytes (`tensor_view.rs`); a print that keeps nothing of a
+//! weights' bytes (`tensor_view.rs`), and the main graph's inputs,
+//! outputs and value infos, as the walk passes them, into views that it
+//! does not walk (`value_info_view.rs`); a print that keeps nothing of a
 //! model with a problem (into a string) lets the walk skip the contents
 //! of the main graph's nodes and initializers, and each is checked as it
 //! is read (the views accept only what the walk would, and leave anything
@@ -47,10 +49,12 @@ mod graph_view;
 mod kept_list;
 mod node_view;
 mod tensor_view;
+mod value_info_view;
 
 pub(crate) use graph_view::GraphView;
 pub(crate) use node_view::{AttributeView, NodeView};
 pub(crate) use tensor_view::TensorView;
+pub(crate) use value_info_view::{Dim, ValueInfoView, ValueInfoViews};
 
 /// How deeply messages may nest, counting the decoded message (the model)
 /// as depth 0 and its `graph` as depth 1: `prost`'s recursion limit (the protobuf C++
@@ -212,6 +216,10 @@ pub(crate) struct LazyModel<'a> {
     pub(crate) nodes: Vec<Encoded<'a>>,
     /// The encoding of each initializer of the main graph, in order.
     pub(crate) initializers: Vec<Encoded<'a>>,
+    /// The main graph's inputs, outputs and value infos, when views read
+    /// them all (the graph of `model` has none then), else `None` (they
+    /// are the graph's).
+    pub(crate) values: Option<ValueInfoViews<'a>>,
 }
 
 /// The encoding of one message (the payload of its field, without tag and
@@ -268,6 +276,12 @@ pub(crate) const MODEL_GRAPH: u32 = 7;
 pub(crate) const GRAPH_NODE: u32 = 1;
 /// `GraphProto.initializer`'s field number.
 pub(crate) const GRAPH_INITIALIZER: u32 = 5;
+/// `GraphProto.input`'s field number.
+const GRAPH_INPUT: u32 = 11;
+/// `GraphProto.output`'s field number.
+const GRAPH_OUTPUT: u32 = 12;
+/// `GraphProto.value_info`'s field number.
+const GRAPH_VALUE_INFO: u32 = 13;
 
 /// [`decode_model`], but leaving the main graph's nodes and initializers
 /// encoded: the same checks and errors, and the same model once they are
@@ -282,7 +296,9 @@ pub(crate) const GRAPH_INITIALIZER: u32 = 5;
 /// (decoded as one message, which merges them as `prost` does), and the
 /// nodes and initializers each in order. The walk that checks the model
 /// finds where each of those is as it passes it ([`Split`]): one pass over
-/// the fields before `prost` decodes the model's and the graph's.
+/// the fields before `prost` decodes the model's and the graph's. The
+/// graph's inputs, outputs and value infos are read into views by that
+/// pass when views hold them all, else decoded with the graph.
 pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyModel<'_>, Error> {
     let first_problem = |error| first_problem::<ModelProto>(bytes, error);
     let mut walker = Walker::new::<ModelProto>(bytes, nodes);
@@ -301,8 +317,17 @@ pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyMode
     };
     let mut model = merged::<ModelProto>(bytes, &split.model_fields)
         .map_err(|e| first_problem(not_decoded::<ModelProto>(&e, 0..bytes.len())))?;
+    let mut values = None;
     if split.has_graph {
-        let graph = merged::<GraphProto>(bytes, &split.graph_fields)
+        let mut graph_fields = split.graph_fields;
+        match split.values {
+            Some(views) => values = Some(views),
+            // The value infos are the graph's, decoded with its other
+            // fields (each is a repeated field of its own: their order
+            // among the other fields does not matter).
+            None => graph_fields.extend(split.value_fields),
+        }
+        let graph = merged::<GraphProto>(bytes, &graph_fields)
             .map_err(|e| first_problem(not_decoded::<GraphProto>(&e, 0..bytes.len())))?;
         model.graph = Some(graph);
     }
@@ -310,6 +335,7 @@ pub(crate) fn decode_model_lazily(bytes: &[u8], nodes: Nodes) -> Result<LazyMode
         model,
         nodes: encoded(split.nodes),
         initializers: encoded(split.initializers),
+        values,
     })
 }
 
@@ -327,10 +353,12 @@ fn merged<M: Decode>(bytes: &[u8], ranges: &[Range<usize>]) -> Result<M, prost::
 
 /// The model's fields as the walk of [`decode_model_lazily`] passes them,
 /// split in the one pass that checks them: the model's fields but its
-/// graphs, every occurrence of its graph's fields but the nodes and
-/// initializers, and those (their payloads), each list in order.
+/// graphs, every occurrence of its graph's fields but the nodes,
+/// initializers and value infos, those nodes and initializers (their
+/// payloads), each list in order, and the value infos, read by views as
+/// the walk passes them, or (when a view refuses one) their fields.
 #[derive(Default)]
-struct Split {
+struct Split<'a> {
     /// The index of `GraphProto` in the schema.
     graph_index: usize,
     has_graph: bool,
@@ -338,14 +366,37 @@ struct Split {
     graph_fields: Vec<Range<usize>>,
     nodes: Vec<Range<usize>>,
     initializers: Vec<Range<usize>>,
+    /// The main graph's inputs, outputs and value infos, tag included.
+    value_fields: Vec<Range<usize>>,
+    /// Their views, `None` once a view refused one (the walk walked it).
+    values: Option<ValueInfoViews<'a>>,
 }
 
-impl Split {
+impl<'a> Split<'a> {
     fn new(schema: &Schema) -> Self {
         Split {
             graph_index: (schema.index(GraphProto::MESSAGE)).expect("a message of the schema"),
+            values: Some(ValueInfoViews::default()),
             ..Split::default()
         }
+    }
+
+    /// Whether the message of the main graph's field `number`, encoded at
+    /// `payload` of `bytes`, is one of its value infos that a view read
+    /// (checking it as the walk would): the walk does not walk it then.
+    fn viewed(&mut self, number: u64, bytes: &'a [u8], payload: Range<usize>) -> bool {
+        let Ok(number @ (GRAPH_INPUT | GRAPH_OUTPUT | GRAPH_VALUE_INFO)) = u32::try_from(number)
+        else {
+            return false;
+        };
+        let Some(views) = &mut self.values else {
+            return false;
+        };
+        let read = views.read(number, bytes, payload);
+        if !read {
+            self.values = None;
+        }
+        read
     }
 
     /// Records the field `number` of the message of type `index` at
@@ -369,6 +420,12 @@ impl Split {
                 n if n == u64::from(GRAPH_NODE) => self.nodes.push(payload_start()..whole.end),
                 n if n == u64::from(GRAPH_INITIALIZER) => {
                     self.initializers.push(payload_start()..whole.end);
+                }
+                n if [GRAPH_INPUT, GRAPH_OUTPUT, GRAPH_VALUE_INFO]
+                    .map(u64::from)
+                    .contains(&n) =>
+                {
+                    self.value_fields.push(whole);
                 }
                 _ => self.graph_fields.push(whole),
             },
@@ -687,7 +744,7 @@ struct Walker<'a> {
     /// ([`Nodes::Left`]).
     leaves_nodes_of: Option<usize>,
     /// Where the walk of a model for [`decode_model_lazily`] splits it.
-    split: Option<RefCell<Split>>,
+    split: Option<RefCell<Split<'a>>>,
 }
 
 impl<'a> Walker<'a> {
@@ -925,7 +982,9 @@ impl<'a> Walker<'a> {
                         tag_at..payload_end,
                     ));
                 }
-                if !self.leaves(info, field, depth) {
+                if !self.leaves(info, field, depth)
+                    && !self.viewed(info, field, depth, *pos..payload_end)
+                {
                     self.message(index, *pos, payload_end, depth + 1, utf8)?;
                 }
                 *pos = payload_end;
@@ -972,6 +1031,26 @@ impl<'a> Walker<'a> {
                     || field.number == u64::from(GRAPH_INITIALIZER))
                 && std::ptr::eq(info, &self.schema.messages[graph])
         })
+    }
+
+    /// Whether a view of the split read the message of `field` of `info`
+    /// at `payload`, in a message at `depth`: one of the main graph's
+    /// value infos (the only graph at depth 1; see [`Split::viewed`]).
+    fn viewed(
+        &self,
+        info: &MessageInfo,
+        field: &FieldInfo,
+        depth: usize,
+        payload: Range<usize>,
+    ) -> bool {
+        // Checked before the split is borrowed: the walk of a model's
+        // nodes asks at every message field.
+        depth == 1
+            && self.split.as_ref().is_some_and(|split| {
+                let mut split = split.borrow_mut();
+                std::ptr::eq(info, &self.schema.messages[split.graph_index])
+                    && split.viewed(field.number, self.bytes, payload)
+            })
     }
 
     /// Checks a fixed-width value of `width` bytes at `at`; returns its end.
@@ -1250,11 +1329,15 @@ mod tests {
             mut model,
             nodes: encoded_nodes,
             initializers,
+            values,
         } = decode_model_lazily(bytes, nodes)?;
         // Each into the one before it, as a print decodes them.
         let (mut node, mut initializer) = (NodeProto::default(), TensorProto::default());
         let mut view = NodeView::default();
         if let Some(graph) = &mut model.graph {
+            if let Some(values) = values {
+                values.to_proto(graph);
+            }
             for encoded in &encoded_nodes {
                 let read = view.read(encoded.bytes());
                 encoded.decode_into(&mut node)?;
@@ -1543,7 +1626,10 @@ g (float[N] x) => (float[N] y) {
                 training.clone(),
             ];
             assert_eq!(split.model_fields, model_fields);
-            assert_eq!(split.graph_fields, [graph_name.clone(), input.clone()]);
+            assert_eq!(split.graph_fields, std::slice::from_ref(&graph_name));
+            // A value info without a type: no view reads it.
+            assert_eq!(split.value_fields, std::slice::from_ref(&input));
+            assert!(split.values.is_none());
             assert_eq!(split.nodes, [payload(&first_node), payload(&second_node)]);
             assert_eq!(split.initializers, [payload(&first_tensor)]);
         }
@@ -1590,8 +1676,9 @@ g (float[N] x) => (float[N] y) {
             (Some(11), "second")
         );
         assert_eq!(model.opset_import.len(), 2);
-        let graph = merged::<GraphProto>(&bytes, &split.graph_fields).unwrap();
-        let whole = GraphProto::decode(&concatenated(&split.graph_fields)[..]).unwrap();
+        let graph_fields = [&split.graph_fields[..], &split.value_fields].concat();
+        let graph = merged::<GraphProto>(&bytes, &graph_fields).unwrap();
+        let whole = GraphProto::decode(&concatenated(&graph_fields)[..]).unwrap();
         assert_eq!(graph, whole);
         assert_eq!(
             (graph.name(), graph.input.len(), graph.output.len()),
@@ -1960,6 +2047,174 @@ g (bool c, float[2] x) => (float[2] y) {
             ..Default::default()
         }
         .encode_to_vec()
+    }
+
+    /// A model whose graph has the value info `value_info` as an input,
+    /// between a node and a plain output.
+    fn with_input(value_info: &[u8]) -> Vec<u8> {
+        let node = NodeProto {
+            op_type: Some("Relu".into()),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let output = [field(1, b"y"), field(2, &field(1, &varint_field(1, 1)))].concat();
+        let graph = [field(1, &node), field(11, value_info), field(12, &output)].concat();
+        [varint_field(1, 10), field(7, &graph)].concat()
+    }
+
+    #[test]
+    fn a_value_info_view_reads_what_prost_decodes_and_leaves_the_rest() {
+        let name = |name: &[u8]| field(1, name);
+        let tensor = |fields: &[Vec<u8>]| field(2, &field(1, &fields.concat()));
+        let elem = |t: u64| varint_field(1, t);
+        let shape = |dims: &[Vec<u8>]| {
+            let dims: Vec<Vec<u8>> = dims.iter().map(|d| field(1, d)).collect();
+            field(2, &dims.concat())
+        };
+        let (value, param) = (|v: u64| varint_field(1, v), |p: &[u8]| field(2, p));
+        // Each value info, and whether a view reads it.
+        let cases: Vec<(Vec<u8>, bool)> = vec![
+            ([name(b"x"), tensor(&[elem(1)])].concat(), true),
+            ([name(b"x"), tensor(&[elem(7), shape(&[])])].concat(), true),
+            (
+                [
+                    name(b"x"),
+                    tensor(&[
+                        elem(1),
+                        shape(&[
+                            value(3),
+                            value(u64::MAX),
+                            param(b"N"),
+                            param(b"a b"),
+                            param("\u{e9}".as_bytes()),
+                            Vec::new(),
+                            // The last of a dimension's value and
+                            // parameter wins.
+                            [value(3), param(b"M")].concat(),
+                            [param(b"M"), value(4)].concat(),
+                        ]),
+                    ]),
+                ]
+                .concat(),
+                true,
+            ),
+            // A name and an element type given twice: the last wins.
+            (
+                [name(b"a"), tensor(&[elem(2), elem(1)]), name(b"x")].concat(),
+                true,
+            ),
+            // The type first, the name after.
+            (
+                [tensor(&[shape(&[value(1)]), elem(1)]), name(b"x")].concat(),
+                true,
+            ),
+            // What the view leaves: no name, no type, an element type the
+            // syntax does not name (none, 0, 999, negative), a message
+            // field given twice (prost merges them), a doc string, a
+            // denotation, another kind of type, a dimension's denotation.
+            (tensor(&[elem(1)]), false),
+            (name(b"x"), false),
+            ([name(b"x"), tensor(&[shape(&[])])].concat(), false),
+            ([name(b"x"), tensor(&[elem(0)])].concat(), false),
+            ([name(b"x"), tensor(&[elem(999)])].concat(), false),
+            ([name(b"x"), tensor(&[elem(u64::MAX)])].concat(), false),
+            (
+                [name(b"x"), tensor(&[elem(1)]), tensor(&[elem(1)])].concat(),
+                false,
+            ),
+            (
+                [
+                    name(b"x"),
+                    field(2, &[field(1, &elem(1)), field(1, &elem(1))].concat()),
+                ]
+                .concat(),
+                false,
+            ),
+            (
+                [name(b"x"), tensor(&[elem(1), shape(&[]), shape(&[])])].concat(),
+                false,
+            ),
+            (
+                [name(b"x"), tensor(&[elem(1)]), field(3, b"doc")].concat(),
+                false,
+            ),
+            (
+                [
+                    name(b"x"),
+                    field(2, &[field(1, &elem(1)), field(6, b"IMAGE")].concat()),
+                ]
+                .concat(),
+                false,
+            ),
+            (
+                [
+                    name(b"x"),
+                    field(2, &field(4, &field(1, &field(1, &elem(1))))),
+                ]
+                .concat(),
+                false,
+            ),
+            (
+                [
+                    name(b"x"),
+                    tensor(&[elem(1), shape(&[[value(1), field(3, b"N")].concat()])]),
+                ]
+                .concat(),
+                false,
+            ),
+            // What the walk refuses: a name and a dimension that are not
+            // UTF-8, an unknown field, a wrong wire type, an element type
+            // beyond 32 bits, a bad varint.
+            ([name(b"\xff"), tensor(&[elem(1)])].concat(), false),
+            (
+                [name(b"x"), tensor(&[elem(1), shape(&[param(b"\xc3")])])].concat(),
+                false,
+            ),
+            (
+                [name(b"x"), tensor(&[elem(1)]), varint_field(9, 1)].concat(),
+                false,
+            ),
+            ([name(b"x"), tensor(&[varint_field(2, 1)])].concat(), false),
+            ([name(b"x"), tensor(&[elem(1 << 40)])].concat(), false),
+            (
+                [
+                    name(b"x"),
+                    tensor(&[elem(1), [tag(1, VARINT), vec![0x80; 11]].concat()]),
+                ]
+                .concat(),
+                false,
+            ),
+            (
+                [
+                    name(b"x"),
+                    tensor(&[[tag(1, FIXED32), vec![1, 0, 0, 0]].concat()]),
+                ]
+                .concat(),
+                false,
+            ),
+        ];
+        for (value_info, viewed) in &cases {
+            let bytes = with_input(value_info);
+            let views = decode_model_lazily(&bytes, Nodes::Left).map(|lazy| lazy.values.is_some());
+            assert_eq!(views.unwrap_or(false), *viewed, "{value_info:?}");
+            agrees_with_prost(&bytes);
+            for len in 0..bytes.len() {
+                agrees_with_prost(&bytes[..len]);
+            }
+        }
+        // The plain output is read by a view too, and the graph decoded
+        // holds no value info.
+        let bytes = with_input(&cases[0].0);
+        let lazy = decode_model_lazily(&bytes, Nodes::Walked).unwrap();
+        let values = lazy.values.unwrap();
+        fn names<'a>(list: &[ValueInfoView<'a>]) -> Vec<&'a str> {
+            list.iter().map(|v| v.name).collect()
+        }
+        assert_eq!(
+            (names(&values.input), names(&values.output)),
+            (vec!["x"], vec!["y"])
+        );
+        assert!(lazy.model.graph.unwrap().input.is_empty());
     }
 
     #[test]

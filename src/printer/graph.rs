@@ -21,11 +21,11 @@ use super::number_text::PrintedFloat;
 use super::quoting::{graph_name_is_bare, is_qualified};
 use super::sink::Sink;
 use super::tensor::{self, TensorPlace};
-use super::types::{self, print_type};
+use super::types::{self, print_type, GraphValues};
 use crate::decode::{AttributeView, Encoded, GraphView, NodeView, TensorView};
 use crate::ir_path::{AttributeKeys, Named};
 use crate::proto::attribute_proto::AttributeType as A;
-use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
+use crate::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto};
 use crate::vocabulary;
 
 /// Where a graph is written.
@@ -108,15 +108,17 @@ impl<'a> ListedTensor for Encoded<'a> {
 
 /// Writes a graph.
 pub(crate) fn graph(s: &mut Sink<'_>, g: &GraphProto, place: GraphPlace) {
-    graph_with(s, g, place, &g.node, &g.initializer);
+    graph_with(s, g, place, g, &g.node, &g.initializer);
 }
 
-/// Writes a graph with `nodes` for its nodes and `initializers` for its
-/// initializers (those of `g` are not read).
-pub(crate) fn graph_with<N: ListedNode, T: ListedTensor>(
+/// Writes a graph with `values` for its inputs, outputs and value infos,
+/// `nodes` for its nodes and `initializers` for its initializers (those
+/// of `g` are not read).
+pub(crate) fn graph_with<V: GraphValues, N: ListedNode, T: ListedTensor>(
     s: &mut Sink<'_>,
     g: &GraphProto,
     place: GraphPlace,
+    values: &V,
     nodes: &[N],
     initializers: &[T],
 ) {
@@ -151,51 +153,52 @@ pub(crate) fn graph_with<N: ListedNode, T: ListedTensor>(
         GraphPlace::Top => s.name(name),
         GraphPlace::Value => s.ext_name(name, graph_name_is_bare, "graph name"),
     }
-    let values = |s: &mut Sink<'_>, field: &str, list: &[ValueInfoProto]| {
+    let list = |s: &mut Sink<'_>, field: &str, list: &[V::Value]| {
         s.block_list(
             "(",
             ")",
             list,
             ListLayout::by_count(list.len()),
-            |s, i, vi| s.at_index(field, i, |s| types::value_info(s, vi)),
+            |s, i, vi| s.at_index(field, i, |s| values.print(s, vi)),
         );
     };
     s.text(" ");
-    values(s, "input", &g.input);
+    list(s, "input", values.input());
     s.text(" => ");
-    values(s, "output", &g.output);
-    if !initializers.is_empty() || !g.value_info.is_empty() {
-        enum Item<'a, T> {
+    list(s, "output", values.output());
+    if !initializers.is_empty() || !values.value_info().is_empty() {
+        enum Item<'a, T, V> {
             Init(usize, &'a T),
-            Info(usize, &'a ValueInfoProto),
+            Info(usize, &'a V),
         }
-        let items: Vec<Item<'_, T>> = initializers
+        let items: Vec<Item<'_, T, V::Value>> = initializers
             .iter()
             .enumerate()
             .map(|(i, t)| Item::Init(i, t))
             .chain(
-                g.value_info
-                    .iter()
+                (values.value_info().iter())
                     .enumerate()
                     .map(|(i, v)| Item::Info(i, v)),
             )
             .collect();
-        let item = |s: &mut Sink<'_>, room: &mut T::Room, _, item: &Item<'_, T>| match item {
-            Item::Init(i, t) => s.at_index("initializer", *i, |s| {
-                if let Err(error) = t.print(s, room) {
-                    s.fail(error);
-                }
-            }),
-            Item::Info(i, v) => s.at_index("value_info", *i, |s| types::value_info(s, v)),
-        };
+        let item =
+            |s: &mut Sink<'_>, room: &mut T::Room, _, item: &Item<'_, T, V::Value>| match item {
+                Item::Init(i, t) => s.at_index("initializer", *i, |s| {
+                    if let Err(error) = t.print(s, room) {
+                        s.fail(error);
+                    }
+                }),
+                Item::Info(i, v) => s.at_index("value_info", *i, |s| values.print(s, v)),
+            };
         s.text(" ");
         if initializers.is_empty() {
             let mut room = T::Room::default();
-            let item = |s: &mut Sink<'_>, i, info: &Item<'_, T>| item(s, &mut room, i, info);
+            let item =
+                |s: &mut Sink<'_>, i, info: &Item<'_, T, V::Value>| item(s, &mut room, i, info);
             s.block_list("<", ">", &items, ListLayout::by_count(items.len()), item);
         } else {
             // Initializers are data, each on a line of its own.
-            let weight = |item: &Item<'_, T>| match item {
+            let weight = |item: &Item<'_, T, V::Value>| match item {
                 Item::Init(_, t) => t.encoded_len(),
                 Item::Info(..) => 0,
             };
@@ -803,6 +806,7 @@ impl ValueGraph for GraphView<'_> {
             s,
             &self.rest,
             GraphPlace::Value,
+            &self.rest,
             &self.node[..],
             &self.initializer[..],
         );
@@ -1169,7 +1173,14 @@ mod tests {
                 let error = crate::parallel::with_threads(threads, || {
                     let mut sink = Sink::new(&mut out, printer);
                     let initializers: &[TensorProto] = &[];
-                    graph_with(&mut sink, &graph, GraphPlace::Top, &nodes, initializers);
+                    graph_with(
+                        &mut sink,
+                        &graph,
+                        GraphPlace::Top,
+                        &graph,
+                        &nodes,
+                        initializers,
+                    );
                     sink.finish().unwrap_err()
                 });
                 let undecoded = crate::printer::sink::undecoded(error).unwrap_err();

@@ -275,7 +275,8 @@ impl Printer {
         // Nothing is written of a model that has a problem outside strings.
         let lazy = crate::decode::decode_model_lazily(bytes, Nodes::Walked)?;
         let written = self.write_with(bytes.len(), out, |sink| {
-            model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
+            let values = lazy.values.as_ref();
+            model::model_with(sink, &lazy.model, values, &lazy.nodes, &lazy.initializers);
         });
         match written {
             Ok(dropped) => Ok(Ok(dropped)),
@@ -306,7 +307,8 @@ impl Printer {
         // checked as it is printed.
         let lazy = crate::decode::decode_model_lazily(bytes, Nodes::Left)?;
         let printed = self.print_in_memory(bytes.len(), |sink| {
-            model::model_with(sink, &lazy.model, &lazy.nodes, &lazy.initializers);
+            let values = lazy.values.as_ref();
+            model::model_with(sink, &lazy.model, values, &lazy.nodes, &lazy.initializers);
         });
         // A sink without a writer fails only on a part it cannot decode.
         printed.map_err(|error| match sink::undecoded(error) {

@@ -17,7 +17,7 @@ use super::annotation_values::{
 use super::graph::{self, GraphPlace, ListedNode, ListedTensor};
 use super::lists::ListLayout;
 use super::sink::Sink;
-use super::types;
+use super::types::{self, GraphValues};
 use crate::ir_path::AttributeKeys;
 use crate::proto::{
     FunctionProto, GraphProto, ModelProto, OperatorSetIdProto, StringStringEntryProto,
@@ -110,14 +110,16 @@ pub(crate) fn model(s: &mut Sink<'_>, m: &ModelProto) {
         Some(g) => (&g.node[..], &g.initializer[..]),
         None => (&[][..], &[][..]),
     };
-    model_with(s, m, nodes, initializers);
+    model_with(s, m, None::<&GraphProto>, nodes, initializers);
 }
 
-/// Writes a model with `nodes` and `initializers` for its graph's (those of
+/// Writes a model with `values` (if any) for its graph's inputs, outputs
+/// and value infos, `nodes` and `initializers` for its graph's (those of
 /// `m`'s graph are not read).
-pub(crate) fn model_with<N: ListedNode, T: ListedTensor>(
+pub(crate) fn model_with<V: GraphValues, N: ListedNode, T: ListedTensor>(
     s: &mut Sink<'_>,
     m: &ModelProto,
+    values: Option<&V>,
     nodes: &[N],
     initializers: &[T],
 ) {
@@ -147,7 +149,12 @@ pub(crate) fn model_with<N: ListedNode, T: ListedTensor>(
     s.at("graph", |s| {
         s.leading_comments();
         let graph = m.graph.as_ref().unwrap_or(&placeholder);
-        graph::graph_with(s, graph, GraphPlace::Top, nodes, initializers);
+        match values {
+            Some(values) => {
+                graph::graph_with(s, graph, GraphPlace::Top, values, nodes, initializers)
+            }
+            None => graph::graph_with(s, graph, GraphPlace::Top, graph, nodes, initializers),
+        }
     });
     s.end_line();
     for (i, f) in m.functions.iter().enumerate() {

@@ -13,9 +13,10 @@ use super::annotation::{self, Place};
 use super::annotation_values::{set_fields, type_diff, Ann, Entries, UNSET};
 use super::quoting::is_qualified;
 use super::sink::Sink;
+use crate::decode::{Dim, ValueInfoView, ValueInfoViews};
 use crate::proto::tensor_proto::DataType;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
-use crate::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
+use crate::proto::{type_proto, GraphProto, TensorShapeProto, TypeProto, ValueInfoProto};
 use crate::vocabulary;
 
 fn nameable(elem_type: Option<i32>) -> bool {
@@ -187,7 +188,31 @@ pub(crate) fn print_type(s: &mut Sink<'_>, t: &TypeProto) {
     }
 }
 
+/// Writes a tensor type of the IR.
 fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorShapeProto>) {
+    fn dim(d: &Dimension) -> Dim<'_> {
+        match &d.value {
+            Some(dimension::Value::DimValue(v)) => Dim::Value(*v),
+            Some(dimension::Value::DimParam(p)) => Dim::Param(p),
+            None => Dim::Unknown,
+        }
+    }
+    tensor_type_with(
+        s,
+        elem_type,
+        shape.as_ref().map(|shape| &shape.dim[..]),
+        dim,
+    );
+}
+
+/// Writes a tensor type of element type `elem_type` and the dimensions
+/// `shape` holds (`None`: no shape), each as `dim` reads it.
+fn tensor_type_with<'d, D>(
+    s: &mut Sink<'_>,
+    elem_type: Option<i32>,
+    shape: Option<&'d [D]>,
+    dim: impl Fn(&'d D) -> Dim<'d>,
+) {
     s.text(
         elem_type
             .and_then(vocabulary::element_type_name)
@@ -195,23 +220,23 @@ fn tensor_type(s: &mut Sink<'_>, elem_type: Option<i32>, shape: &Option<TensorSh
     );
     match shape {
         None => s.text("[]"),
-        Some(shape) if shape.dim.is_empty() => {}
-        Some(shape) => {
+        Some([]) => {}
+        Some(dims) => {
             s.text("[");
-            for (i, d) in shape.dim.iter().enumerate() {
+            for (i, d) in dims.iter().enumerate() {
                 if i > 0 {
                     s.text(",");
                 }
-                match &d.value {
-                    Some(dimension::Value::DimValue(v)) => s.int(*v),
-                    Some(dimension::Value::DimParam(p)) => {
+                match dim(d) {
+                    Dim::Value(v) => s.int(v),
+                    Dim::Param(p) => {
                         if vocabulary::is_identifier(p) {
                             s.text(p);
                         } else {
                             s.quoted(p);
                         }
                     }
-                    None => s.text("?"),
+                    Dim::Unknown => s.text("?"),
                 }
             }
             s.text("]");
@@ -280,6 +305,62 @@ pub(crate) fn value_info(s: &mut Sink<'_>, vi: &ValueInfoProto) {
         s.text(" ");
     }
     s.name(vi.name.as_deref().unwrap_or(""));
+}
+
+/// The value infos of a graph as the printer gets them: the lists of a
+/// `GraphProto`, or views of their encodings (those of a binary model's
+/// main graph, see [`crate::Printer::write_binary_model`]).
+pub(crate) trait GraphValues: Sync {
+    type Value: Sync;
+    fn input(&self) -> &[Self::Value];
+    fn output(&self) -> &[Self::Value];
+    fn value_info(&self) -> &[Self::Value];
+    /// Writes one of them, as [`value_info`] writes it.
+    fn print(&self, s: &mut Sink<'_>, value: &Self::Value);
+}
+
+impl GraphValues for GraphProto {
+    type Value = ValueInfoProto;
+
+    fn input(&self) -> &[ValueInfoProto] {
+        &self.input
+    }
+
+    fn output(&self) -> &[ValueInfoProto] {
+        &self.output
+    }
+
+    fn value_info(&self) -> &[ValueInfoProto] {
+        &self.value_info
+    }
+
+    fn print(&self, s: &mut Sink<'_>, value: &ValueInfoProto) {
+        value_info(s, value);
+    }
+}
+
+impl<'a> GraphValues for ValueInfoViews<'a> {
+    type Value = ValueInfoView<'a>;
+
+    fn input(&self) -> &[ValueInfoView<'a>] {
+        &self.input
+    }
+
+    fn output(&self) -> &[ValueInfoView<'a>] {
+        &self.output
+    }
+
+    fn value_info(&self) -> &[ValueInfoView<'a>] {
+        &self.value_info
+    }
+
+    /// A view holds a name and a type the syntax says whole (its own
+    /// image): no annotation.
+    fn print(&self, s: &mut Sink<'_>, view: &ValueInfoView<'a>) {
+        tensor_type_with(s, Some(view.elem_type), self.shape(view), |d| *d);
+        s.text(" ");
+        s.name(view.name);
+    }
 }
 
 /// [`crate::Print`] for a type alone. There is no annotation in front of a
